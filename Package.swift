@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// dnsward — a hijack-resistant DNS forwarding proxy for small Linux routers.
+// No package dependencies: everything here builds with the Swift toolchain alone.
+import PackageDescription
+
+// DNSWire, CompiledConfig, Engine, Platform and Transports must also compile
+// in Embedded Swift (../shared/design.md, "Embedded Swift rules"): on the host
+// they are plain Swift; Board/CMakeLists.txt compiles the same files with
+// `-enable-experimental-feature Embedded`, and .ci/run checks it.
+let package = Package(
+  name: "dnsward",
+  products: [
+    .executable(name: "dnsward", targets: ["dnsward"]),
+    .executable(name: "dnsward-confgen", targets: ["dnsward-confgen"]),
+  ],
+  targets: [
+    // Linux system headers and tiny static-inline shims (errno, macros).
+    .target(name: "CLinux"),
+    // Zero-copy DNS message views and writer. No imports.
+    .target(name: "DNSWire"),
+    // The table types that a compiled dnsward.conf fills in. No imports but DNSWire.
+    .target(name: "CompiledConfig", dependencies: ["DNSWire"]),
+    // The resolver policy as a sans-I/O state machine.
+    .target(name: "Engine", dependencies: ["DNSWire", "CompiledConfig"]),
+    // The only layer that talks to Linux.
+    .target(name: "Platform", dependencies: ["CLinux"]),
+    // Client listeners and upstream protocols driven by the epoll loop.
+    .target(name: "Transports", dependencies: ["Platform", "Engine", "DNSWire", "CompiledConfig"]),
+    // dnsward.conf parser, validator and Swift generator (host only: uses String).
+    .target(name: "Config", dependencies: ["DNSWire", "CompiledConfig"]),
+    // The build-time compiler: dnsward.conf -> Swift source with static tables.
+    .executableTarget(name: "dnsward-confgen", dependencies: ["Config"]),
+    .plugin(
+      name: "ConfigCompilerPlugin", capability: .buildTool(),
+      dependencies: ["dnsward-confgen"], path: "Sources/ConfigCompilerPlugin"),
+    // The default config, compiled into the binary by the plugin.
+    .target(
+      name: "DefaultConfig", dependencies: ["CompiledConfig"],
+      exclude: ["dnsward.conf"],
+      plugins: ["ConfigCompilerPlugin"]),
+    .executableTarget(
+      name: "dnsward",
+      dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
+    .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+    .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
+    .testTarget(name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
+    .testTarget(
+      name: "IntegrationTests", dependencies: ["DNSWire", "Platform", "CLinux"]),
+  ]
+)

@@ -1,0 +1,164 @@
+// CLinux: the Linux system interface dnsward uses, and tiny static-inline
+// shims for what Swift cannot import directly (errno, macros, packed or
+// union-laden structs). Everything here is plain C99 over glibc or musl.
+#ifndef DNSWARD_CLINUX_H
+#define DNSWARD_CLINUX_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+// accept4(2) is declared by libc headers only under _GNU_SOURCE, which would
+// also turn sockaddr parameters into transparent unions Swift cannot pass.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+static inline int clinux_errno(void) { return errno; }
+static inline int clinux_eagain(void) { return EAGAIN; }
+static inline int clinux_ewouldblock(void) { return EWOULDBLOCK; }
+static inline int clinux_eintr(void) { return EINTR; }
+static inline int clinux_einprogress(void) { return EINPROGRESS; }
+
+// Socket types with the flags every dnsward socket gets.
+static inline int clinux_sock_dgram(void) { return SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC; }
+static inline int clinux_sock_stream(void) { return SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC; }
+static inline int clinux_accept_flags(void) { return SOCK_NONBLOCK | SOCK_CLOEXEC; }
+static inline int clinux_msg_trunc(void) { return MSG_TRUNC; }
+static inline int clinux_msg_nosignal(void) { return MSG_NOSIGNAL; }
+
+// epoll flags are enum members in glibc and macros in musl.
+static inline uint32_t clinux_epollin(void) { return EPOLLIN; }
+static inline uint32_t clinux_epollout(void) { return EPOLLOUT; }
+static inline uint32_t clinux_epollhup(void) { return EPOLLHUP | EPOLLERR | EPOLLRDHUP; }
+
+// epoll_event is packed on x86_64 and not elsewhere; these shims keep its
+// layout out of Swift. `data` is the caller's 64-bit token.
+static inline int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+  struct epoll_event event;
+  memset(&event, 0, sizeof event);
+  event.events = events;
+  event.data.u64 = data;
+  return epoll_ctl(epfd, op, fd, &event);
+}
+
+// Waits like epoll_wait and unpacks at most `capacity` events (capacity <= 64).
+static inline int clinux_epoll_wait(int epfd, uint32_t *events, uint64_t *tokens, int capacity,
+                                    int timeout_ms) {
+  struct epoll_event ready[64];
+  if (capacity > 64) capacity = 64;
+  int count = epoll_wait(epfd, ready, capacity, timeout_ms);
+  for (int i = 0; i < count; i++) {
+    events[i] = ready[i].events;
+    tokens[i] = ready[i].data.u64;
+  }
+  return count;
+}
+
+// Socket addresses as (16 address bytes, port, family): IPv4 travels as the
+// last four bytes of an IPv4-mapped IPv6 address.
+static inline socklen_t clinux_make_sockaddr(struct sockaddr_storage *storage,
+                                             const uint8_t *address16, uint16_t port, int ipv6) {
+  memset(storage, 0, sizeof *storage);
+  if (ipv6) {
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)storage;
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    memcpy(&in6->sin6_addr, address16, 16);
+    return sizeof *in6;
+  }
+  struct sockaddr_in *in4 = (struct sockaddr_in *)storage;
+  in4->sin_family = AF_INET;
+  in4->sin_port = htons(port);
+  memcpy(&in4->sin_addr, address16 + 12, 4);
+  return sizeof *in4;
+}
+
+// Reads a sockaddr back; returns 4 or 6 for the family, 0 if neither.
+static inline int clinux_read_sockaddr(const struct sockaddr_storage *storage, uint8_t *address16,
+                                       uint16_t *port) {
+  if (storage->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)storage;
+    memcpy(address16, &in6->sin6_addr, 16);
+    *port = ntohs(in6->sin6_port);
+    return 6;
+  }
+  if (storage->ss_family == AF_INET) {
+    const struct sockaddr_in *in4 = (const struct sockaddr_in *)storage;
+    memset(address16, 0, 10);
+    address16[10] = 0xFF;
+    address16[11] = 0xFF;
+    memcpy(address16 + 12, &in4->sin_addr, 4);
+    *port = ntohs(in4->sin_port);
+    return 4;
+  }
+  return 0;
+}
+
+// open(2) is variadic in C, which Swift cannot call.
+static inline int clinux_open_read(const char *path) { return open(path, O_RDONLY | O_CLOEXEC); }
+
+static inline int clinux_set_int_option(int fd, int level, int name, int value) {
+  return setsockopt(fd, level, name, &value, sizeof value);
+}
+
+// SO_ERROR after a non-blocking connect: 0 when connected, else the errno.
+static inline int clinux_socket_error(int fd) {
+  int value = 0;
+  socklen_t length = sizeof value;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) != 0) return errno;
+  return value;
+}
+
+// Blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 and returns a non-blocking
+// signalfd that reports them, so signals arrive as events in the loop.
+static inline int clinux_signalfd(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  sigaddset(&set, SIGUSR1);
+  if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+  signal(SIGPIPE, SIG_IGN);
+  return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+// Reads one signal number from a signalfd; 0 when none is pending.
+static inline int clinux_read_signal(int fd) {
+  struct signalfd_siginfo info;
+  ssize_t count = read(fd, &info, sizeof info);
+  if (count != (ssize_t)sizeof info) return 0;
+  return (int)info.ssi_signo;
+}
+
+static inline uint64_t clinux_monotonic_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+// Switches to `user`'s uid, gid and groups. Returns 0, or -1 if the user is
+// unknown, or the errno of the call that failed.
+static inline int clinux_drop_privileges(const char *user) {
+  struct passwd *entry = getpwnam(user);
+  if (entry == NULL) return -1;
+  if (setgroups(0, NULL) != 0 && errno != EPERM) return errno;
+  if (setgid(entry->pw_gid) != 0) return errno;
+  if (setuid(entry->pw_uid) != 0) return errno;
+  return 0;
+}
+
+#endif

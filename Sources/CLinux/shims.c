@@ -1,0 +1,2 @@
+// CLinux is header-only; SwiftPM wants one C source per C target.
+#include "CLinux.h"

@@ -1,0 +1,321 @@
+import CompiledConfig
+import DNSWire
+
+/// The directives that add entries: addresses, upstreams and names.
+extension ConfigReader {
+  mutating func addListen(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
+    let endpoint = try endpoint(token)
+    if let index = settings.listen.firstIndex(of: endpoint) {
+      throw LineError(
+        "duplicate listen \(describe(endpoint)) (first on line \(listenLines[index]))")
+    }
+    settings.listen.append(endpoint)
+    listenLines.append(line)
+  }
+
+  mutating func addAllow(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
+    let prefix: AddressPrefix
+    do throws(AddressSyntaxError) {
+      prefix = try AddressSyntax.parsePrefix(token)
+    } catch {
+      throw LineError(error)
+    }
+    if let index = settings.allow.firstIndex(of: prefix) {
+      throw LineError("duplicate allow \(describe(prefix)) (first on line \(allowLines[index]))")
+    }
+    settings.allow.append(prefix)
+    allowLines.append(line)
+  }
+
+  mutating func addUpstream(
+    _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>, line: Int
+  ) throws(LineError) {
+    let transport: UpstreamTransport
+    switch String(decoding: transportToken, as: UTF8.self) {
+    case "udp": transport = .udp
+    case "tcp": transport = .tcp
+    case "resolv-conf":
+      guard resolvConfLine == 0 else {
+        throw LineError(
+          "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed")
+      }
+      settings.resolvConfPath = try path(target)
+      settings.resolvConfPosition = settings.upstreams.count
+      resolvConfLine = line
+      return
+    default:
+      throw LineError(
+        "unknown upstream transport \(quoted(transportToken)) (expected udp, tcp or resolv-conf)")
+    }
+    let server = UpstreamServer(transport: transport, endpoint: try endpoint(target))
+    guard server.endpoint.address != IPAddress.anyV6,
+      server.endpoint.address != IPAddress(ipv4: 0)
+    else {
+      throw LineError("upstream address \(quoted(target)) is unspecified (0.0.0.0 or ::)")
+    }
+    if let index = settings.upstreams.firstIndex(of: server) {
+      throw LineError(
+        "duplicate upstream \(transport == .udp ? "udp" : "tcp") \(describe(server.endpoint)) "
+          + "(first on line \(upstreamLines[index]))")
+    }
+    settings.upstreams.append(server)
+    upstreamLines.append(line)
+  }
+
+  /// `override NAME ADDRESS...` or `override *.NAME ADDRESS...`.
+  mutating func addOverride(
+    _ nameToken: ArraySlice<UInt8>, _ addressTokens: ArraySlice<ArraySlice<UInt8>>, line: Int
+  ) throws(LineError) {
+    let isWildcard = nameToken.starts(with: [UInt8(ascii: "*"), UInt8(ascii: ".")])
+    if nameToken.elementsEqual([UInt8(ascii: "*")]) {
+      throw LineError("'*' alone would match every name; write *.NAME")
+    }
+    let name = try flatName(isWildcard ? nameToken.dropFirst(2) : nameToken, written: nameToken)
+    guard name != Name.root else { throw LineError("the root name cannot be overridden") }
+    var lines = nameLines[name] ?? NameLines()
+    if isWildcard {
+      if lines.wildcard != 0 {
+        throw LineError(
+          "duplicate override of \(quoted(nameToken)) (first on line \(lines.wildcard))")
+      }
+      if lines.block != 0 {
+        throw LineError(
+          "override of \(quoted(nameToken)) conflicts with the block on line \(lines.block), "
+            + "which already covers every name below it")
+      }
+      lines.wildcard = line
+    } else {
+      if lines.exact != 0 {
+        throw LineError(
+          "duplicate override of \(quoted(nameToken)) (first on line \(lines.exact))")
+      }
+      if lines.block != 0 {
+        throw LineError(
+          "override of \(quoted(nameToken)) conflicts with the block on line \(lines.block)")
+      }
+      lines.exact = line
+    }
+    var ipv4: [UInt8] = []
+    var ipv6: [UInt8] = []
+    var seen: [ParsedAddress] = []
+    for token in addressTokens {
+      let parsed: ParsedAddress
+      do throws(AddressSyntaxError) {
+        parsed = try AddressSyntax.parseAddress(token)
+      } catch {
+        throw LineError(error)
+      }
+      guard !seen.contains(parsed) else {
+        throw LineError("duplicate address \(quoted(token)) for \(quoted(nameToken))")
+      }
+      seen.append(parsed)
+      switch parsed {
+      case .ipv4(let value):
+        for shift in stride(from: 24, through: 0, by: -8) {
+          ipv4.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+        }
+      case .ipv6(let address):
+        for index in 0..<16 { ipv6.append(address.byte(index)) }
+      }
+    }
+    // The counts are stored in one byte each (OverrideTable entry layout).
+    guard ipv4.count / 4 <= 255, ipv6.count / 16 <= 255 else {
+      let family = ipv4.count / 4 > 255 ? "IPv4" : "IPv6"
+      throw LineError("more than 255 \(family) addresses for \(quoted(nameToken))")
+    }
+    nameLines[name] = lines
+    overrides.add(
+      OverrideTableBuilder.Entry(
+        name: name, kind: isWildcard ? .wildcard : .exact, ipv4: ipv4, ipv6: ipv6))
+  }
+
+  /// `block NAME`: NAME and everything below it.
+  mutating func addBlock(_ nameToken: ArraySlice<UInt8>, line: Int) throws(LineError) {
+    if nameToken.first == UInt8(ascii: "*") {
+      throw LineError(
+        "block takes a name, not a wildcard: 'block NAME' already covers every name below NAME")
+    }
+    let name = try flatName(nameToken, written: nameToken)
+    guard name != Name.root else {
+      throw LineError("the root name cannot be blocked (that would block every name)")
+    }
+    var lines = nameLines[name] ?? NameLines()
+    if lines.block != 0 {
+      throw LineError("duplicate block of \(quoted(nameToken)) (first on line \(lines.block))")
+    }
+    if lines.exact != 0 || lines.wildcard != 0 {
+      let other = lines.exact != 0 ? lines.exact : lines.wildcard
+      throw LineError(
+        "block of \(quoted(nameToken)) conflicts with the override on line \(other)")
+    }
+    lines.block = line
+    nameLines[name] = lines
+    overrides.add(OverrideTableBuilder.Entry(name: name, kind: .block))
+  }
+
+  // MARK: - Values
+
+  func endpoint(_ token: ArraySlice<UInt8>) throws(LineError) -> Endpoint {
+    do throws(AddressSyntaxError) {
+      return try AddressSyntax.parseEndpoint(token, defaultPort: 53)
+    } catch {
+      throw LineError(error)
+    }
+  }
+
+  /// A host name as lower-cased flat wire bytes. `written` is the token as it
+  /// appears in the file, for messages. The characters are checked here
+  /// first so that the message can name the offending one.
+  func flatName(_ text: ArraySlice<UInt8>, written: ArraySlice<UInt8>) throws(LineError)
+    -> [UInt8]
+  {
+    let what = "bad name \(quoted(written))"
+    guard !text.isEmpty else { throw LineError("\(what): nothing after '*.'") }
+    for byte in text {
+      let lower = Name.asciiLowercased(byte)
+      let isAllowed =
+        (lower &- 0x61 < 26) || (byte &- 0x30 < 10) || byte == UInt8(ascii: "-")
+        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+      guard isAllowed else {
+        if byte == UInt8(ascii: "*") {
+          throw LineError("\(what): '*' is allowed only as the whole first label, as in *.dev.lan")
+        }
+        throw LineError(
+          "\(what): unexpected character \(quoted([byte])) (use letters, digits, '-' and '_')")
+      }
+    }
+    if text.count > 1, hasEmptyLabel(text) {
+      throw LineError("\(what): empty label (two dots in a row, or a leading dot)")
+    }
+    var output = [UInt8](repeating: 0, count: Name.maxLength)
+    // `withUnsafeBytes` rethrows untyped errors, so the result comes out as a
+    // `Result` to keep the error typed.
+    let parsed = Array(text).withUnsafeBytes { textBytes in
+      output.withUnsafeMutableBytes { outputBytes in
+        Result { () throws(WireError) in try Name.parse(text: textBytes, into: outputBytes) }
+      }
+    }
+    let length: Int
+    switch parsed {
+    case .success(let count): length = count
+    case .failure(let error):
+      switch error {
+      case .labelTooLong:
+        let longest = text.split(separator: UInt8(ascii: ".")).first { $0.count > 63 }
+        throw LineError(
+          "\(what): label \(quoted(longest?.prefix(20) ?? []))... is \(longest?.count ?? 64) "
+            + "characters long, more than 63 (RFC 1035 §2.3.4)")
+      case .nameTooLong, .bufferFull:
+        throw LineError("\(what): longer than 255 octets in wire form (RFC 1035 §2.3.4)")
+      default:
+        throw LineError(what)
+      }
+    }
+    return Array(output[..<length])
+  }
+
+  /// Whether the text has an empty label: a leading dot or two dots in a
+  /// row. A single trailing dot (a fully qualified name) is fine.
+  func hasEmptyLabel(_ text: ArraySlice<UInt8>) -> Bool {
+    var previousWasDot = true
+    for byte in text {
+      let isDot = byte == UInt8(ascii: ".")
+      if isDot && previousWasDot { return true }
+      previousWasDot = isDot
+    }
+    return false
+  }
+
+  /// An absolute file path without control characters, at most PATH_MAX - 1.
+  func path(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    guard token.first == UInt8(ascii: "/") else {
+      throw LineError("resolv-conf path \(quoted(token)) must be absolute")
+    }
+    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+      throw LineError("bad resolv-conf path \(quoted(token))")
+    }
+    return Array(token)
+  }
+
+  /// A portable user name (POSIX.1 §3.437 portable filename characters, not
+  /// starting with '-'), at most 32 bytes like the `useradd` limit.
+  func userName(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let isPortable = token.allSatisfy { byte in
+      (Name.asciiLowercased(byte) &- 0x61 < 26) || (byte &- 0x30 < 10)
+        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+    }
+    guard isPortable, token.count <= 32, token.first != UInt8(ascii: "-") else {
+      throw LineError(
+        "bad user name \(quoted(token)) (up to 32 letters, digits, '.', '_' or '-', "
+          + "not starting with '-')")
+    }
+    return Array(token)
+  }
+
+  func logLevel(_ token: ArraySlice<UInt8>) throws(LineError) -> LogLevel {
+    switch String(decoding: token, as: UTF8.self) {
+    case "error": return .error
+    case "warning": return .warning
+    case "info": return .info
+    case "debug": return .debug
+    default:
+      throw LineError("unknown log level \(quoted(token)) (expected error, warning, info or debug)")
+    }
+  }
+
+  func onOff(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Bool {
+    switch String(decoding: token, as: UTF8.self) {
+    case "on": return true
+    case "off": return false
+    default:
+      throw LineError("'\(directive.rawValue)' expects on or off, got \(quoted(token))")
+    }
+  }
+
+  /// A decimal number within `range`.
+  func number(_ token: ArraySlice<UInt8>, for directive: Directive, range: ClosedRange<Int>)
+    throws(LineError) -> Int
+  {
+    guard token.allSatisfy(AddressSyntax.isDigit) else {
+      throw LineError("'\(directive.rawValue)' expects a number, got \(quoted(token))")
+    }
+    guard let value = AddressSyntax.decimal(token), range.contains(value) else {
+      throw LineError(
+        "\(directive.rawValue) \(escaped(token)) is out of range "
+          + "\(range.lowerBound)...\(range.upperBound)")
+    }
+    return value
+  }
+
+  /// `1500ms`, `2s` or a bare number of milliseconds, within `range` (ms).
+  func duration(_ token: ArraySlice<UInt8>, for directive: Directive, range: ClosedRange<UInt32>)
+    throws(LineError) -> UInt32
+  {
+    let digits = token.prefix(while: AddressSyntax.isDigit)
+    let unit = token[digits.endIndex...]
+    let example = "e.g. 1500ms or 2s"
+    guard !digits.isEmpty else {
+      throw LineError("bad duration \(quoted(token)) for '\(directive.rawValue)' (\(example))")
+    }
+    if unit.first == UInt8(ascii: ".") {
+      throw LineError("bad duration \(quoted(token)): use whole milliseconds, e.g. 1500ms")
+    }
+    let multiplier: Int
+    switch String(decoding: unit, as: UTF8.self) {
+    case "", "ms": multiplier = 1
+    case "s": multiplier = 1000
+    default:
+      throw LineError("unknown unit \(quoted(unit)) in \(quoted(token)) (use ms or s)")
+    }
+    let rangeText =
+      "\(describeDuration(milliseconds: range.lowerBound))"
+      + "...\(describeDuration(milliseconds: range.upperBound))"
+    guard let value = AddressSyntax.decimal(digits),
+      case let milliseconds = value * multiplier,
+      milliseconds >= Int(range.lowerBound), milliseconds <= Int(range.upperBound)
+    else {
+      throw LineError("\(directive.rawValue) \(escaped(token)) is out of range \(rangeText)")
+    }
+    return UInt32(milliseconds)
+  }
+}

@@ -1,0 +1,49 @@
+import CompiledConfig
+
+extension ConfigGenerator {
+  /// A few lines describing the settings, for `dnsward --check` and the
+  /// start-up log: every listener and upstream, counts for the tables.
+  public static func summary(_ settings: Settings) -> String {
+    var lines: [String] = []
+    lines.append("listen: " + settings.listen.map { describe($0) }.joined(separator: ", "))
+    if settings.allow.isEmpty {
+      lines.append(
+        "allow: \(defaultAllowPrefixes.count) default prefixes "
+          + "(loopback, RFC 1918, RFC 6598, link-local, ULA)")
+    } else {
+      lines.append(
+        "allow: \(settings.allow.count) prefix\(settings.allow.count == 1 ? "" : "es") ("
+          + settings.allow.map { describe($0) }.joined(separator: ", ") + ")")
+    }
+    var upstreams = settings.upstreams.map { server in
+      (server.transport == .udp ? "udp " : "tcp ") + describe(server.endpoint)
+    }
+    if !settings.resolvConfPath.isEmpty {
+      upstreams.insert(
+        "resolv-conf " + escaped(settings.resolvConfPath), at: settings.resolvConfPosition)
+    }
+    if upstreams.isEmpty { upstreams = ["none (overrides only)"] }
+    lines.append("upstreams: " + upstreams.joined(separator: ", "))
+    lines.append(
+      "timeout: \(describeDuration(milliseconds: settings.timeoutMilliseconds)), "
+        + "inflight: \(settings.inflight)")
+    var counts = [0, 0, 0]
+    for index in 0..<settings.overrides.count {
+      counts[Int(settings.overrides.kind(at: index).rawValue)] += 1
+    }
+    lines.append(
+      "overrides: \(counts[Int(OverrideKind.exact.rawValue)]) exact, "
+        + "\(counts[Int(OverrideKind.wildcard.rawValue)]) wildcard, "
+        + "\(counts[Int(OverrideKind.block.rawValue)]) blocked; "
+        + "override-ttl: \(settings.overrideTTL)s")
+    lines.append("user: " + (settings.user.isEmpty ? "unchanged" : escaped(settings.user)))
+    lines.append("log: \(logLevelName(settings.logLevel))")
+    lines.append(
+      "tcp-clients: \(settings.tcpClients), "
+        + "tcp-idle: \(describeDuration(milliseconds: settings.tcpIdleMilliseconds))")
+    lines.append(
+      "edns-size: \(settings.ednsPayloadSize), "
+        + "case-randomization: \(settings.caseRandomization ? "on" : "off")")
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

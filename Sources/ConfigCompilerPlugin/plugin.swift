@@ -1,0 +1,39 @@
+import Foundation
+import PackagePlugin
+
+/// Compiles a target's `dnsward.conf` into `<Target>.generated.swift` with
+/// `dnsward-confgen` before the target's sources are compiled.
+///
+/// The config is an input file of the command, so editing it re-runs the
+/// compiler; a config error fails the build with the parser's
+/// `file:line: error: message`.
+@main
+struct ConfigCompilerPlugin: BuildToolPlugin {
+  func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+    guard let sourceTarget = target as? SourceModuleTarget else { return [] }
+    // `Target.directoryURL` needs tools version 6.1; the package declares 6.0,
+    // where the target's folder is the one of its least nested source file.
+    let sources = sourceTarget.sourceFiles.filter { $0.type == .source }
+    let shallowest = sources.min { $0.url.pathComponents.count < $1.url.pathComponents.count }
+    guard let topSource = shallowest else {
+      Diagnostics.error("\(target.name): needs a Swift file next to its dnsward.conf")
+      return []
+    }
+    let config = topSource.url.deletingLastPathComponent().appending(path: "dnsward.conf")
+    let configPath = config.path(percentEncoded: false)
+    guard FileManager.default.fileExists(atPath: configPath) else {
+      Diagnostics.error("\(target.name): ConfigCompilerPlugin needs \(configPath) to compile")
+      return []
+    }
+    let generated = context.pluginWorkDirectoryURL.appending(
+      path: "\(target.name).generated.swift")
+    return [
+      .buildCommand(
+        displayName: "Compiling \(target.name)/dnsward.conf",
+        executable: try context.tool(named: "dnsward-confgen").url,
+        arguments: [configPath, generated.path(percentEncoded: false)],
+        inputFiles: [config],
+        outputFiles: [generated])
+    ]
+  }
+}

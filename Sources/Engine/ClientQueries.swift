@@ -1,0 +1,193 @@
+import CompiledConfig
+import DNSWire
+
+extension Engine {
+  /// A client packet arrived on a listener (UDP datagram or one TCP message).
+  public func handleClientQuery<E: EngineEnvironment>(
+    _ packet: UnsafeRawBufferPointer, from client: ClientRef, now: UInt64,
+    environment: inout E
+  ) {
+    counters.queries += 1
+    // Garbage shorter than a header has no ID to answer: drop it.
+    guard packet.count >= HeaderField.size else {
+      counters.droppedShort += 1
+      return
+    }
+    let flags = HeaderFlags(rawValue: packet.getUInt16(at: HeaderField.flags))
+    guard !flags.isResponse else {
+      counters.droppedResponses += 1
+      return
+    }
+    let query = try? Message(validating: packet)
+    guard isAllowed(client.endpoint.address) else {
+      counters.refused += 1
+      replyError(.refused, to: packet, query: query, client: client, environment: &environment)
+      return
+    }
+    guard flags.opcode == .query else {
+      counters.notImp += 1
+      replyError(.notImplemented, to: packet, query: query, client: client, environment: &environment)
+      return
+    }
+    guard let query, query.hasQuestion else {
+      counters.formErr += 1
+      replyError(.formatError, to: packet, query: nil, client: client, environment: &environment)
+      return
+    }
+    // RFC 6891 §6.1.3: only EDNS version 0 exists; others get BADVERS.
+    if let opt = query.opt, opt.version != 0 {
+      counters.badVersion += 1
+      replyError(.badVersion, to: packet, query: query, client: client, environment: &environment)
+      return
+    }
+    let nameLength = query.copyQuestionName(into: scratchName, lowercase: true)
+    let lowercased = UnsafeRawBufferPointer(rebasing: scratchName[0..<nameLength])
+    if let match = settings.overrides.lookup(lowercased) {
+      answerLocally(query: query, match: match, client: client, environment: &environment)
+      return
+    }
+    forward(query: query, name: lowercased, client: client, now: now, environment: &environment)
+  }
+
+  func isAllowed(_ address: IPAddress) -> Bool {
+    for prefix in settings.effectiveAllow where prefix.contains(address) {
+      return true
+    }
+    return false
+  }
+
+  /// Joins an identical question in flight, or starts a transaction.
+  func forward<E: EngineEnvironment>(
+    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, now: UInt64,
+    environment: inout E
+  ) {
+    let dnssecOK = query.opt?.dnssecOK ?? false
+    let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
+    let hash = Name.hashIgnoringCase(name, seed: hashSeed)
+    guard freeWaiters >= 0 else {
+      counters.ringFull += 1
+      replyError(.serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
+      return
+    }
+    if let slot = findInFlight(
+      name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
+      dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+    {
+      counters.coalesced += 1
+      addWaiter(to: slot, query: query, client: client)
+      return
+    }
+    guard !upstreams.isEmpty, let slot = allocateSlot() else {
+      if upstreams.isEmpty { counters.servFail += 1 } else { counters.ringFull += 1 }
+      replyError(.serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
+      return
+    }
+    transactions[slot].type = query.questionType
+    transactions[slot].rrClass = query.questionClass
+    transactions[slot].dnssecOK = dnssecOK
+    transactions[slot].checkingDisabled = checkingDisabled
+    transactions[slot].nameLength = name.count
+    transactions[slot].nameHash = hash
+    transactions[slot].tried = 0
+    transactions[slot].caseAllowed = true
+    nameBuffer(slot: slot).copyMemory(from: name)
+    linkBucket(slot: slot)
+    addWaiter(to: slot, query: query, client: client)
+    dispatch(slot: slot, now: now, environment: &environment)
+  }
+
+  func findInFlight(
+    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass, dnssecOK: Bool,
+    checkingDisabled: Bool
+  ) -> Int? {
+    var cursor = buckets[Int(hash & mask)]
+    while cursor >= 0 {
+      let slot = Int(cursor)
+      let candidate = transactions[slot]
+      if candidate.state == .active, candidate.nameHash == hash, candidate.type == type,
+        candidate.rrClass == rrClass, candidate.dnssecOK == dnssecOK,
+        candidate.checkingDisabled == checkingDisabled, candidate.nameLength == name.count,
+        Name.equalIgnoringCase(self.name(slot: slot), name)
+      {
+        return slot
+      }
+      cursor = candidate.nextInBucket
+    }
+    return nil
+  }
+
+  func addWaiter(to slot: Int, query: Message, client: ClientRef) {
+    let index = Int(freeWaiters)
+    freeWaiters = waiters[index].next
+    waitersInUse += 1
+    var waiter = Waiter()
+    waiter.client = client
+    waiter.clientID = query.id
+    waiter.clientFlags =
+      query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+    // The name as the client wrote it, to restore its case in the reply.
+    let length = query.copyQuestionName(into: scratchCaseName, lowercase: false)
+    waiter.clientCase = CaseMask(
+      of: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]))
+    if let opt = query.opt {
+      waiter.hasEDNS = true
+      waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
+    }
+    waiter.next = transactions[slot].firstWaiter
+    waiters[index] = waiter
+    transactions[slot].firstWaiter = Int32(index)
+  }
+
+  /// Takes the slot at the tail, or nil when the ring is full.
+  func allocateSlot() -> Int? {
+    while head != tail, transactions[Int(head & mask)].state == .free {
+      head &+= 1
+    }
+    guard tail &- head < UInt32(capacity) else { return nil }
+    let slot = Int(tail & mask)
+    tail &+= 1
+    transactions[slot].state = .active
+    transactions[slot].generation &+= 1
+    transactions[slot].firstWaiter = -1
+    transactions[slot].nextInBucket = -1
+    return slot
+  }
+
+  func linkBucket(slot: Int) {
+    let bucket = Int(transactions[slot].nameHash & mask)
+    transactions[slot].nextInBucket = buckets[bucket]
+    buckets[bucket] = Int32(slot)
+  }
+
+  func unlinkBucket(slot: Int) {
+    let bucket = Int(transactions[slot].nameHash & mask)
+    if buckets[bucket] == Int32(slot) {
+      buckets[bucket] = transactions[slot].nextInBucket
+      return
+    }
+    var cursor = buckets[bucket]
+    while cursor >= 0 {
+      let next = transactions[Int(cursor)].nextInBucket
+      if next == Int32(slot) {
+        transactions[Int(cursor)].nextInBucket = transactions[slot].nextInBucket
+        return
+      }
+      cursor = next
+    }
+  }
+
+  /// Returns a slot's waiters to the pool and frees it.
+  func release(slot: Int) {
+    var cursor = transactions[slot].firstWaiter
+    while cursor >= 0 {
+      let next = waiters[Int(cursor)].next
+      waiters[Int(cursor)].next = freeWaiters
+      freeWaiters = cursor
+      waitersInUse -= 1
+      cursor = next
+    }
+    unlinkBucket(slot: slot)
+    transactions[slot].firstWaiter = -1
+    transactions[slot].state = .free
+  }
+}

@@ -1,0 +1,179 @@
+import CompiledConfig
+import DNSWire
+
+/// The whole resolver policy as a sans-I/O state machine (design:
+/// Architecture). Three inputs drive it — a client query arrived, an upstream
+/// packet arrived, time passed — and it acts only through the
+/// `EngineEnvironment` it is handed. It never reads a clock or a socket.
+///
+/// Memory: every array is allocated once in `init`, sized by the settings;
+/// handling a query allocates nothing.
+public final class Engine {
+  public let settings: Settings
+  /// The upstreams in priority order, `resolv-conf` already expanded.
+  public let upstreams: [UpstreamServer]
+  public internal(set) var counters = EngineCounters()
+
+  /// Transaction ring: `capacity` slots, a power of two. `head` is the oldest
+  /// slot that may be active, `tail` the next to hand out; both count up and
+  /// wrap, the slot is `counter & mask`. All attempts share one timeout, so
+  /// deadlines increase from head to tail and expiry is checked at the head.
+  let capacity: Int
+  let mask: UInt32
+  let transactions: UnsafeMutablePointer<Transaction>
+  var head: UInt32 = 0
+  var tail: UInt32 = 0
+  /// Lower-cased question name of each slot, `Name.maxLength + 1` bytes each.
+  let names: UnsafeMutableRawBufferPointer
+  static let nameStride = 256
+
+  /// Waiting clients; as many as ring slots, chained through `next`.
+  let waiters: UnsafeMutablePointer<Waiter>
+  let waiterCapacity: Int
+  var freeWaiters: Int32 = -1
+  public internal(set) var waitersInUse = 0
+
+  /// Coalescing index: bucket heads over `capacity` buckets, chained through
+  /// `Transaction.nextInBucket`. Keyed with a random seed so that a client
+  /// cannot aim many names at one bucket.
+  let buckets: UnsafeMutablePointer<Int32>
+  let hashSeed: UInt32
+
+  /// Output buffers with 2 bytes of headroom for TCP framing.
+  let replyBuffer: UnsafeMutableRawBufferPointer
+  let queryBuffer: UnsafeMutableRawBufferPointer
+  /// Scratch space for one flat name each: the lower-cased question, and a
+  /// name as a client or upstream wrote it.
+  let scratchName: UnsafeMutableRawBufferPointer
+  let scratchCaseName: UnsafeMutableRawBufferPointer
+
+  struct UpstreamHealth {
+    var consecutiveFailures: UInt32 = 0
+    var downUntil: UInt64 = 0
+    var caseMismatches: UInt32 = 0
+    var caseRandomization = true
+  }
+  let health: UnsafeMutablePointer<UpstreamHealth>
+
+  /// After this many consecutive failures an upstream is skipped for
+  /// `downMilliseconds`, unless every upstream is down.
+  static let failuresBeforeDown: UInt32 = 3
+  static let downMilliseconds: UInt64 = 30_000
+  /// Replies matching in everything but case before 0x20 is turned off for
+  /// an upstream that does not preserve case.
+  static let caseMismatchesBeforeDisable: UInt32 = 2
+  /// Largest DNS message (RFC 1035 §4.2.2 length prefix is 16 bits).
+  public static let maxMessage = 65535
+  static let framing = 2
+
+  /// - Parameter hashSeed: random, from the CSPRNG, keys the coalescing hash.
+  public init(settings: Settings, upstreams: [UpstreamServer], hashSeed: UInt32) {
+    precondition(
+      settings.inflight > 0 && settings.inflight & (settings.inflight - 1) == 0,
+      "inflight must be a power of two")
+    self.settings = settings
+    self.upstreams = upstreams
+    self.hashSeed = hashSeed
+    capacity = settings.inflight
+    mask = UInt32(capacity - 1)
+    transactions = .allocate(capacity: capacity)
+    transactions.initialize(repeating: Transaction(), count: capacity)
+    names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
+    names.initializeMemory(as: UInt8.self, repeating: 0)
+    waiterCapacity = capacity
+    waiters = .allocate(capacity: waiterCapacity)
+    waiters.initialize(repeating: Waiter(), count: waiterCapacity)
+    for index in 0..<waiterCapacity {
+      waiters[index].next = index + 1 < waiterCapacity ? Int32(index + 1) : -1
+    }
+    freeWaiters = 0
+    buckets = .allocate(capacity: capacity)
+    buckets.initialize(repeating: -1, count: capacity)
+    replyBuffer = .allocate(byteCount: Self.framing + Self.maxMessage, alignment: 8)
+    queryBuffer = .allocate(byteCount: Self.framing + 512, alignment: 8)
+    scratchName = .allocate(byteCount: Self.nameStride, alignment: 8)
+    scratchCaseName = .allocate(byteCount: Self.nameStride, alignment: 8)
+    health = .allocate(capacity: max(upstreams.count, 1))
+    health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
+  }
+
+  deinit {
+    transactions.deallocate()
+    names.deallocate()
+    waiters.deallocate()
+    buckets.deallocate()
+    replyBuffer.deallocate()
+    queryBuffer.deallocate()
+    scratchName.deallocate()
+    scratchCaseName.deallocate()
+    health.deallocate()
+  }
+
+  /// Transactions in flight.
+  public var activeTransactions: Int {
+    var count = 0
+    var cursor = head
+    while cursor != tail {
+      if transactions[Int(cursor & mask)].state == .active { count += 1 }
+      cursor &+= 1
+    }
+    return count
+  }
+
+  /// When `tick` next has work: the earliest deadline, or nil when idle.
+  public var nextDeadline: UInt64? {
+    var cursor = head
+    while cursor != tail {
+      let transaction = transactions[Int(cursor & mask)]
+      if transaction.state == .active { return transaction.deadline }
+      cursor &+= 1
+    }
+    return nil
+  }
+
+  /// Whether an upstream is currently skipped after repeated failures.
+  public func isDown(upstream: Int, now: UInt64) -> Bool {
+    health[upstream].consecutiveFailures >= Self.failuresBeforeDown
+      && now < health[upstream].downUntil
+  }
+
+  /// Whether queries to `upstream` still use 0x20 case randomization.
+  public func usesCaseRandomization(upstream: Int) -> Bool {
+    settings.caseRandomization && health[upstream].caseRandomization
+  }
+
+  func nameBuffer(slot: Int) -> UnsafeMutableRawBufferPointer {
+    UnsafeMutableRawBufferPointer(
+      rebasing: names[(slot * Self.nameStride)..<((slot + 1) * Self.nameStride)])
+  }
+
+  func name(slot: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(
+      rebasing: names[(slot * Self.nameStride)..<(slot * Self.nameStride
+        + transactions[slot].nameLength)])
+  }
+
+  func handle(slot: Int) -> TransactionHandle {
+    TransactionHandle(slot: UInt32(slot), generation: transactions[slot].generation)
+  }
+
+  /// Passes time: expires attempts whose deadline is due, failing over to
+  /// the next upstream or answering SERVFAIL.
+  public func tick<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    while head != tail {
+      let slot = Int(head & mask)
+      guard transactions[slot].state == .active else {
+        head &+= 1
+        continue
+      }
+      guard transactions[slot].deadline <= now else { return }
+      counters.timeouts += 1
+      let upstream = Int(transactions[slot].upstream)
+      environment.report(.upstreamTimeout, upstream: upstream)
+      noteFailure(upstream: upstream, now: now, environment: &environment)
+      // Frees the slot (and may take a new one at the tail), so the loop
+      // moves past it on the next pass.
+      failOver(slot: slot, now: now, environment: &environment)
+    }
+  }
+}

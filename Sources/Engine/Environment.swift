@@ -1,0 +1,76 @@
+import CompiledConfig
+
+/// Who asked: enough to send the answer back and to apply the ACL. The
+/// engine stores it and hands it back; it never interprets `listener` or
+/// `connection`, which belong to the transport layer.
+public struct ClientRef: Equatable {
+  public var endpoint: Endpoint
+  /// Index of the listening socket the query came in on.
+  public var listener: UInt16
+  /// For TCP, the transport's connection token (slot and generation).
+  public var connection: UInt32
+  public var isTCP: Bool
+
+  public init(endpoint: Endpoint, listener: UInt16, connection: UInt32 = 0, isTCP: Bool = false) {
+    self.endpoint = endpoint
+    self.listener = listener
+    self.connection = connection
+    self.isTCP = isTCP
+  }
+}
+
+/// Names one upstream query: a ring slot and the generation it had when the
+/// query was sent, so a late event for a reused slot is recognised as stale
+/// (design: fixed slots addressed by index + generation).
+public struct TransactionHandle: Equatable {
+  public var slot: UInt32
+  public var generation: UInt32
+  public init(slot: UInt32, generation: UInt32) {
+    self.slot = slot
+    self.generation = generation
+  }
+  /// Packed for an epoll token.
+  public var packed: UInt64 { UInt64(generation) << 32 | UInt64(slot) }
+  public init(packed: UInt64) {
+    slot = UInt32(truncatingIfNeeded: packed)
+    generation = UInt32(truncatingIfNeeded: packed >> 32)
+  }
+}
+
+/// Things worth a log line; the engine reports them, the loop decides.
+public enum EngineEvent: Equatable {
+  /// An upstream missed its deadline.
+  case upstreamTimeout
+  /// An upstream was marked down after repeated failures.
+  case upstreamDown
+  /// An upstream that was down answered again.
+  case upstreamRecovered
+  /// An upstream does not echo the 0x20 case of the question; it is now
+  /// queried without case randomization.
+  case caseRandomizationDisabled
+}
+
+/// Everything the engine asks of the outside world. The loop implements it
+/// with sockets; tests implement it with arrays. Buffers passed in are the
+/// engine's and valid only during the call.
+///
+/// Framing: `framed` has two bytes of headroom before the message, so a TCP
+/// transport can write the RFC 1035 §4.2.2 length prefix in place without a
+/// copy. The message itself is `framed[2...]`.
+public protocol EngineEnvironment {
+  /// Sends a reply to a client.
+  mutating func sendToClient(framed: UnsafeMutableRawBufferPointer, client: ClientRef)
+  /// Sends a query to upstream `upstream` over `transport` for `transaction`.
+  /// For UDP the transport uses a socket of its own for the transaction, on
+  /// a fresh random port. Returns false when it could not be sent at all.
+  mutating func sendToUpstream(
+    framed: UnsafeMutableRawBufferPointer, upstream: Int, transport: UpstreamTransport,
+    transaction: TransactionHandle
+  ) -> Bool
+  /// `transaction` is over: its per-query socket can be closed.
+  mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport)
+  /// 64 bits from a CSPRNG.
+  mutating func randomUInt64() -> UInt64
+  /// Something an operator may want to see in the log.
+  mutating func report(_ event: EngineEvent, upstream: Int)
+}

@@ -1,0 +1,246 @@
+import CompiledConfig
+import DNSWire
+
+extension Engine {
+  /// The largest reply a client accepts: 65535 over TCP; over UDP its EDNS
+  /// payload size capped by ours, or 512 without EDNS (RFC 6891 §6.2.5,
+  /// RFC 1035 §4.2.1).
+  func replyLimit(client: ClientRef, hasEDNS: Bool, payloadSize: UInt16) -> Int {
+    if client.isTCP { return Self.maxMessage }
+    guard hasEDNS else { return 512 }
+    return max(512, Int(min(payloadSize, settings.ednsPayloadSize)))
+  }
+
+  var replyOutput: UnsafeMutableRawBufferPointer {
+    UnsafeMutableRawBufferPointer(rebasing: replyBuffer[Self.framing...])
+  }
+
+  func send<E: EngineEnvironment>(replyLength: Int, to client: ClientRef, environment: inout E) {
+    let framed = UnsafeMutableRawBufferPointer(
+      rebasing: replyBuffer[0..<(Self.framing + replyLength)])
+    environment.sendToClient(framed: framed, client: client)
+  }
+
+  /// Writes the question with the case a client used: the lower-cased `name`
+  /// with `clientCase` applied.
+  func writeQuestion(
+    _ writer: inout MessageWriter, name: UnsafeRawBufferPointer, clientCase: CaseMask,
+    type: RRType, rrClass: RRClass
+  ) throws(WireError) {
+    let cased = UnsafeMutableRawBufferPointer(rebasing: scratchCaseName[0..<name.count])
+    clientCase.apply(to: name, into: cased)
+    try writer.writeQuestion(
+      name: UnsafeRawBufferPointer(cased), type: type, rrClass: rrClass, compress: false)
+  }
+
+  /// Header, question and OPT with TC=1: what a client gets when the answer
+  /// does not fit, so it asks again over TCP (RFC 7766 §5).
+  func writeTruncated(
+    id: UInt16, flags: HeaderFlags, name: UnsafeRawBufferPointer, clientCase: CaseMask,
+    type: RRType, rrClass: RRClass, hasEDNS: Bool, extendedRcode: UInt8
+  ) -> Int {
+    var flags = flags
+    flags.set(HeaderFlags.truncated, true)
+    var writer = MessageWriter(buffer: replyOutput)
+    do throws(WireError) {
+      try writer.writeHeader(id: id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
+      try writeQuestion(&writer, name: name, clientCase: clientCase, type: type, rrClass: rrClass)
+      if hasEDNS {
+        try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode)
+      }
+    } catch {
+      preconditionFailure("a truncated reply always fits")
+    }
+    counters.truncated += 1
+    return writer.count
+  }
+
+  /// Sends an accepted upstream answer to every waiting client, each with its
+  /// own ID, RD/CD bits, question case and EDNS, truncated to its size.
+  func relay<E: EngineEnvironment>(_ reply: Message, slot: Int, environment: inout E) {
+    let transaction = transactions[slot]
+    let name = self.name(slot: slot)
+    var cursor = transaction.firstWaiter
+    while cursor >= 0 {
+      let waiter = waiters[Int(cursor)]
+      cursor = waiter.next
+      var flags = reply.flags
+      flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+      flags.rawValue |= waiter.clientFlags
+      let limit = replyLimit(
+        client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
+      let extendedRcode = reply.opt?.extendedRcode ?? 0
+      var length = 0
+      do throws(WireError) {
+        length = try writeRelayed(
+          reply, waiter: waiter, flags: flags, name: name, type: transaction.type,
+          rrClass: transaction.rrClass, extendedRcode: extendedRcode)
+      } catch {
+        length = Int.max
+      }
+      if length > limit {
+        length = writeTruncated(
+          id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
+          type: transaction.type, rrClass: transaction.rrClass, hasEDNS: waiter.hasEDNS,
+          extendedRcode: extendedRcode)
+      }
+      counters.answered += 1
+      send(replyLength: length, to: waiter.client, environment: &environment)
+    }
+  }
+
+  /// Header and question rebuilt for the client, then the upstream's records
+  /// copied verbatim. Offsets are unchanged up to the OPT record because the
+  /// question is the same length, so compression pointers stay valid; the
+  /// upstream's OPT is dropped and ours added if the client sent one.
+  func writeRelayed(
+    _ reply: Message, waiter: Waiter, flags: HeaderFlags, name: UnsafeRawBufferPointer,
+    type: RRType, rrClass: RRClass, extendedRcode: UInt8
+  ) throws(WireError) -> Int {
+    var writer = MessageWriter(buffer: replyOutput)
+    var additionals = reply.additionalCount
+    if reply.opt != nil { additionals -= 1 }
+    if waiter.hasEDNS { additionals += 1 }
+    try writer.writeHeader(
+      id: waiter.clientID, flags: flags, questions: 1, answers: UInt16(reply.answerCount),
+      authorities: UInt16(reply.authorityCount), additionals: UInt16(additionals))
+    try writeQuestion(&writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
+    if let opt = reply.opt {
+      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<opt.offset]))
+      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[opt.end..<reply.end]))
+    } else {
+      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<reply.end]))
+    }
+    if waiter.hasEDNS {
+      try writer.writeOPT(
+        udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode,
+        dnssecOK: reply.opt?.dnssecOK ?? false)
+    }
+    return writer.count
+  }
+
+  /// SERVFAIL to every client waiting on `slot` (every upstream failed, or
+  /// no slot was left for the next attempt).
+  func failWaiters<E: EngineEnvironment>(slot: Int, environment: inout E) {
+    let transaction = transactions[slot]
+    let name = self.name(slot: slot)
+    var cursor = transaction.firstWaiter
+    while cursor >= 0 {
+      let waiter = waiters[Int(cursor)]
+      cursor = waiter.next
+      var flags = HeaderFlags(
+        rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
+      flags.rcode = .serverFailure
+      var writer = MessageWriter(buffer: replyOutput)
+      do throws(WireError) {
+        try writer.writeHeader(
+          id: waiter.clientID, flags: flags, questions: 1, additionals: waiter.hasEDNS ? 1 : 0)
+        try writeQuestion(
+          &writer, name: name, clientCase: waiter.clientCase, type: transaction.type,
+          rrClass: transaction.rrClass)
+        if waiter.hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+      } catch {
+        preconditionFailure("a SERVFAIL always fits")
+      }
+      counters.servFail += 1
+      send(replyLength: writer.count, to: waiter.client, environment: &environment)
+    }
+  }
+
+  /// An error reply built from the client's own packet: its ID, opcode and
+  /// RD bit, its question if it parsed, and an OPT if it sent one (which also
+  /// carries the upper bits of `rcode`, e.g. BADVERS, RFC 6891 §6.1.3).
+  func replyError<E: EngineEnvironment>(
+    _ rcode: ResponseCode, to packet: UnsafeRawBufferPointer, query: Message?, client: ClientRef,
+    environment: inout E
+  ) {
+    let received = HeaderFlags(rawValue: packet.getUInt16(at: HeaderField.flags))
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
+        | received.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    flags.opcode = received.opcode
+    flags.rcode = ResponseCode(rawValue: rcode.rawValue & 0xF)
+    var writer = MessageWriter(buffer: replyOutput)
+    let hasQuestion = query?.hasQuestion ?? false
+    let hasEDNS = query?.opt != nil
+    do throws(WireError) {
+      try writer.writeHeader(
+        id: packet.getUInt16(at: HeaderField.id), flags: flags, questions: hasQuestion ? 1 : 0,
+        additionals: hasEDNS ? 1 : 0)
+      if let query, hasQuestion {
+        let length = query.copyQuestionName(into: scratchCaseName)
+        try writer.writeQuestion(
+          name: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]),
+          type: query.questionType, rrClass: query.questionClass, compress: false)
+      }
+      if hasEDNS {
+        try writer.writeOPT(
+          udpPayloadSize: settings.ednsPayloadSize,
+          extendedRcode: UInt8(truncatingIfNeeded: rcode.rawValue >> 4))
+      }
+    } catch {
+      preconditionFailure("an error reply always fits")
+    }
+    send(replyLength: writer.count, to: client, environment: &environment)
+  }
+
+  /// Answers from the override table: addresses for A/AAAA/ANY, NODATA for
+  /// other types, NXDOMAIN for blocked names. Authoritative, like a hosts file.
+  func answerLocally<E: EngineEnvironment>(
+    query: Message, match: OverrideMatch, client: ClientRef, environment: inout E
+  ) {
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
+        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    let isBlock = match.kind == .block
+    flags.rcode = isBlock ? .nameError : .noError
+    let type = query.questionType
+    let inInternet = query.questionClass == .internet
+    let wantsIPv4 = !isBlock && inInternet && (type == .a || type == .any)
+    let wantsIPv6 = !isBlock && inInternet && (type == .aaaa || type == .any)
+    let ipv4Count = wantsIPv4 ? match.ipv4Count : 0
+    let ipv6Count = wantsIPv6 ? match.ipv6Count : 0
+    let hasEDNS = query.opt != nil
+    let nameLength = query.copyQuestionName(into: scratchCaseName)
+    let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
+    let ttl = settings.overrideTTL
+    var writer = MessageWriter(buffer: replyOutput)
+    var fits = true
+    settings.overrides.addressBytes.withUnsafeBytes { addresses in
+      do throws(WireError) {
+        try writer.writeHeader(
+          id: query.id, flags: flags, questions: 1, answers: UInt16(ipv4Count + ipv6Count),
+          additionals: hasEDNS ? 1 : 0)
+        try writer.writeQuestion(
+          name: name, type: type, rrClass: query.questionClass, compress: false)
+        for index in 0..<ipv4Count {
+          let start = match.ipv4Offset + 4 * index
+          try writer.writeRecord(
+            pointerTo: HeaderField.size, type: .a, rrClass: .internet, ttl: ttl,
+            rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 4)]))
+        }
+        for index in 0..<ipv6Count {
+          let start = match.ipv6Offset + 16 * index
+          try writer.writeRecord(
+            pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
+            rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
+        }
+        if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+      } catch {
+        fits = false
+      }
+    }
+    var length = writer.count
+    let limit = replyLimit(
+      client: client, hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512)
+    if !fits || length > limit {
+      let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
+      length = writeTruncated(
+        id: query.id, flags: flags, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
+        clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass,
+        hasEDNS: hasEDNS, extendedRcode: 0)
+    }
+    if isBlock { counters.blocked += 1 } else { counters.overridden += 1 }
+    send(replyLength: length, to: client, environment: &environment)
+  }
+}

@@ -1,0 +1,96 @@
+import CompiledConfig
+import DNSWire
+
+/// 256 bits, one per octet of a flat name: which letters are upper case.
+/// Records a client's question case (restored in its reply) and the 0x20
+/// pattern sent upstream.
+struct CaseMask: Equatable {
+  var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+  static func == (lhs: CaseMask, rhs: CaseMask) -> Bool {
+    lhs.words == rhs.words
+  }
+
+  subscript(index: Int) -> Bool {
+    get {
+      let bit = UInt64(1) << UInt64(index & 63)
+      switch index >> 6 {
+      case 0: return words.0 & bit != 0
+      case 1: return words.1 & bit != 0
+      case 2: return words.2 & bit != 0
+      default: return words.3 & bit != 0
+      }
+    }
+    set {
+      let bit = UInt64(1) << UInt64(index & 63)
+      switch index >> 6 {
+      case 0: words.0 = newValue ? words.0 | bit : words.0 & ~bit
+      case 1: words.1 = newValue ? words.1 | bit : words.1 & ~bit
+      case 2: words.2 = newValue ? words.2 | bit : words.2 & ~bit
+      default: words.3 = newValue ? words.3 | bit : words.3 & ~bit
+      }
+    }
+  }
+
+  /// The mask of the letters that are upper case in `name`.
+  init(of name: UnsafeRawBufferPointer) {
+    for index in 0..<min(name.count, 256) where name[index] &- 0x41 < 26 {
+      self[index] = true
+    }
+  }
+
+  init() {}
+
+  /// Writes `lowercased` with this mask's case into `output`. Only letters
+  /// are affected; length octets never are (they are below 64).
+  func apply(to lowercased: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    for index in 0..<lowercased.count {
+      let byte = lowercased[index]
+      output[index] = self[index] && byte &- 0x61 < 26 ? byte & ~0x20 : byte
+    }
+  }
+}
+
+/// One in-flight upstream query. Plain values only: the ring holds
+/// `inflight` of them in one allocation made at start-up.
+struct Transaction {
+  enum State: UInt8 { case free, active }
+  var state: State = .free
+  /// Bumped every time the slot is reused.
+  var generation: UInt32 = 0
+  var deadline: UInt64 = 0
+  var upstream: Int16 = -1
+  var transport: UpstreamTransport = .udp
+  /// Upstreams already tried, one bit each (the first 64).
+  var tried: UInt64 = 0
+  /// ID and 0x20 pattern of the query as sent upstream.
+  var sentID: UInt16 = 0
+  var sentCase = CaseMask()
+  /// False after an upstream answered in the wrong case: this transaction's
+  /// next attempt goes out without 0x20.
+  var caseAllowed = true
+  var type: RRType = .a
+  var rrClass: RRClass = .internet
+  /// DO and CD bits of the question: part of the coalescing key, since the
+  /// answer differs with them.
+  var dnssecOK = false
+  var checkingDisabled = false
+  var nameLength: Int = 0
+  var nameHash: UInt32 = 0
+  /// First waiting client in the waiter pool, -1 when none.
+  var firstWaiter: Int32 = -1
+  /// Next transaction in the same coalescing bucket, -1 at the end.
+  var nextInBucket: Int32 = -1
+}
+
+/// A client waiting for a transaction's answer.
+struct Waiter {
+  var client = ClientRef(endpoint: Endpoint(address: .anyV6, port: 0), listener: 0)
+  var clientID: UInt16 = 0
+  /// The client's RD and CD bits, copied into its reply (RFC 1035 §4.1.1).
+  var clientFlags: UInt16 = 0
+  var clientCase = CaseMask()
+  var hasEDNS = false
+  var clientPayloadSize: UInt16 = 512
+  var next: Int32 = -1
+}

@@ -1,0 +1,146 @@
+import CompiledConfig
+import DNSWire
+
+extension Engine {
+  /// A packet arrived from an upstream.
+  ///
+  /// It is accepted only if everything an off-path attacker would have to
+  /// guess matches (RFC 5452 §9.1): the transaction is in flight (`handle`
+  /// names it, for UDP: its socket, hence local port, is the transaction's
+  /// own), the source address and port are the upstream's, the ID is the one
+  /// sent, and the question is byte-identical, 0x20 case included. Anything
+  /// else is counted and dropped, and the real answer is still awaited.
+  ///
+  /// - Parameters:
+  ///   - transaction: for UDP, the transaction whose socket received it; nil
+  ///     for TCP, where replies are matched by ID among the upstream's queries.
+  public func handleUpstreamReply<E: EngineEnvironment>(
+    _ packet: UnsafeRawBufferPointer, transaction: TransactionHandle?, upstream: Int,
+    from source: Endpoint, now: UInt64, environment: inout E
+  ) {
+    guard packet.count >= HeaderField.size else {
+      counters.malformedReplies += 1
+      return
+    }
+    guard let slot = findSlot(for: transaction, upstream: upstream, id: packet.getUInt16(at: 0))
+    else { return }
+    let transaction = transactions[slot]
+    let server = upstreams[Int(transaction.upstream)]
+    guard source == server.endpoint else {
+      counters.mismatchedSource += 1
+      return
+    }
+    guard let reply = try? Message(validating: packet, allowTrailingData: true) else {
+      counters.malformedReplies += 1
+      return
+    }
+    guard reply.flags.isResponse, reply.id == transaction.sentID, reply.flags.opcode == .query
+    else {
+      counters.mismatchedID += 1
+      return
+    }
+    switch questionMatch(reply, slot: slot) {
+    case .exact:
+      break
+    case .caseOnly:
+      counters.mismatchedCase += 1
+      caseMismatch(slot: slot, now: now, environment: &environment)
+      return
+    case .different:
+      counters.mismatchedQuestion += 1
+      return
+    }
+    let upstreamIndex = Int(transaction.upstream)
+    noteSuccess(upstream: upstreamIndex, environment: &environment)
+    if reply.flags.has(HeaderFlags.truncated) && transaction.transport == .udp {
+      // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
+      counters.retried += 1
+      retry(slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
+      return
+    }
+    let rcode = reply.rcode
+    if rcode == .serverFailure || rcode == .refused || rcode == .notImplemented,
+      chooseUpstream(tried: transaction.tried, now: now) != nil
+    {
+      counters.retried += 1
+      failOver(slot: slot, now: now, environment: &environment)
+      return
+    }
+    environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    relay(reply, slot: slot, environment: &environment)
+    release(slot: slot)
+  }
+
+  /// The slot an upstream packet belongs to, or nil (counted) if none.
+  func findSlot(for handle: TransactionHandle?, upstream: Int, id: UInt16) -> Int? {
+    if let handle {
+      let slot = Int(handle.slot)
+      guard slot < capacity, transactions[slot].state == .active,
+        transactions[slot].generation == handle.generation
+      else {
+        counters.staleReplies += 1
+        return nil
+      }
+      return slot
+    }
+    var cursor = head
+    while cursor != tail {
+      let slot = Int(cursor & mask)
+      cursor &+= 1
+      let candidate = transactions[slot]
+      if candidate.state == .active, candidate.transport == .tcp,
+        Int(candidate.upstream) == upstream, candidate.sentID == id
+      {
+        return slot
+      }
+    }
+    counters.mismatchedID += 1
+    return nil
+  }
+
+  enum QuestionMatch { case exact, caseOnly, different }
+
+  func questionMatch(_ reply: Message, slot: Int) -> QuestionMatch {
+    let transaction = transactions[slot]
+    guard reply.hasQuestion, reply.questionType == transaction.type,
+      reply.questionClass == transaction.rrClass,
+      reply.questionNameLength == transaction.nameLength,
+      // The answer's records are copied with their offsets, so the question
+      // must be written uncompressed, as it was sent.
+      reply.questionEnd == HeaderField.size + transaction.nameLength + 4
+    else { return .different }
+    let length = reply.copyQuestionName(into: scratchCaseName, lowercase: false)
+    let received = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length])
+    let expected = name(slot: slot)
+    guard Name.equalIgnoringCase(received, expected) else { return .different }
+    return CaseMask(of: received) == transaction.sentCase ? .exact : .caseOnly
+  }
+
+  /// An upstream answered with the right ID but not the 0x20 case sent:
+  /// either it does not preserve case or the packet is forged. Count it per
+  /// upstream, stop randomizing for an upstream that keeps doing it, and ask
+  /// once more without 0x20 so the client is not kept waiting.
+  func caseMismatch<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    let upstream = Int(transactions[slot].upstream)
+    health[upstream].caseMismatches += 1
+    if health[upstream].caseMismatches >= Self.caseMismatchesBeforeDisable,
+      health[upstream].caseRandomization
+    {
+      health[upstream].caseRandomization = false
+      environment.report(.caseRandomizationDisabled, upstream: upstream)
+    }
+    guard transactions[slot].caseAllowed else { return }
+    transactions[slot].caseAllowed = false
+    counters.retried += 1
+    retry(slot: slot, upstream: upstream, transport: .udp, now: now, environment: &environment)
+  }
+
+  /// Asks the same upstream again in a new slot (over TCP, or without 0x20).
+  func retry<E: EngineEnvironment>(
+    slot: Int, upstream: Int, transport: UpstreamTransport, now: UInt64, environment: inout E
+  ) {
+    environment.releaseUpstream(transaction: handle(slot: slot), transport: transactions[slot].transport)
+    guard let next = moveToNewSlot(from: slot, environment: &environment) else { return }
+    dispatch(slot: next, now: now, preferred: upstream, transport: transport, environment: &environment)
+  }
+}

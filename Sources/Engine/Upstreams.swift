@@ -1,0 +1,191 @@
+import CompiledConfig
+import DNSWire
+
+extension Engine {
+  /// Sends the slot's question to an upstream: `preferred` (a retry over TCP
+  /// or without 0x20) or the first untried one that is not down. Tries the
+  /// next when sending fails; answers SERVFAIL when none is left.
+  func dispatch<E: EngineEnvironment>(
+    slot: Int, now: UInt64, preferred: Int? = nil, transport: UpstreamTransport? = nil,
+    environment: inout E
+  ) {
+    var preferred = preferred
+    var transportOverride = transport
+    while true {
+      guard let upstream = preferred ?? chooseUpstream(tried: transactions[slot].tried, now: now)
+      else {
+        failWaiters(slot: slot, environment: &environment)
+        release(slot: slot)
+        return
+      }
+      let chosenTransport = transportOverride ?? upstreams[upstream].transport
+      if upstream < 64 { transactions[slot].tried |= 1 << UInt64(upstream) }
+      transactions[slot].upstream = Int16(upstream)
+      transactions[slot].transport = chosenTransport
+      transactions[slot].deadline = now + UInt64(settings.timeoutMilliseconds)
+      transactions[slot].sentID = UInt16(truncatingIfNeeded: environment.randomUInt64())
+      let randomizeCase =
+        chosenTransport == .udp && transactions[slot].caseAllowed
+        && usesCaseRandomization(upstream: upstream)
+      let length = writeUpstreamQuery(slot: slot, randomizeCase: randomizeCase, environment: &environment)
+      counters.forwarded += 1
+      let framed = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[0..<(Self.framing + length)])
+      if environment.sendToUpstream(
+        framed: framed, upstream: upstream, transport: chosenTransport,
+        transaction: handle(slot: slot))
+      {
+        return
+      }
+      environment.releaseUpstream(transaction: handle(slot: slot), transport: chosenTransport)
+      noteFailure(upstream: upstream, now: now, environment: &environment)
+      preferred = nil
+      transportOverride = nil
+    }
+  }
+
+  /// The first untried upstream that is not down; if all untried ones are
+  /// down, the first untried one anyway (a down upstream beats no answer).
+  func chooseUpstream(tried: UInt64, now: UInt64) -> Int? {
+    var fallback: Int? = nil
+    for index in 0..<upstreams.count {
+      if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
+      if index >= 64 && tried == ~0 { continue }
+      if !isDown(upstream: index, now: now) { return index }
+      if fallback == nil { fallback = index }
+    }
+    return fallback
+  }
+
+  /// Builds the upstream query in `queryBuffer` after the framing bytes:
+  /// fresh ID, RD, the client's CD, the question (0x20-encoded if asked),
+  /// and an OPT with our payload size and the client's DO bit.
+  func writeUpstreamQuery<E: EngineEnvironment>(
+    slot: Int, randomizeCase: Bool, environment: inout E
+  ) -> Int {
+    let transaction = transactions[slot]
+    let output = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[Self.framing...])
+    var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
+    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled)
+    var writer = MessageWriter(buffer: output)
+    let nameStart = HeaderField.size
+    // 12 + 255 + 4 + 11 octets always fit the 512-byte query buffer.
+    do throws(WireError) {
+      try writer.writeHeader(id: transaction.sentID, flags: flags, questions: 1, additionals: 1)
+      try writer.writeQuestion(
+        name: name(slot: slot), type: transaction.type, rrClass: transaction.rrClass,
+        compress: false)
+      try writer.writeOPT(
+        udpPayloadSize: settings.ednsPayloadSize, dnssecOK: transaction.dnssecOK)
+    } catch {
+      preconditionFailure("upstream query exceeds its buffer")
+    }
+    let sentName = UnsafeMutableRawBufferPointer(
+      rebasing: output[nameStart..<(nameStart + transaction.nameLength)])
+    if randomizeCase {
+      Name.randomizeCase(sentName) { environment.randomUInt64() }
+      transactions[slot].sentCase = CaseMask(of: UnsafeRawBufferPointer(sentName))
+    } else {
+      transactions[slot].sentCase = CaseMask()
+    }
+    return writer.count
+  }
+
+  func noteFailure<E: EngineEnvironment>(upstream: Int, now: UInt64, environment: inout E) {
+    guard upstream >= 0 && upstream < upstreams.count else { return }
+    health[upstream].consecutiveFailures += 1
+    if health[upstream].consecutiveFailures == Self.failuresBeforeDown {
+      environment.report(.upstreamDown, upstream: upstream)
+    }
+    if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
+      health[upstream].downUntil = now + Self.downMilliseconds
+    }
+  }
+
+  func noteSuccess<E: EngineEnvironment>(upstream: Int, environment: inout E) {
+    if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
+      environment.report(.upstreamRecovered, upstream: upstream)
+    }
+    health[upstream].consecutiveFailures = 0
+  }
+
+  /// The attempt in `slot` failed: release it and try the next upstream in a
+  /// new slot (keeping deadlines in ring order), or answer SERVFAIL.
+  func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    environment.releaseUpstream(transaction: handle(slot: slot), transport: transactions[slot].transport)
+    guard chooseUpstream(tried: transactions[slot].tried, now: now) != nil else {
+      failWaiters(slot: slot, environment: &environment)
+      release(slot: slot)
+      return
+    }
+    guard let next = moveToNewSlot(from: slot, environment: &environment) else { return }
+    dispatch(slot: next, now: now, environment: &environment)
+  }
+
+  /// Moves a transaction's question, tries and waiters to the tail slot and
+  /// frees the old one. When no slot can be had, the waiters get SERVFAIL.
+  func moveToNewSlot<E: EngineEnvironment>(from old: Int, environment: inout E) -> Int? {
+    let saved = transactions[old]
+    unlinkBucket(slot: old)
+    transactions[old].state = .free
+    transactions[old].firstWaiter = -1
+    guard let new = allocateSlot() else {
+      // The old slot keeps its name bytes until it is handed out again.
+      transactions[old].firstWaiter = saved.firstWaiter
+      counters.ringFull += 1
+      failWaiters(slot: old, environment: &environment)
+      linkBucket(slot: old)
+      release(slot: old)
+      return nil
+    }
+    if new != old {
+      nameBuffer(slot: new).copyMemory(from: name(slot: old))
+    }
+    transactions[new].type = saved.type
+    transactions[new].rrClass = saved.rrClass
+    transactions[new].dnssecOK = saved.dnssecOK
+    transactions[new].checkingDisabled = saved.checkingDisabled
+    transactions[new].nameLength = saved.nameLength
+    transactions[new].nameHash = saved.nameHash
+    transactions[new].tried = saved.tried
+    transactions[new].caseAllowed = saved.caseAllowed
+    transactions[new].firstWaiter = saved.firstWaiter
+    linkBucket(slot: new)
+    return new
+  }
+
+  /// The TCP connection to `upstream` broke: every attempt waiting on it
+  /// fails over now rather than at its deadline.
+  public func upstreamConnectionLost<E: EngineEnvironment>(
+    upstream: Int, now: UInt64, environment: inout E
+  ) {
+    var cursor = head
+    let end = tail
+    var failed = false
+    while cursor != end {
+      let slot = Int(cursor & mask)
+      cursor &+= 1
+      let transaction = transactions[slot]
+      guard transaction.state == .active, transaction.transport == .tcp,
+        Int(transaction.upstream) == upstream
+      else { continue }
+      failed = true
+      failOver(slot: slot, now: now, environment: &environment)
+    }
+    if failed { noteFailure(upstream: upstream, now: now, environment: &environment) }
+  }
+}
+
+extension Engine {
+  /// The transport learned that an attempt cannot succeed (an ICMP port
+  /// unreachable on its UDP socket, a send error): fail over now.
+  public func attemptFailed<E: EngineEnvironment>(
+    transaction: TransactionHandle, now: UInt64, environment: inout E
+  ) {
+    let slot = Int(transaction.slot)
+    guard slot < capacity, transactions[slot].state == .active,
+      transactions[slot].generation == transaction.generation
+    else { return }
+    noteFailure(upstream: Int(transactions[slot].upstream), now: now, environment: &environment)
+    failOver(slot: slot, now: now, environment: &environment)
+  }
+}

@@ -1,0 +1,97 @@
+import CompiledConfig
+import DNSWire
+import Engine
+import Platform
+
+/// The engine's view of the loop: sends replies and queries on the server's
+/// sockets. A value holding the server, passed `inout` to each engine call.
+struct LoopEnvironment: EngineEnvironment {
+  let server: Server
+
+  mutating func sendToClient(framed: UnsafeMutableRawBufferPointer, client: ClientRef) {
+    if client.isTCP {
+      server.tcpClients.send(framed: framed, connection: client.connection, server: server)
+      return
+    }
+    let message = UnsafeRawBufferPointer(rebasing: framed[2...])
+    let listener = server.udpListeners[Int(client.listener)]
+    let sent = (try? Socket.send(listener, message, to: SocketAddress(client.endpoint))) ?? false
+    if !sent { server.counters.sendErrors += 1 }
+  }
+
+  mutating func sendToUpstream(
+    framed: UnsafeMutableRawBufferPointer, upstream: Int, transport: UpstreamTransport,
+    transaction: TransactionHandle
+  ) -> Bool {
+    if transport == .tcp {
+      return server.tcpUpstreams.send(framed: framed, upstream: upstream, server: server)
+    }
+    return server.sendUDPQuery(
+      UnsafeRawBufferPointer(rebasing: framed[2...]), upstream: upstream, transaction: transaction)
+  }
+
+  mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
+    guard transport == .udp else { return }
+    let slot = Int(transaction.slot)
+    guard server.transactionGenerations[slot] == transaction.generation else { return }
+    server.transactionSockets[slot].close()
+    server.transactionSockets[slot] = .invalid
+  }
+
+  mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
+
+  mutating func report(_ event: EngineEvent, upstream: Int) {
+    let log = server.log
+    let severity: LogSeverity = event == .upstreamTimeout ? .debug : .warning
+    guard log.enabled(severity) else { return }
+    log.start(severity).append("upstream ")
+      .append(address: server.upstreamAddresses[upstream])
+    switch event {
+    case .upstreamTimeout: log.append(" timed out")
+    case .upstreamDown: log.append(" is down after repeated failures; trying others first")
+    case .upstreamRecovered: log.append(" answers again")
+    case .caseRandomizationDisabled:
+      log.append(" does not preserve the question's case; 0x20 randomization off for it")
+    }
+    log.emit(severity)
+  }
+}
+
+extension Server {
+  /// A UDP query from a socket of its own: connect(2) to the upstream binds
+  /// it to a port the kernel picks at random from the ephemeral range, and
+  /// makes the kernel drop datagrams from any other source (RFC 5452 §4.5).
+  func sendUDPQuery(_ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle)
+    -> Bool
+  {
+    let slot = Int(transaction.slot)
+    transactionSockets[slot].close()
+    transactionSockets[slot] = .invalid
+    let address = upstreamAddresses[upstream]
+    guard let fd = try? Socket.udp(for: address) else {
+      counters.sendErrors += 1
+      return false
+    }
+    do {
+      guard try Socket.connect(fd, to: address) else {
+        fd.close()
+        return false
+      }
+      try epoll.add(
+        fd, events: Epoll.readable,
+        token: Token.make(.upstreamUDP, slot: slot, generation: transaction.generation))
+      if try Socket.send(fd, message) == nil {
+        // Socket buffer full: the datagram is lost as on a busy network; the
+        // deadline will move the query on.
+        counters.sendErrors += 1
+      }
+    } catch {
+      counters.sendErrors += 1
+      fd.close()
+      return false
+    }
+    transactionSockets[slot] = fd
+    transactionGenerations[slot] = transaction.generation
+    return true
+  }
+}

@@ -1,0 +1,248 @@
+import CompiledConfig
+import DNSWire
+import Engine
+import Platform
+
+/// Counters of the transport layer (the engine counts the DNS side).
+public struct TransportCounters {
+  /// Datagrams larger than the receive buffer: dropped.
+  public var oversized: UInt64 = 0
+  /// Client TCP connections refused because every slot was taken.
+  public var tcpRejected: UInt64 = 0
+  /// Client TCP connections closed: idle, broken framing, or a backlog
+  /// that could not take a reply.
+  public var tcpClosed: UInt64 = 0
+  /// Sends that failed (socket buffer full, network error).
+  public var sendErrors: UInt64 = 0
+  public init() {}
+}
+
+/// The epoll loop: owns every socket and buffer, feeds the engine, and
+/// carries out what it asks. Everything is allocated in `init`.
+public final class Server {
+  public let settings: Settings
+  public let engine: Engine
+  public let log: LogLine
+  public internal(set) var counters = TransportCounters()
+  let epoll: Epoll
+  let random = SecureRandom()
+  let signals: FileDescriptor
+  var running = true
+
+  /// Listening sockets, in `listen` order; the index is the engine's
+  /// `ClientRef.listener`.
+  var udpListeners: [FileDescriptor] = []
+  var tcpListeners: [FileDescriptor] = []
+  /// Where each listener really is (port 0 in a config binds a free port).
+  public internal(set) var boundAddresses: [SocketAddress] = []
+
+  let upstreamAddresses: [SocketAddress]
+  /// The UDP socket of each ring slot's current attempt, and its generation.
+  let transactionSockets: UnsafeMutablePointer<FileDescriptor>
+  let transactionGenerations: UnsafeMutablePointer<UInt32>
+
+  let tcpClients: TCPClientPool
+  let tcpUpstreams: TCPUpstreamPool
+
+  /// One datagram or TCP message at a time is read here.
+  let receiveBuffer: UnsafeMutableRawBufferPointer
+  static let udpReceiveSize = 4096
+  /// Datagrams handled per readiness event before others get a turn.
+  static let batchLimit = 64
+
+  public enum StartError: Error {
+    case epoll(Errno)
+    case bind(SocketAddress, Errno)
+  }
+
+  public init(settings: Settings, upstreams: [UpstreamServer], log: LogLine) throws(StartError) {
+    self.settings = settings
+    self.log = log
+    do {
+      epoll = try Epoll()
+      signals = try Signals.descriptor()
+    } catch {
+      throw .epoll(error)
+    }
+    let seedSource = SecureRandom()
+    engine = Engine(
+      settings: settings, upstreams: upstreams,
+      hashSeed: UInt32(truncatingIfNeeded: seedSource.nextUInt64()))
+    upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
+    transactionSockets = .allocate(capacity: settings.inflight)
+    transactionSockets.initialize(repeating: .invalid, count: settings.inflight)
+    transactionGenerations = .allocate(capacity: settings.inflight)
+    transactionGenerations.initialize(repeating: 0, count: settings.inflight)
+    tcpClients = TCPClientPool(capacity: settings.tcpClients)
+    tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
+    receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
+    do {
+      try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
+    } catch {
+      throw .epoll(error)
+    }
+    for endpoint in settings.listen {
+      try openListeners(SocketAddress(endpoint))
+    }
+  }
+
+  private func openListeners(_ address: SocketAddress) throws(StartError) {
+    let index = udpListeners.count
+    do {
+      let udp = try Socket.udp(for: address)
+      try Socket.bindListener(udp, to: address)
+      // Port 0 asks the kernel for one; TCP then listens on the same port.
+      let bound = Socket.localAddress(udp) ?? address
+      let tcp = try Socket.tcp(for: bound)
+      try Socket.bindListener(tcp, to: bound)
+      try Socket.listen(tcp, backlog: 128)
+      try epoll.add(udp, events: Epoll.readable, token: Token.make(.udpListener, slot: index))
+      try epoll.add(tcp, events: Epoll.readable, token: Token.make(.tcpListener, slot: index))
+      udpListeners.append(udp)
+      tcpListeners.append(tcp)
+      boundAddresses.append(bound)
+    } catch {
+      throw .bind(address, error)
+    }
+  }
+
+  /// Runs until SIGINT or SIGTERM.
+  public func run() {
+    var lastHousekeeping = MonotonicClock.nowMilliseconds()
+    while running {
+      var now = MonotonicClock.nowMilliseconds()
+      var timeout: UInt64 = 1000
+      if let deadline = engine.nextDeadline {
+        timeout = deadline > now ? min(deadline - now, timeout) : 0
+      }
+      let ready: Int
+      do {
+        ready = try epoll.wait(timeoutMilliseconds: Int32(timeout))
+      } catch {
+        log.start(.error).append("epoll_wait failed: errno ").append(
+          decimal: Int(error.rawValue)
+        ).emit(.error)
+        return
+      }
+      now = MonotonicClock.nowMilliseconds()
+      for index in 0..<ready {
+        let event = epoll.event(at: index)
+        handle(event: event.events, token: event.token, now: now)
+      }
+      var environment = LoopEnvironment(server: self)
+      engine.tick(now: now, environment: &environment)
+      tcpUpstreams.processBroken(server: self, now: now)
+      if now &- lastHousekeeping >= 1000 {
+        lastHousekeeping = now
+        tcpClients.closeIdle(server: self, now: now)
+        tcpUpstreams.closeIdle(server: self, now: now)
+      }
+    }
+  }
+
+  func handle(event: UInt32, token: UInt64, now: UInt64) {
+    guard let kind = Token.kind(token) else { return }
+    let slot = Token.slot(token)
+    switch kind {
+    case .signal:
+      while let signal = Signals.next(from: signals) {
+        if signal == Signals.interrupt || signal == Signals.terminate {
+          log.start(.info).append("stopping on signal ").append(decimal: Int(signal)).emit(.info)
+          running = false
+        } else if signal == Signals.user1 {
+          logCounters()
+        }
+      }
+    case .udpListener:
+      receiveFromClients(listener: slot, now: now)
+    case .tcpListener:
+      tcpClients.accept(listener: slot, server: self, now: now)
+    case .tcpClient:
+      tcpClients.handle(
+        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
+    case .upstreamUDP:
+      receiveFromUpstream(slot: slot, generation: Token.generation(token), now: now)
+    case .upstreamTCP:
+      tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
+    }
+  }
+
+  func receiveFromClients(listener: Int, now: UInt64) {
+    let fd = udpListeners[listener]
+    let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
+    var environment = LoopEnvironment(server: self)
+    for _ in 0..<Self.batchLimit {
+      guard let received = try? Socket.receive(fd, into: buffer) else { return }
+      if received.truncated {
+        counters.oversized += 1
+        continue
+      }
+      let client = ClientRef(endpoint: Endpoint(received.from), listener: UInt16(listener))
+      engine.handleClientQuery(
+        UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), from: client, now: now,
+        environment: &environment)
+    }
+  }
+
+  func receiveFromUpstream(slot: Int, generation: UInt32, now: UInt64) {
+    let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
+    var environment = LoopEnvironment(server: self)
+    let handle = TransactionHandle(slot: UInt32(slot), generation: generation)
+    for _ in 0..<Self.batchLimit {
+      // The engine may have finished the transaction and closed the socket.
+      guard transactionSockets[slot].isValid, transactionGenerations[slot] == generation else {
+        return
+      }
+      let received: (count: Int, truncated: Bool, from: SocketAddress)?
+      do {
+        received = try Socket.receive(transactionSockets[slot], into: buffer)
+      } catch {
+        // ICMP port unreachable and the like: this attempt cannot succeed.
+        engine.attemptFailed(transaction: handle, now: now, environment: &environment)
+        return
+      }
+      guard let received else { return }
+      if received.truncated {
+        counters.oversized += 1
+        continue
+      }
+      engine.handleUpstreamReply(
+        UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
+        upstream: -1, from: Endpoint(received.from), now: now, environment: &environment)
+    }
+  }
+
+  /// One log line with every counter (SIGUSR1, and at exit).
+  public func logCounters() {
+    let engineCounters = engine.counters
+    log.start(.info).append("queries ").append(decimal: engineCounters.queries)
+      .append(" forwarded ").append(decimal: engineCounters.forwarded)
+      .append(" answered ").append(decimal: engineCounters.answered)
+      .append(" overridden ").append(decimal: engineCounters.overridden)
+      .append(" blocked ").append(decimal: engineCounters.blocked)
+      .append(" coalesced ").append(decimal: engineCounters.coalesced)
+      .append(" servfail ").append(decimal: engineCounters.servFail)
+      .append(" timeouts ").append(decimal: engineCounters.timeouts)
+      .append(" refused ").append(decimal: engineCounters.refused)
+      .append(" formerr ").append(decimal: engineCounters.formErr)
+      .append(" notimp ").append(decimal: engineCounters.notImp)
+      .append(" dropped ").append(
+        decimal: engineCounters.droppedShort + engineCounters.droppedResponses)
+      .append(" ring-full ").append(decimal: engineCounters.ringFull)
+      .append(" truncated ").append(decimal: engineCounters.truncated)
+      .append(" mismatched ").append(
+        decimal: engineCounters.mismatchedID + engineCounters.mismatchedQuestion
+          + engineCounters.mismatchedSource + engineCounters.mismatchedCase
+          + engineCounters.malformedReplies)
+      .emit(.info)
+  }
+
+  /// Closes every socket; the process is about to exit.
+  public func shutdown() {
+    for fd in udpListeners { fd.close() }
+    for fd in tcpListeners { fd.close() }
+    for slot in 0..<settings.inflight { transactionSockets[slot].close() }
+    tcpClients.closeAll(server: self)
+    tcpUpstreams.closeAll()
+  }
+}

@@ -1,0 +1,198 @@
+import CompiledConfig
+import DNSWire
+import Engine
+import Platform
+
+/// One persistent TCP connection per upstream (RFC 7766 §6.2.1): opened on
+/// first use, queries pipelined with their 2-byte length, replies matched by
+/// ID in the engine, closed after a minute without traffic.
+final class TCPUpstreamPool {
+  enum State: UInt8 { case closed, connecting, connected }
+  struct Connection {
+    var fd = FileDescriptor.invalid
+    var state = State.closed
+    var writeCount = 0
+    var readCount = 0
+    var lastActivity: UInt64 = 0
+    /// Set when a send failed inside an engine call; the engine hears of it
+    /// after that call returns (it must not be re-entered).
+    var broken = false
+  }
+
+  /// Queries waiting to be written; a query is at most 300 octets.
+  static let writeCapacity = 16 * 1024
+  /// One whole reply: 2-byte length plus up to 65535 octets.
+  static let readCapacity = 2 + 65535
+  static let idleMilliseconds: UInt64 = 60_000
+
+  let count: Int
+  let connections: UnsafeMutablePointer<Connection>
+  let writeBuffers: UnsafeMutableRawBufferPointer
+  let readBuffers: UnsafeMutableRawBufferPointer
+
+  init(count: Int) {
+    self.count = count
+    connections = .allocate(capacity: max(count, 1))
+    connections.initialize(repeating: Connection(), count: max(count, 1))
+    // Only upstreams that can be reached over TCP need the buffers, but any
+    // UDP upstream may be retried over TCP after a truncated answer.
+    writeBuffers = .allocate(byteCount: max(count, 1) * Self.writeCapacity, alignment: 8)
+    readBuffers = .allocate(byteCount: max(count, 1) * Self.readCapacity, alignment: 8)
+  }
+
+  func writeBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+    UnsafeMutableRawBufferPointer(
+      rebasing: writeBuffers[(index * Self.writeCapacity)..<((index + 1) * Self.writeCapacity)])
+  }
+
+  func readBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+    UnsafeMutableRawBufferPointer(
+      rebasing: readBuffers[(index * Self.readCapacity)..<((index + 1) * Self.readCapacity)])
+  }
+
+  /// Queues a framed query and writes what the socket takes; connects first
+  /// if needed. False when the query cannot be queued.
+  func send(framed: UnsafeMutableRawBufferPointer, upstream: Int, server: Server) -> Bool {
+    guard !connections[upstream].broken else { return false }
+    if connections[upstream].state == .closed {
+      guard open(upstream: upstream, server: server) else { return false }
+    }
+    let queued = connections[upstream].writeCount
+    guard queued + framed.count <= Self.writeCapacity else { return false }
+    framed.setUInt16(UInt16(framed.count - 2), at: 0)
+    (writeBuffer(upstream).baseAddress! + queued).copyMemory(
+      from: framed.baseAddress!, byteCount: framed.count)
+    connections[upstream].writeCount += framed.count
+    if connections[upstream].state == .connected { flush(upstream: upstream, server: server) }
+    return !connections[upstream].broken
+  }
+
+  private func open(upstream: Int, server: Server) -> Bool {
+    let address = server.upstreamAddresses[upstream]
+    guard let fd = try? Socket.tcp(for: address) else { return false }
+    let connected: Bool
+    do {
+      connected = try Socket.connect(fd, to: address)
+      try server.epoll.add(
+        fd, events: Epoll.readable | Epoll.writable,
+        token: Token.make(.upstreamTCP, slot: upstream))
+    } catch {
+      fd.close()
+      return false
+    }
+    Socket.setNoDelay(fd)
+    connections[upstream] = Connection(
+      fd: fd, state: connected ? .connected : .connecting, writeCount: 0, readCount: 0,
+      lastActivity: MonotonicClock.nowMilliseconds(), broken: false)
+    return true
+  }
+
+  private func flush(upstream: Int, server: Server) {
+    let pending = connections[upstream].writeCount
+    guard pending > 0 else { return }
+    let sent: Int
+    do {
+      sent =
+        try Socket.send(
+          connections[upstream].fd, UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
+        ?? 0
+    } catch {
+      connections[upstream].broken = true
+      return
+    }
+    let rest = pending - sent
+    if rest > 0 && sent > 0 {
+      writeBuffer(upstream).baseAddress!.copyMemory(
+        from: writeBuffer(upstream).baseAddress! + sent, byteCount: rest)
+    }
+    connections[upstream].writeCount = rest
+    let events = rest > 0 ? Epoll.readable | Epoll.writable : Epoll.readable
+    try? server.epoll.modify(
+      connections[upstream].fd, events: events, token: Token.make(.upstreamTCP, slot: upstream))
+  }
+
+  func handle(event: UInt32, upstream: Int, server: Server, now: UInt64) {
+    guard upstream < count, connections[upstream].fd.isValid else { return }
+    connections[upstream].lastActivity = now
+    if event & Epoll.writable != 0 {
+      if connections[upstream].state == .connecting {
+        if Socket.pendingError(connections[upstream].fd) != nil {
+          connections[upstream].broken = true
+          return
+        }
+        connections[upstream].state = .connected
+      }
+      flush(upstream: upstream, server: server)
+    }
+    if event & Epoll.readable != 0 {
+      read(upstream: upstream, server: server, now: now)
+    } else if event & Epoll.hangup != 0 {
+      connections[upstream].broken = true
+    }
+  }
+
+  private func read(upstream: Int, server: Server, now: UInt64) {
+    let buffer = readBuffer(upstream)
+    var environment = LoopEnvironment(server: server)
+    while !connections[upstream].broken {
+      let filled = connections[upstream].readCount
+      let received: Int?
+      do {
+        received = try connections[upstream].fd.read(
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+      } catch {
+        connections[upstream].broken = true
+        return
+      }
+      guard let received else { return }
+      if received == 0 {
+        connections[upstream].broken = true
+        return
+      }
+      connections[upstream].readCount += received
+      while connections[upstream].readCount >= 2 {
+        let length = Int(UnsafeRawBufferPointer(buffer).getUInt16(at: 0))
+        guard connections[upstream].readCount >= length + 2 else { break }
+        server.engine.handleUpstreamReply(
+          UnsafeRawBufferPointer(rebasing: buffer[2..<(2 + length)]), transaction: nil,
+          upstream: upstream, from: Endpoint(server.upstreamAddresses[upstream]), now: now,
+          environment: &environment)
+        let remaining = connections[upstream].readCount - (length + 2)
+        if remaining > 0 {
+          buffer.baseAddress!.copyMemory(
+            from: buffer.baseAddress! + length + 2, byteCount: remaining)
+        }
+        connections[upstream].readCount = remaining
+      }
+    }
+  }
+
+  /// Closes connections that broke and tells the engine, which fails their
+  /// queries over at once. Called by the loop outside any engine call.
+  func processBroken(server: Server, now: UInt64) {
+    for upstream in 0..<count where connections[upstream].broken {
+      close(upstream: upstream)
+      var environment = LoopEnvironment(server: server)
+      server.engine.upstreamConnectionLost(upstream: upstream, now: now, environment: &environment)
+    }
+  }
+
+  private func close(upstream: Int) {
+    connections[upstream].fd.close()
+    connections[upstream] = Connection()
+  }
+
+  func closeIdle(server: Server, now: UInt64) {
+    for upstream in 0..<count where connections[upstream].state != .closed {
+      if now &- connections[upstream].lastActivity >= Self.idleMilliseconds,
+        connections[upstream].writeCount == 0
+      {
+        close(upstream: upstream)
+      }
+    }
+  }
+
+  func closeAll() {
+    for upstream in 0..<count { close(upstream: upstream) }
+  }
+}
