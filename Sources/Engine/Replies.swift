@@ -64,9 +64,10 @@ extension Engine {
     while cursor >= 0 {
       let waiter = waiters[Int(cursor)]
       cursor = waiter.next
+      // RA: dnsward offers recursion whatever the upstream says of itself.
       var flags = reply.flags
       flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
-      flags.rawValue |= waiter.clientFlags
+      flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
       let limit = replyLimit(
         client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
       let extendedRcode = reply.opt?.extendedRcode ?? 0

@@ -1,0 +1,48 @@
+# Sourced by .ci scripts: starts Knot DNS on 127.0.0.1:$1 serving a small
+# zone, example.test, that exercises A, AAAA, CNAME chains, NXDOMAIN and a
+# large answer. Sets KNOT_DIR and KNOT_PID; stop_knot ends it.
+start_knot() {
+  local port=$1
+  KNOT_DIR=$(mktemp -d)
+  cat >"$KNOT_DIR/example.test.zone" <<ZONE
+\$ORIGIN example.test.
+\$TTL 3600
+@       SOA   ns.example.test. admin.example.test. 1 3600 600 86400 60
+@       NS    ns.example.test.
+ns      A     192.0.2.53
+www     A     192.0.2.80
+www     AAAA  2001:db8::80
+alias   CNAME alias2.example.test.
+alias2  CNAME www.example.test.
+ZONE
+  for i in $(seq 1 80); do echo "big A 198.51.100.$i" >>"$KNOT_DIR/example.test.zone"; done
+  cat >"$KNOT_DIR/knot.conf" <<CONF
+server:
+    rundir: "$KNOT_DIR"
+    listen: 127.0.0.1@$port
+database:
+    storage: "$KNOT_DIR"
+log:
+  - target: stderr
+    any: warning
+zone:
+  - domain: example.test
+    file: "$KNOT_DIR/example.test.zone"
+CONF
+  knotd -c "$KNOT_DIR/knot.conf" >"$KNOT_DIR/knotd.log" 2>&1 &
+  KNOT_PID=$!
+  for _ in $(seq 1 50); do
+    if dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" www.example.test | grep -q 192.0.2.80; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  echo "knotd did not start on 127.0.0.1:$port" >&2
+  cat "$KNOT_DIR/knotd.log" >&2
+  return 1
+}
+
+stop_knot() {
+  if [ -n "${KNOT_PID:-}" ]; then kill "$KNOT_PID" 2>/dev/null || true; wait "$KNOT_PID" 2>/dev/null || true; fi
+  if [ -n "${KNOT_DIR:-}" ]; then rm -rf "$KNOT_DIR"; fi
+}
