@@ -99,8 +99,9 @@ public struct Message {
   public func copyQuestionName(into output: UnsafeMutableRawBufferPointer, lowercase: Bool = false)
     -> Int
   {
+    guard hasQuestion else { return 0 }
     // Validated on construction; only a too-small buffer can fail here.
-    (try? Name.read(in: bytes, at: questionOffset, into: output, lowercase: lowercase).length)
+    return (try? Name.read(in: bytes, at: questionOffset, into: output, lowercase: lowercase).length)
       ?? 0
   }
 

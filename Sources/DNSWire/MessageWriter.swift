@@ -179,6 +179,7 @@ public struct MessageWriter {
     rdata: UnsafeRawBufferPointer
   ) throws(WireError) {
     precondition(target <= Self.maxPointerTarget && target < count, "pointer must go backwards")
+    guard rdata.count <= 0xFFFF else { throw .bufferFull }
     try writeUInt16(0xC000 | UInt16(target))
     try writeUInt16(type.rawValue)
     try writeUInt16(rrClass.rawValue)

@@ -8,12 +8,17 @@ public enum Name {
   /// The root name, a single zero octet.
   public static let root: [UInt8] = [0]
 
+  /// At most this many compression pointers per name: no valid name has more
+  /// than 127 labels, so no sensible encoding needs more jumps.
+  public static let maxPointers = 127
+
   /// Reads the possibly compressed name at `offset` in `message`.
   ///
   /// Invariant that makes loops impossible by construction: a compression
   /// pointer is followed only to an offset strictly before the start of the
   /// run of labels that contains it, so every jump moves backwards and the
-  /// walk ends in at most `message.count` steps.
+  /// walk ends. `maxPointers` also bounds the work: a chain of pointers to
+  /// pointers would otherwise cost a step per earlier pointer in the message.
   ///
   /// - Returns: `end`, the offset just past the name where it is written
   ///   (after its first pointer if compressed), and `length`, the octets of
@@ -28,6 +33,7 @@ public enum Name {
     var runStart = offset
     var end = -1
     var length = 0
+    var pointers = 0
     while true {
       guard position < message.count else { throw .truncatedName }
       let lengthByte = message[position]
@@ -62,6 +68,8 @@ public enum Name {
         guard target < message.count else { throw .pointerOutOfBounds }
         guard target <= position else { throw .forwardPointer }
         guard target < runStart else { throw .pointerLoop }
+        pointers += 1
+        guard pointers <= maxPointers else { throw .tooManyPointers }
         runStart = target
         position = target
       case 0x40:

@@ -19,6 +19,9 @@ public enum WireError: Error, Equatable {
   case forwardPointer
   /// A compression pointer into the run of labels it is part of.
   case pointerLoop
+  /// A name that follows more compression pointers than it has labels could
+  /// need (a valid name has at most 127 labels); bounds the work per name.
+  case tooManyPointers
   /// A question's type or class runs past the end.
   case truncatedQuestion
   /// A resource record's fixed fields (type, class, TTL, RDLENGTH) run past the end.
