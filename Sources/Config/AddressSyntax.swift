@@ -103,7 +103,9 @@ public enum AddressSyntax {
     }
     let headGroups = head.isEmpty && tail != nil ? [] : split(head, at: colon)
     let tailGroups = tail.map { $0.isEmpty ? [] : split($0, at: colon) } ?? []
-    let lastGroupIsInHead = tail == nil || tailGroups.isEmpty
+    // An embedded IPv4 address is the last 32 bits (RFC 4291 §2.2 item 3), so
+    // it can be in the head only when there is no `::` after it.
+    let lastGroupIsInHead = tail == nil
 
     func words(_ groups: [ArraySlice<UInt8>], holdsLast: Bool) throws(AddressSyntaxError)
       -> [UInt16]
@@ -163,9 +165,11 @@ public enum AddressSyntax {
     return IPAddress(high: high, low: low)
   }
 
-  static func parseEndpoint(_ text: ArraySlice<UInt8>, defaultPort: UInt16)
-    throws(AddressSyntaxError) -> Endpoint
-  {
+  /// - Parameter allowAnyPort: accept port 0 (a listener on a port the
+  ///   kernel picks, for tests); never valid for a peer.
+  static func parseEndpoint(
+    _ text: ArraySlice<UInt8>, defaultPort: UInt16, allowAnyPort: Bool = false
+  ) throws(AddressSyntaxError) -> Endpoint {
     guard let first = text.first else { throw AddressSyntaxError("missing address") }
     if first == UInt8(ascii: "[") {
       guard let close = text.firstIndex(of: UInt8(ascii: "]")) else {
@@ -182,7 +186,9 @@ public enum AddressSyntax {
       guard rest.first == colon else {
         throw AddressSyntaxError("bad endpoint \(quoted(text)): expected ':PORT' after ']'")
       }
-      return Endpoint(address: address, port: try parsePort(rest.dropFirst(), in: text))
+      return Endpoint(
+        address: address,
+        port: try parsePort(rest.dropFirst(), in: text, allowAnyPort: allowAnyPort))
     }
     let colons = text.lazy.filter { $0 == colon }.count
     if colons > 1 {
@@ -193,19 +199,23 @@ public enum AddressSyntax {
       return Endpoint(address: IPAddress(ipv4: try parseIPv4(text)), port: defaultPort)
     }
     let address = IPAddress(ipv4: try parseIPv4(text[..<separator]))
-    return Endpoint(address: address, port: try parsePort(text[(separator + 1)...], in: text))
+    return Endpoint(
+      address: address,
+      port: try parsePort(text[(separator + 1)...], in: text, allowAnyPort: allowAnyPort))
   }
 
-  /// A port number 1...65535; port 0 means "any" to the socket API, never a peer.
-  static func parsePort(_ text: ArraySlice<UInt8>, in endpoint: ArraySlice<UInt8>)
-    throws(AddressSyntaxError) -> UInt16
-  {
+  /// A port number 1...65535; port 0 means "any" to the socket API, never a
+  /// peer, so it is accepted only for listeners (`allowAnyPort`).
+  static func parsePort(
+    _ text: ArraySlice<UInt8>, in endpoint: ArraySlice<UInt8>, allowAnyPort: Bool = false
+  ) throws(AddressSyntaxError) -> UInt16 {
+    let lowest = allowAnyPort ? 0 : 1
     guard !text.isEmpty else {
       throw AddressSyntaxError("bad endpoint \(quoted(endpoint)): missing port after ':'")
     }
-    guard text.allSatisfy(isDigit), let port = decimal(text), port >= 1, port <= 65535 else {
+    guard text.allSatisfy(isDigit), let port = decimal(text), port >= lowest, port <= 65535 else {
       throw AddressSyntaxError(
-        "bad port \(quoted(text)) in \(quoted(endpoint)): expected a number 1...65535")
+        "bad port \(quoted(text)) in \(quoted(endpoint)): expected a number \(lowest)...65535")
     }
     return UInt16(port)
   }

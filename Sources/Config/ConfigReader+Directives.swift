@@ -4,7 +4,7 @@ import DNSWire
 /// The directives that add entries: addresses, upstreams and names.
 extension ConfigReader {
   mutating func addListen(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
-    let endpoint = try endpoint(token)
+    let endpoint = try endpoint(token, allowAnyPort: true)
     if let index = settings.listen.firstIndex(of: endpoint) {
       throw LineError(
         "duplicate listen \(describe(endpoint)) (first on line \(listenLines[index]))")
@@ -155,9 +155,11 @@ extension ConfigReader {
 
   // MARK: - Values
 
-  func endpoint(_ token: ArraySlice<UInt8>) throws(LineError) -> Endpoint {
+  func endpoint(_ token: ArraySlice<UInt8>, allowAnyPort: Bool = false) throws(LineError)
+    -> Endpoint
+  {
     do throws(AddressSyntaxError) {
-      return try AddressSyntax.parseEndpoint(token, defaultPort: 53)
+      return try AddressSyntax.parseEndpoint(token, defaultPort: 53, allowAnyPort: allowAnyPort)
     } catch {
       throw LineError(error)
     }

@@ -1,0 +1,68 @@
+import CompiledConfig
+import Config
+import DNSWire
+import XCTest
+
+/// The flat wire form of a presentation name, for lookups.
+func flatName(_ text: String) -> [UInt8] {
+  var output = [UInt8](repeating: 0, count: Name.maxLength)
+  let textBytes = Array(text.utf8)
+  let count = textBytes.withUnsafeBytes { textBuffer in
+    output.withUnsafeMutableBytes { outputBuffer in
+      (try? Name.parse(text: textBuffer, into: outputBuffer)) ?? 0
+    }
+  }
+  precondition(count > 0, "test names are valid")
+  return Array(output[..<count])
+}
+
+func lookup(_ table: OverrideTable, _ name: String) -> OverrideMatch? {
+  flatName(name).withUnsafeBytes { table.lookup($0) }
+}
+
+/// The A records of a match, as dotted quads.
+func ipv4Addresses(_ table: OverrideTable, _ match: OverrideMatch) -> [String] {
+  (0..<match.ipv4Count).map { index in
+    let start = match.ipv4Offset + 4 * index
+    return table.addressBytes[start..<(start + 4)].map { "\($0)" }.joined(separator: ".")
+  }
+}
+
+/// The AAAA records of a match, in RFC 5952 text.
+func ipv6Addresses(_ table: OverrideTable, _ match: OverrideMatch) -> [String] {
+  (0..<match.ipv6Count).map { index in
+    let start = match.ipv6Offset + 16 * index
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for offset in 0..<8 {
+      high = high << 8 | UInt64(table.addressBytes[start + offset])
+      low = low << 8 | UInt64(table.addressBytes[start + 8 + offset])
+    }
+    return describe(IPAddress(high: high, low: low))
+  }
+}
+
+/// Parses `text`, failing the test with the parser's message on error.
+func parseOrFail(
+  _ text: String, file: StaticString = #filePath, line: UInt = #line
+) -> Settings? {
+  do throws(ConfigError) {
+    return try ConfigParser.parse(text, fileName: "test.conf")
+  } catch {
+    XCTFail("unexpected config error: \(error.description)", file: file, line: line)
+    return nil
+  }
+}
+
+/// The error `text` produces, or nil (and a test failure) if it parses.
+func parseError(
+  _ text: String, file: StaticString = #filePath, line: UInt = #line
+) -> ConfigError? {
+  do throws(ConfigError) {
+    _ = try ConfigParser.parse(text, fileName: "test.conf")
+    XCTFail("expected a config error for:\n\(text)", file: file, line: line)
+    return nil
+  } catch {
+    return error
+  }
+}

@@ -1,0 +1,272 @@
+import DNSWire
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A scriptable DNS server on 127.0.0.1 (UDP and TCP on the same port) that
+/// plays the upstreams of the integration tests: honest, slow, silent,
+/// lying, forging, truncating. Runs on its own threads until `stop()`.
+final class FakeUpstream: @unchecked Sendable {
+  enum Behaviour {
+    /// Answers every A question with `answerAddress`; names starting with
+    /// `nx` get NXDOMAIN, `chain` a CNAME chain, `big` 60 A records.
+    case honest
+    /// Like honest, after a delay.
+    case slow(milliseconds: Int)
+    /// Never answers.
+    case silent
+    /// First sends a forged answer (wrong ID, bogus address), then the real one.
+    case forgedFirst
+    /// Answers with the wrong ID only.
+    case wrongID
+    /// Answers about a different name only.
+    case wrongQuestion
+    /// UDP answers are empty with TC=1; TCP answers are complete.
+    case truncating
+    /// Answers with the question name lower-cased (ignores 0x20).
+    case caseless
+    /// Answers SERVFAIL.
+    case servFail
+  }
+
+  let behaviour: Behaviour
+  let answerAddress: (UInt8, UInt8, UInt8, UInt8)
+  private(set) var port: UInt16 = 0
+  private let udp: Int32
+  private let tcp: Int32
+  private let lock = NSLock()
+  private var running = true
+  private var _udpQueries = 0
+  private var _tcpQueries = 0
+  var udpQueries: Int { lock.withLock { _udpQueries } }
+  var tcpQueries: Int { lock.withLock { _tcpQueries } }
+
+  init(_ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1)) throws {
+    self.behaviour = behaviour
+    answerAddress = answer
+    udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    try Self.bind(udp, &address)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(udp, $0, &length) }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    var reuse: Int32 = 1
+    setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    try Self.bind(tcp, &address)
+    listen(tcp, 16)
+    var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+    setsockopt(udp, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(tcp, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    Thread.detachNewThread { [self] in serveUDP() }
+    Thread.detachNewThread { [self] in serveTCP() }
+  }
+
+  private static func bind(_ fd: Int32, _ address: inout sockaddr_in) throws {
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    if result != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+  }
+
+  func stop() {
+    lock.withLock { running = false }
+    Thread.sleep(forTimeInterval: 0.15)
+    close(udp)
+    close(tcp)
+  }
+
+  private var isRunning: Bool { lock.withLock { running } }
+
+  private func serveUDP() {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while isRunning {
+      var from = sockaddr_in()
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let count = withUnsafeMutablePointer(to: &from) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          recvfrom(udp, &buffer, buffer.count, 0, $0, &length)
+        }
+      }
+      guard count > 0 else { continue }
+      lock.withLock { _udpQueries += 1 }
+      let query = Array(buffer[0..<count])
+      let peer = from
+      let replies = answers(to: query, overTCP: false)
+      let send = { [udp] in
+        for reply in replies {
+          var target = peer
+          _ = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+              sendto(udp, reply, reply.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+          }
+        }
+      }
+      if case .slow(let milliseconds) = behaviour {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+          send()
+        }
+      } else {
+        send()
+      }
+    }
+  }
+
+  private func serveTCP() {
+    while isRunning {
+      let connection = accept(tcp, nil, nil)
+      guard connection >= 0 else { continue }
+      Thread.detachNewThread { [self] in serveConnection(connection) }
+    }
+  }
+
+  private func serveConnection(_ fd: Int32) {
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    while isRunning {
+      guard let lengthBytes = readExactly(fd, 2) else { return }
+      let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
+      guard let query = readExactly(fd, length) else { return }
+      lock.withLock { _tcpQueries += 1 }
+      if case .slow(let milliseconds) = behaviour {
+        Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
+      }
+      for reply in answers(to: query, overTCP: true) {
+        let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+        _ = framed.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      }
+    }
+  }
+
+  private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
+    var result = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let received = result.withUnsafeMutableBytes {
+        recv(fd, $0.baseAddress! + filled, count - filled, 0)
+      }
+      if received <= 0 { return nil }
+      filled += received
+    }
+    return result
+  }
+
+  /// What this upstream sends back for `query` (possibly nothing, possibly
+  /// a forgery first).
+  func answers(to query: [UInt8], overTCP: Bool) -> [[UInt8]] {
+    guard let parsed = query.withUnsafeBytes({ try? Message(validating: $0) }),
+      parsed.hasQuestion
+    else { return [] }
+    let name = query.withUnsafeBytes { bytes -> [UInt8] in
+      var output = [UInt8](repeating: 0, count: 256)
+      let length = output.withUnsafeMutableBytes {
+        (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
+      }
+      return Array(output[0..<length])
+    }
+    let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
+      .lowercased()
+    switch behaviour {
+    case .silent:
+      return []
+    case .wrongID:
+      var reply = DNSAnswer.build(for: query, name: name, addresses: [answerAddress])
+      reply[0] ^= 0x55
+      return [reply]
+    case .wrongQuestion:
+      var other = name
+      if other.count > 1 { other[1] = other[1] == UInt8(ascii: "z") ? UInt8(ascii: "y") : UInt8(ascii: "z") }
+      return [DNSAnswer.build(for: query, name: other, addresses: [answerAddress])]
+    case .forgedFirst:
+      var forged = DNSAnswer.build(for: query, name: name, addresses: [(203, 0, 113, 66)])
+      forged[1] ^= 0x33
+      return [forged, DNSAnswer.build(for: query, name: name, addresses: [answerAddress])]
+    case .truncating where !overTCP:
+      return [DNSAnswer.build(for: query, name: name, addresses: [], truncated: true)]
+    case .caseless:
+      let lowered = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+      return [DNSAnswer.build(for: query, name: lowered, addresses: [answerAddress])]
+    case .servFail:
+      return [DNSAnswer.build(for: query, name: name, addresses: [], rcode: 2)]
+    default:
+      break
+    }
+    if firstLabel.hasPrefix("nx") {
+      return [DNSAnswer.build(for: query, name: name, addresses: [], rcode: 3)]
+    }
+    if firstLabel.hasPrefix("chain") {
+      return [DNSAnswer.buildChain(for: query, name: name, address: answerAddress)]
+    }
+    if firstLabel.hasPrefix("big") {
+      let many = (0..<60).map { (UInt8(10), UInt8(0), UInt8(0), UInt8($0)) }
+      return [DNSAnswer.build(for: query, name: name, addresses: many)]
+    }
+    return [DNSAnswer.build(for: query, name: name, addresses: [answerAddress])]
+  }
+}
+
+/// Builds upstream answers the way a real server would: the query's header
+/// and question echoed with QR and RA, records pointing at the question name.
+enum DNSAnswer {
+  static func header(for query: [UInt8], rcode: UInt8, answers: Int, truncated: Bool) -> [UInt8] {
+    var header = Array(query[0..<12])
+    header[2] = 0x80 | (query[2] & 0x79) | (truncated ? 0x02 : 0)  // QR, opcode, RD, TC
+    header[3] = 0x80 | rcode  // RA
+    header[4] = 0
+    header[5] = 1
+    header[6] = UInt8(answers >> 8)
+    header[7] = UInt8(answers & 0xFF)
+    header[8] = 0
+    header[9] = 0
+    header[10] = 0
+    header[11] = 0
+    return header
+  }
+
+  static func question(_ query: [UInt8], name: [UInt8]) -> [UInt8] {
+    let parsed = query.withUnsafeBytes { try! Message(validating: $0) }
+    let typeAndClass = Array(query[(parsed.questionEnd - 4)..<parsed.questionEnd])
+    return name + typeAndClass
+  }
+
+  static func build(
+    for query: [UInt8], name: [UInt8], addresses: [(UInt8, UInt8, UInt8, UInt8)],
+    rcode: UInt8 = 0, truncated: Bool = false
+  ) -> [UInt8] {
+    var message = header(for: query, rcode: rcode, answers: addresses.count, truncated: truncated)
+    message += question(query, name: name)
+    for address in addresses {
+      message += [0xC0, 0x0C, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x0E, 0x10, 0x00, 0x04]
+      message += [address.0, address.1, address.2, address.3]
+    }
+    return message
+  }
+
+  /// NAME CNAME target.example. ; target.example. A address
+  static func buildChain(for query: [UInt8], name: [UInt8], address: (UInt8, UInt8, UInt8, UInt8))
+    -> [UInt8]
+  {
+    var message = header(for: query, rcode: 0, answers: 2, truncated: false)
+    message += question(query, name: name)
+    let target: [UInt8] = [6] + Array("target".utf8) + [7] + Array("example".utf8) + [0]
+    message += [0xC0, 0x0C, 0x00, 0x05, 0x00, 0x01, 0x00, 0x00, 0x0E, 0x10]
+    message += [UInt8(target.count >> 8), UInt8(target.count & 0xFF)]
+    let targetOffset = message.count
+    message += target
+    message += [0xC0 | UInt8(targetOffset >> 8), UInt8(targetOffset & 0xFF)]
+    message += [0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x0E, 0x10, 0x00, 0x04]
+    message += [address.0, address.1, address.2, address.3]
+    return message
+  }
+}

@@ -1,0 +1,220 @@
+import DNSWire
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The real `dnsward` binary, started on a config written for the test with
+/// `listen 127.0.0.1:0`; the port it got is read from its start-up log.
+final class DnswardProcess {
+  let process = Process()
+  let configURL: URL
+  private let errorPipe = Pipe()
+  private let logLock = NSLock()
+  private var logText = ""
+  private(set) var port: UInt16 = 0
+
+  static var binary: URL? {
+    let candidates = [
+      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .deletingLastPathComponent(),
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+        ".build/debug"),
+    ]
+    for directory in candidates {
+      let url = directory.appendingPathComponent("dnsward")
+      if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+    }
+    return nil
+  }
+
+  var log: String { logLock.withLock { logText } }
+
+  init(config: String, arguments: [String]? = nil, waitForListen: Bool = true) throws {
+    guard let binary = Self.binary else { throw XCTSkip("dnsward binary not found next to the tests") }
+    configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "dnsward-test-\(UUID().uuidString).conf")
+    try config.write(to: configURL, atomically: true, encoding: .utf8)
+    process.executableURL = binary
+    process.arguments = arguments ?? ["--config", configURL.path]
+    process.standardError = errorPipe
+    process.standardOutput = FileHandle.nullDevice
+    errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      guard let self, !data.isEmpty else { return }
+      self.logLock.withLock { self.logText += String(decoding: data, as: UTF8.self) }
+    }
+    try process.run()
+    guard waitForListen else { return }
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      if let found = Self.listenPort(in: log) {
+        port = found
+        return
+      }
+      if !process.isRunning { break }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    stop()
+    XCTFail("dnsward did not start; log:\n\(log)")
+    throw XCTSkip("dnsward did not start")
+  }
+
+  static func listenPort(in log: String) -> UInt16? {
+    guard let range = log.range(of: "listening on 127.0.0.1:") else { return nil }
+    let digits = log[range.upperBound...].prefix { $0.isNumber }
+    return UInt16(digits)
+  }
+
+  /// Waits for the process to exit and returns its status.
+  @discardableResult
+  func waitForExit(timeout: TimeInterval = 5) -> Int32? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      waitForExit()
+    }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    try? FileManager.default.removeItem(at: configURL)
+  }
+
+  deinit { stop() }
+}
+
+/// A stub client for the tests: builds a query, sends it over UDP or TCP to
+/// 127.0.0.1, and returns the reply bytes.
+enum StubClient {
+  static func query(
+    _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
+    rd: Bool = true
+  ) -> [UInt8] {
+    var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), rd ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0]
+    message.append(edns == nil ? 0 : 1)
+    for label in name.split(separator: ".") {
+      message.append(UInt8(label.utf8.count))
+      message += Array(label.utf8)
+    }
+    message += [0, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
+    if let edns {
+      message += [0, 0, 41, UInt8(edns >> 8), UInt8(edns & 0xFF), 0, 0, 0, 0, 0, 0]
+    }
+    return message
+  }
+
+  static func udp(_ packet: [UInt8], port: UInt16, timeout: TimeInterval = 3) -> [UInt8]? {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port)
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    var buffer = [UInt8](repeating: 0, count: 65535)
+    let count = recv(fd, &buffer, buffer.count, 0)
+    return count > 0 ? Array(buffer[0..<count]) : nil
+  }
+
+  /// Sends raw bytes without waiting for anything.
+  static func fire(_ packet: [UInt8], port: UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port)
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+  }
+
+  static func tcp(_ packets: [[UInt8]], port: UInt16, timeout: TimeInterval = 3) -> [[UInt8]] {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port)
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { return [] }
+    var out: [UInt8] = []
+    for packet in packets { out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet }
+    _ = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var replies: [[UInt8]] = []
+    for _ in packets {
+      guard let header = readExactly(fd, 2) else { break }
+      guard let body = readExactly(fd, Int(header[0]) << 8 | Int(header[1])) else { break }
+      replies.append(body)
+    }
+    return replies
+  }
+
+  static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
+    var result = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let received = result.withUnsafeMutableBytes {
+        recv(fd, $0.baseAddress! + filled, count - filled, 0)
+      }
+      if received <= 0 { return nil }
+      filled += received
+    }
+    return result
+  }
+
+  static func loopback(_ port: UInt16) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    return address
+  }
+}
+
+/// What a test wants to know about a reply.
+struct Reply {
+  let bytes: [UInt8]
+  var id: UInt16 { UInt16(bytes[0]) << 8 | UInt16(bytes[1]) }
+  var rcode: Int { Int(bytes[3] & 0x0F) }
+  var truncated: Bool { bytes[2] & 0x02 != 0 }
+  var answerCount: Int { Int(bytes[6]) << 8 | Int(bytes[7]) }
+
+  init?(_ bytes: [UInt8]?) {
+    guard let bytes, bytes.count >= 12 else { return nil }
+    self.bytes = bytes
+  }
+
+  /// A records' addresses, dotted.
+  var addresses: [String] {
+    bytes.withUnsafeBytes { raw in
+      guard let message = try? Message(validating: raw) else { return [] }
+      var result: [String] = []
+      var records = message.records()
+      while let record = records.next() {
+        if record.type == .a && record.rdataLength == 4 {
+          result.append((0..<4).map { String(raw[record.rdataOffset + $0]) }.joined(separator: "."))
+        } else if record.type == .aaaa && record.rdataLength == 16 {
+          result.append(
+            stride(from: 0, to: 16, by: 2).map {
+              String(UInt16(raw[record.rdataOffset + $0]) << 8 | UInt16(raw[record.rdataOffset + $0 + 1]), radix: 16)
+            }.joined(separator: ":"))
+        }
+      }
+      return result
+    }
+  }
+
+  var isValid: Bool { bytes.withUnsafeBytes { (try? Message(validating: $0)) != nil } }
+}
