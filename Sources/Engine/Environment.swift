@@ -1,4 +1,5 @@
 import CompiledConfig
+import DNSWire
 
 /// Who asked: enough to send the answer back and to apply the ACL. The
 /// engine stores it and hands it back; it never interprets `listener` or
@@ -50,6 +51,19 @@ public enum EngineEvent: Equatable {
   case caseRandomizationDisabled
 }
 
+/// How a client's question was answered, for the per-query debug log.
+public enum QueryOutcome: Equatable {
+  case overridden
+  case blocked
+  /// Relayed from `upstream`, with the answer's response code.
+  case answered(ResponseCode)
+  case servFail
+  case refused
+  case formErr
+  case notImp
+  case badVersion
+}
+
 /// Everything the engine asks of the outside world. The loop implements it
 /// with sockets; tests implement it with arrays. Buffers passed in are the
 /// engine's and valid only during the call.
@@ -73,4 +87,21 @@ public protocol EngineEnvironment {
   mutating func randomUInt64() -> UInt64
   /// Something an operator may want to see in the log.
   mutating func report(_ event: EngineEvent, upstream: Int)
+  /// See the default implementation below: off unless the loop logs queries.
+  var logsQueries: Bool { get }
+  mutating func logQuery(
+    client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
+    upstream: Int)
+}
+
+extension EngineEnvironment {
+  /// Whether `logQuery` wants calls; the engine skips the work otherwise.
+  public var logsQueries: Bool { false }
+  /// One line per answered question (`log debug`). `name` is the flat
+  /// lower-cased question name (empty when the query had none); `upstream`
+  /// is -1 for local answers.
+  public mutating func logQuery(
+    client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
+    upstream: Int
+  ) {}
 }

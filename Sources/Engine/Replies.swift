@@ -87,6 +87,11 @@ extension Engine {
       }
       counters.answered += 1
       send(replyLength: length, to: waiter.client, environment: &environment)
+      if environment.logsQueries {
+        environment.logQuery(
+          client: waiter.client, name: name, type: transaction.type,
+          outcome: .answered(reply.rcode), upstream: Int(transaction.upstream))
+      }
     }
   }
 
@@ -145,6 +150,11 @@ extension Engine {
       }
       counters.servFail += 1
       send(replyLength: writer.count, to: waiter.client, environment: &environment)
+      if environment.logsQueries {
+        environment.logQuery(
+          client: waiter.client, name: name, type: transaction.type, outcome: .servFail,
+          upstream: -1)
+      }
     }
   }
 
@@ -183,6 +193,20 @@ extension Engine {
       preconditionFailure("an error reply always fits")
     }
     send(replyLength: writer.count, to: client, environment: &environment)
+    if environment.logsQueries {
+      let outcome: QueryOutcome
+      switch rcode {
+      case .refused: outcome = .refused
+      case .formatError: outcome = .formErr
+      case .notImplemented: outcome = .notImp
+      case .badVersion: outcome = .badVersion
+      default: outcome = .servFail
+      }
+      let length = query?.copyQuestionName(into: scratchName, lowercase: true) ?? 0
+      environment.logQuery(
+        client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<length]),
+        type: query?.questionType ?? RRType(rawValue: 0), outcome: outcome, upstream: -1)
+    }
   }
 
   /// Answers from the override table: addresses for A/AAAA/ANY, NODATA for
@@ -243,5 +267,11 @@ extension Engine {
     }
     if isBlock { counters.blocked += 1 } else { counters.overridden += 1 }
     send(replyLength: length, to: client, environment: &environment)
+    if environment.logsQueries {
+      let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
+      environment.logQuery(
+        client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
+        type: type, outcome: isBlock ? .blocked : .overridden, upstream: -1)
+    }
   }
 }

@@ -40,6 +40,33 @@ struct LoopEnvironment: EngineEnvironment {
 
   mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
 
+  var logsQueries: Bool { server.log.enabled(.debug) }
+
+  /// `query 127.0.0.1:40000 example.com. type 1: answered NOERROR by 1.1.1.1:53`
+  mutating func logQuery(
+    client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
+    upstream: Int
+  ) {
+    let log = server.log
+    log.start(.debug).append("query ").append(address: SocketAddress(client.endpoint))
+    log.append(client.isTCP ? " tcp " : " udp ")
+    server.formatName(name)
+    log.append(" type ").append(decimal: UInt64(type.rawValue)).append(": ")
+    switch outcome {
+    case .overridden: log.append("override")
+    case .blocked: log.append("blocked")
+    case .answered(let rcode):
+      log.append("rcode ").append(decimal: UInt64(rcode.rawValue)).append(" from ")
+      if upstream >= 0 { log.append(address: server.upstreamAddresses[upstream]) }
+    case .servFail: log.append("SERVFAIL")
+    case .refused: log.append("REFUSED")
+    case .formErr: log.append("FORMERR")
+    case .notImp: log.append("NOTIMP")
+    case .badVersion: log.append("BADVERS")
+    }
+    log.emit(.debug)
+  }
+
   mutating func report(_ event: EngineEvent, upstream: Int) {
     let log = server.log
     let severity: LogSeverity = event == .upstreamTimeout ? .debug : .warning
@@ -58,6 +85,12 @@ struct LoopEnvironment: EngineEnvironment {
 }
 
 extension Server {
+  /// Appends a flat name's presentation form to the current log line.
+  func formatName(_ name: UnsafeRawBufferPointer) {
+    let written = Name.format(name, into: nameText)
+    log.append(UnsafeRawBufferPointer(rebasing: nameText[0..<written]))
+  }
+
   /// A UDP query from a socket of its own: connect(2) to the upstream binds
   /// it to a port the kernel picks at random from the ephemeral range, and
   /// makes the kernel drop datagrams from any other source (RFC 5452 §4.5).

@@ -44,6 +44,9 @@ public final class Server {
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
 
+  /// A name in presentation form for the log: every octet may take four
+  /// characters (`\DDD`).
+  let nameText: UnsafeMutableRawBufferPointer
   /// One datagram or TCP message at a time is read here.
   let receiveBuffer: UnsafeMutableRawBufferPointer
   static let udpReceiveSize = 4096
@@ -76,6 +79,7 @@ public final class Server {
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
+    nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
     } catch {
