@@ -85,3 +85,21 @@ final class HostileTests: XCTestCase {
     XCTAssertTrue(second.log.contains("cannot listen on 127.0.0.1:\(first.port)"), second.log)
   }
 }
+
+/// The README's promise: `swift run dnsward` starts on the compiled-in
+/// default config and answers its overrides with no network at all. Only
+/// local answers are asked for, so nothing is sent to resolv.conf's servers.
+final class DefaultConfigTests: XCTestCase {
+  func testCompiledDefaultConfigAnswersItsOverrides() throws {
+    let dnsward = try DnswardProcess(config: "", arguments: [])
+    defer { dnsward.stop() }
+    guard dnsward.port == 8053 else {
+      throw XCTSkip("default listener is not 127.0.0.1:8053; log:\n\(dnsward.log)")
+    }
+    let reply = Reply(StubClient.udp(StubClient.query("dnsward.test", id: 11), port: 8053))
+    XCTAssertEqual(reply?.id, 11)
+    XCTAssertEqual(reply?.addresses, ["127.0.0.53"])
+    let blocked = Reply(StubClient.udp(StubClient.query("ads.example"), port: 8053))
+    XCTAssertEqual(blocked?.rcode, 3)
+  }
+}
