@@ -96,27 +96,30 @@ extension Engine {
   }
 
   /// Header and question rebuilt for the client, then the upstream's records
-  /// copied verbatim. Offsets are unchanged up to the OPT record because the
-  /// question is the same length, so compression pointers stay valid; the
-  /// upstream's OPT is dropped and ours added if the client sent one.
+  /// copied verbatim up to its OPT record. Offsets are unchanged there
+  /// because the question is the same length, so compression pointers stay
+  /// valid. The OPT and any additional records after it are left out —
+  /// removing the OPT would shift their offsets under pointers aimed at them,
+  /// and additional data may be omitted (RFC 2181 §9); servers put OPT last
+  /// anyway. Our own OPT is added if the client sent one.
   func writeRelayed(
     _ reply: Message, waiter: Waiter, flags: HeaderFlags, name: UnsafeRawBufferPointer,
     type: RRType, rrClass: RRClass, extendedRcode: UInt8
   ) throws(WireError) -> Int {
     var writer = MessageWriter(buffer: replyOutput)
-    var additionals = reply.additionalCount
-    if reply.opt != nil { additionals -= 1 }
+    let copyEnd = reply.opt?.offset ?? reply.end
+    var additionals = 0
+    var position = reply.additionalOffset
+    while position < copyEnd, let record = try? ResourceRecord(in: reply.bytes, at: position) {
+      additionals += 1
+      position = record.end
+    }
     if waiter.hasEDNS { additionals += 1 }
     try writer.writeHeader(
       id: waiter.clientID, flags: flags, questions: 1, answers: UInt16(reply.answerCount),
       authorities: UInt16(reply.authorityCount), additionals: UInt16(additionals))
     try writeQuestion(&writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
-    if let opt = reply.opt {
-      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<opt.offset]))
-      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[opt.end..<reply.end]))
-    } else {
-      try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<reply.end]))
-    }
+    try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<copyEnd]))
     if waiter.hasEDNS {
       try writer.writeOPT(
         udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode,

@@ -66,6 +66,9 @@ struct Transaction {
   /// ID and 0x20 pattern of the query as sent upstream.
   var sentID: UInt16 = 0
   var sentCase = CaseMask()
+  /// Whether `sentCase` was random (0x20 in use). If not, the reply's case
+  /// carries no information and a case-only difference is accepted.
+  var sentRandomCase = false
   /// False after an upstream answered in the wrong case: this transaction's
   /// next attempt goes out without 0x20.
   var caseAllowed = true

@@ -39,9 +39,21 @@ extension Engine {
       counters.mismatchedID += 1
       return
     }
+    let rcode = reply.rcode
+    let isFailure = rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
+      || rcode == .formatError
+    let upstreamIndex = Int(transaction.upstream)
+    if !reply.hasQuestion && isFailure {
+      // Some servers leave the question out of error replies; the ID and
+      // socket matched, so take it as this upstream failing.
+      noteFailure(upstream: upstreamIndex, now: now, environment: &environment)
+      counters.retried += 1
+      failOver(slot: slot, now: now, environment: &environment)
+      return
+    }
     switch questionMatch(reply, slot: slot) {
     case .exact:
-      break
+      if transaction.sentRandomCase { health[upstreamIndex].caseMismatches = 0 }
     case .caseOnly:
       counters.mismatchedCase += 1
       caseMismatch(slot: slot, now: now, environment: &environment)
@@ -50,21 +62,23 @@ extension Engine {
       counters.mismatchedQuestion += 1
       return
     }
-    let upstreamIndex = Int(transaction.upstream)
-    noteSuccess(upstream: upstreamIndex, environment: &environment)
     if reply.flags.has(HeaderFlags.truncated) && transaction.transport == .udp {
       // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
       counters.retried += 1
       retry(slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
       return
     }
-    let rcode = reply.rcode
-    if rcode == .serverFailure || rcode == .refused || rcode == .notImplemented,
-      chooseUpstream(tried: transaction.tried, now: now) != nil
-    {
-      counters.retried += 1
-      failOver(slot: slot, now: now, environment: &environment)
-      return
+    if isFailure {
+      // An upstream that keeps answering SERVFAIL is as useless as a silent
+      // one: it counts towards marking it down.
+      noteFailure(upstream: upstreamIndex, now: now, environment: &environment)
+      if chooseUpstream(tried: transaction.tried, now: now) != nil {
+        counters.retried += 1
+        failOver(slot: slot, now: now, environment: &environment)
+        return
+      }
+    } else {
+      noteSuccess(upstream: upstreamIndex, environment: &environment)
     }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
     relay(reply, slot: slot, environment: &environment)
@@ -83,17 +97,7 @@ extension Engine {
       }
       return slot
     }
-    var cursor = head
-    while cursor != tail {
-      let slot = Int(cursor & mask)
-      cursor &+= 1
-      let candidate = transactions[slot]
-      if candidate.state == .active, candidate.transport == .tcp,
-        Int(candidate.upstream) == upstream, candidate.sentID == id
-      {
-        return slot
-      }
-    }
+    if let slot = tcpQueryInFlight(upstream: upstream, id: id) { return slot }
     counters.mismatchedID += 1
     return nil
   }
@@ -113,13 +117,17 @@ extension Engine {
     let received = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length])
     let expected = name(slot: slot)
     guard Name.equalIgnoringCase(received, expected) else { return .different }
+    // Without 0x20 the case was never a secret: any case is fine.
+    guard transaction.sentRandomCase else { return .exact }
     return CaseMask(of: received) == transaction.sentCase ? .exact : .caseOnly
   }
 
   /// An upstream answered with the right ID but not the 0x20 case sent:
   /// either it does not preserve case or the packet is forged. Count it per
-  /// upstream, stop randomizing for an upstream that keeps doing it, and ask
-  /// once more without 0x20 so the client is not kept waiting.
+  /// upstream (an answer in the right case resets the count, so a spoofer
+  /// must win twice in a row), stop randomizing for an upstream that keeps
+  /// doing it, and ask once more without 0x20 so the client is not kept
+  /// waiting. Only UDP queries carry 0x20, so the retry is over UDP.
   func caseMismatch<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     let upstream = Int(transactions[slot].upstream)
     health[upstream].caseMismatches += 1

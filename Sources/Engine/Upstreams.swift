@@ -23,7 +23,8 @@ extension Engine {
       transactions[slot].upstream = Int16(upstream)
       transactions[slot].transport = chosenTransport
       transactions[slot].deadline = now + UInt64(settings.timeoutMilliseconds)
-      transactions[slot].sentID = UInt16(truncatingIfNeeded: environment.randomUInt64())
+      transactions[slot].sentID = freshID(
+        upstream: upstream, transport: chosenTransport, except: slot, environment: &environment)
       let randomizeCase =
         chosenTransport == .udp && transactions[slot].caseAllowed
         && usesCaseRandomization(upstream: upstream)
@@ -41,6 +42,35 @@ extension Engine {
       preferred = nil
       transportOverride = nil
     }
+  }
+
+  /// A random ID for an upstream query. Over TCP, replies are matched by ID
+  /// among the queries pipelined on one connection, so the ID must not be in
+  /// use there already (RFC 7766 §7); over UDP each query has its own socket.
+  func freshID<E: EngineEnvironment>(
+    upstream: Int, transport: UpstreamTransport, except slot: Int, environment: inout E
+  ) -> UInt16 {
+    while true {
+      let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
+      guard transport == .tcp, tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
+      else { return id }
+    }
+  }
+
+  /// The slot of the active TCP query to `upstream` with `id`, if any.
+  func tcpQueryInFlight(upstream: Int, id: UInt16, except: Int = -1) -> Int? {
+    var cursor = head
+    while cursor != tail {
+      let slot = Int(cursor & mask)
+      cursor &+= 1
+      let candidate = transactions[slot]
+      if slot != except, candidate.state == .active, candidate.transport == .tcp,
+        Int(candidate.upstream) == upstream, candidate.sentID == id
+      {
+        return slot
+      }
+    }
+    return nil
   }
 
   /// The first untried upstream that is not down; if all untried ones are
@@ -81,6 +111,7 @@ extension Engine {
     }
     let sentName = UnsafeMutableRawBufferPointer(
       rebasing: output[nameStart..<(nameStart + transaction.nameLength)])
+    transactions[slot].sentRandomCase = randomizeCase
     if randomizeCase {
       Name.randomizeCase(sentName) { environment.randomUInt64() }
       transactions[slot].sentCase = CaseMask(of: UnsafeRawBufferPointer(sentName))
