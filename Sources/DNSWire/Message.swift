@@ -101,7 +101,8 @@ public struct Message {
   {
     guard hasQuestion else { return 0 }
     // Validated on construction; only a too-small buffer can fail here.
-    return (try? Name.read(in: bytes, at: questionOffset, into: output, lowercase: lowercase).length)
+    return
+      (try? Name.read(in: bytes, at: questionOffset, into: output, lowercase: lowercase).length)
       ?? 0
   }
 

@@ -178,7 +178,9 @@ public enum Name {
     var count = text.count
     if count > 0, text[count - 1] == UInt8(ascii: ".") { count -= 1 }
     if count == 0 {
-      guard text.count == 1, output.count >= 1 else { throw text.count == 0 ? .badName : .bufferFull }
+      guard text.count == 1, output.count >= 1 else {
+        throw text.count == 0 ? .badName : .bufferFull
+      }
       output[0] = 0
       return 1
     }

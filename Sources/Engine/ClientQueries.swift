@@ -26,7 +26,8 @@ extension Engine {
     }
     guard flags.opcode == .query else {
       counters.notImp += 1
-      replyError(.notImplemented, to: packet, query: query, client: client, environment: &environment)
+      replyError(
+        .notImplemented, to: packet, query: query, client: client, environment: &environment)
       return
     }
     guard let query, query.hasQuestion else {
@@ -66,7 +67,8 @@ extension Engine {
     let hash = Name.hashIgnoringCase(name, seed: hashSeed)
     guard freeWaiters >= 0 else {
       counters.ringFull += 1
-      replyError(.serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
+      replyError(
+        .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
     if let slot = findInFlight(
@@ -79,7 +81,8 @@ extension Engine {
     }
     guard !upstreams.isEmpty, let slot = allocateSlot() else {
       if upstreams.isEmpty { counters.servFail += 1 } else { counters.ringFull += 1 }
-      replyError(.serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
+      replyError(
+        .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
     transactions[slot].type = query.questionType

@@ -149,8 +149,9 @@ public final class Engine {
 
   func name(slot: Int) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(
-      rebasing: names[(slot * Self.nameStride)..<(slot * Self.nameStride
-        + transactions[slot].nameLength)])
+      rebasing: names[
+        (slot * Self.nameStride)..<(slot * Self.nameStride
+          + transactions[slot].nameLength)])
   }
 
   func handle(slot: Int) -> TransactionHandle {

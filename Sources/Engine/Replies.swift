@@ -118,7 +118,8 @@ extension Engine {
     try writer.writeHeader(
       id: waiter.clientID, flags: flags, questions: 1, answers: UInt16(reply.answerCount),
       authorities: UInt16(reply.authorityCount), additionals: UInt16(additionals))
-    try writeQuestion(&writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
+    try writeQuestion(
+      &writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
     try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<copyEnd]))
     if waiter.hasEDNS {
       try writer.writeOPT(
@@ -264,7 +265,8 @@ extension Engine {
     if !fits || length > limit {
       let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
       length = writeTruncated(
-        id: query.id, flags: flags, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
+        id: query.id, flags: flags,
+        name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
         clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass,
         hasEDNS: hasEDNS, extendedRcode: 0)
     }

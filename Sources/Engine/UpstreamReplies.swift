@@ -40,7 +40,8 @@ extension Engine {
       return
     }
     let rcode = reply.rcode
-    let isFailure = rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
+    let isFailure =
+      rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
       || rcode == .formatError
     let upstreamIndex = Int(transaction.upstream)
     if !reply.hasQuestion && isFailure {
@@ -65,7 +66,8 @@ extension Engine {
     if reply.flags.has(HeaderFlags.truncated) && transaction.transport == .udp {
       // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
       counters.retried += 1
-      retry(slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
+      retry(
+        slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
       return
     }
     if isFailure {
@@ -147,8 +149,10 @@ extension Engine {
   func retry<E: EngineEnvironment>(
     slot: Int, upstream: Int, transport: UpstreamTransport, now: UInt64, environment: inout E
   ) {
-    environment.releaseUpstream(transaction: handle(slot: slot), transport: transactions[slot].transport)
+    environment.releaseUpstream(
+      transaction: handle(slot: slot), transport: transactions[slot].transport)
     guard let next = moveToNewSlot(from: slot, environment: &environment) else { return }
-    dispatch(slot: next, now: now, preferred: upstream, transport: transport, environment: &environment)
+    dispatch(
+      slot: next, now: now, preferred: upstream, transport: transport, environment: &environment)
   }
 }

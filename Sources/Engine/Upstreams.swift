@@ -28,7 +28,8 @@ extension Engine {
       let randomizeCase =
         chosenTransport == .udp && transactions[slot].caseAllowed
         && usesCaseRandomization(upstream: upstream)
-      let length = writeUpstreamQuery(slot: slot, randomizeCase: randomizeCase, environment: &environment)
+      let length = writeUpstreamQuery(
+        slot: slot, randomizeCase: randomizeCase, environment: &environment)
       counters.forwarded += 1
       let framed = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[0..<(Self.framing + length)])
       if environment.sendToUpstream(
@@ -142,7 +143,8 @@ extension Engine {
   /// The attempt in `slot` failed: release it and try the next upstream in a
   /// new slot (keeping deadlines in ring order), or answer SERVFAIL.
   func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    environment.releaseUpstream(transaction: handle(slot: slot), transport: transactions[slot].transport)
+    environment.releaseUpstream(
+      transaction: handle(slot: slot), transport: transactions[slot].transport)
     guard chooseUpstream(tried: transactions[slot].tried, now: now) != nil else {
       failWaiters(slot: slot, environment: &environment)
       release(slot: slot)

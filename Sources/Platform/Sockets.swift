@@ -136,7 +136,9 @@ public enum Socket {
   public static func send(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer) throws(Errno)
     -> Int?
   {
-    try systemCall { CLinux.send(fd.rawValue, bytes.baseAddress, bytes.count, clinux_msg_nosignal()) }
+    try systemCall {
+      CLinux.send(fd.rawValue, bytes.baseAddress, bytes.count, clinux_msg_nosignal())
+    }
   }
 
   public static func setNoDelay(_ fd: FileDescriptor) {

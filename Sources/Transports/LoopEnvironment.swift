@@ -94,7 +94,9 @@ extension Server {
   /// A UDP query from a socket of its own: connect(2) to the upstream binds
   /// it to a port the kernel picks at random from the ephemeral range, and
   /// makes the kernel drop datagrams from any other source (RFC 5452 §4.5).
-  func sendUDPQuery(_ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle)
+  func sendUDPQuery(
+    _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
+  )
     -> Bool
   {
     let slot = Int(transaction.slot)

@@ -231,13 +231,15 @@ public final class Server {
       .append(" formerr ").append(decimal: engineCounters.formErr)
       .append(" notimp ").append(decimal: engineCounters.notImp)
       .append(" dropped ").append(
-        decimal: engineCounters.droppedShort + engineCounters.droppedResponses)
+        decimal: engineCounters.droppedShort + engineCounters.droppedResponses
+      )
       .append(" ring-full ").append(decimal: engineCounters.ringFull)
       .append(" truncated ").append(decimal: engineCounters.truncated)
       .append(" mismatched ").append(
         decimal: engineCounters.mismatchedID + engineCounters.mismatchedQuestion
           + engineCounters.mismatchedSource + engineCounters.mismatchedCase
-          + engineCounters.malformedReplies)
+          + engineCounters.malformedReplies
+      )
       .emit(.info)
   }
 

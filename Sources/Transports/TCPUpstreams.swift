@@ -94,7 +94,8 @@ final class TCPUpstreamPool {
     do {
       sent =
         try Socket.send(
-          connections[upstream].fd, UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
+          connections[upstream].fd,
+          UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
         ?? 0
     } catch {
       connections[upstream].broken = true

@@ -24,7 +24,8 @@ final class ClientErrorTests: XCTestCase {
 
   func testClientOutsideAllowIsREFUSED() {
     let harness = Harness(Self.allowTen)
-    let outsider = ClientRef(endpoint: Endpoint(address: ipv4(192, 0, 2, 1), port: 5353), listener: 0)
+    let outsider = ClientRef(
+      endpoint: Endpoint(address: ipv4(192, 0, 2, 1), port: 5353), listener: 0)
     let replies = harness.ask(Self.query, from: outsider)
     XCTAssertEqual(replies.count, 1)
     XCTAssertEqual(replies.first?.client, outsider)
@@ -50,7 +51,8 @@ final class ClientErrorTests: XCTestCase {
 
   func testDefaultAllowRefusesPublicAddresses() {
     let harness = Harness()
-    let outsider = ClientRef(endpoint: Endpoint(address: ipv4(203, 0, 113, 7), port: 53), listener: 0)
+    let outsider = ClientRef(
+      endpoint: Endpoint(address: ipv4(203, 0, 113, 7), port: 53), listener: 0)
     let reply = harness.ask(Self.query, from: outsider)
     XCTAssertEqual(reply.first.flatMap { decode($0.bytes) }?.rcode, ResponseCode.refused.rawValue)
     XCTAssertTrue(harness.queries.isEmpty)
@@ -89,7 +91,8 @@ final class ClientErrorTests: XCTestCase {
         "07 'example' 03 'com' 00 0001 0001"  // 12 question echoed
       ))
     // UPDATE (5): the zone section parses as a question.
-    let update = harness.ask(makeQuery(id: 0x0505, name: "example.com", type: .soa, flags: 0, opcode: 5))
+    let update = harness.ask(
+      makeQuery(id: 0x0505, name: "example.com", type: .soa, flags: 0, opcode: 5))
     assertBytes(
       update.first?.bytes ?? [],
       wire(
@@ -100,7 +103,8 @@ final class ClientErrorTests: XCTestCase {
       ))
     // NOTIFY (4).
     let notify = harness.ask(makeQuery(id: 0x0404, name: "example.com", type: .soa, opcode: 4))
-    XCTAssertEqual(notify.first.flatMap { decode($0.bytes) }?.rcode, ResponseCode.notImplemented.rawValue)
+    XCTAssertEqual(
+      notify.first.flatMap { decode($0.bytes) }?.rcode, ResponseCode.notImplemented.rawValue)
     XCTAssertEqual(harness.counters.notImp, 3)
     XCTAssertTrue(harness.queries.isEmpty)
   }
@@ -157,7 +161,10 @@ final class ClientErrorTests: XCTestCase {
       ("empty", [], .drop),
       ("header only, QR=1", wire("abcd 8180 0000 0000 0000 0000"), .drop),
       ("no question", wire("abcd 0100 0000 0000 0000 0000"), .rcode(1)),
-      ("two questions", wire("abcd 0100 0002 0000 0000 0000 01 'a' 00 0001 0001 01 'b' 00 0001 0001"), .rcode(1)),
+      (
+        "two questions",
+        wire("abcd 0100 0002 0000 0000 0000 01 'a' 00 0001 0001 01 'b' 00 0001 0001"), .rcode(1)
+      ),
       ("QDCOUNT past the end", wire("abcd 0100 0001 0000 0000 0000"), .rcode(1)),
       ("QTYPE cut", wire("abcd 0100 0001 0000 0000 0000 01 'a' 00 00"), .rcode(1)),
       ("pointer to itself", wire("abcd 0100 0001 0000 0000 0000 c00c 0001 0001"), .rcode(1)),
@@ -166,17 +173,50 @@ final class ClientErrorTests: XCTestCase {
       ("label type 01", wire("abcd 0100 0001 0000 0000 0000 41 'a' 00 0001 0001"), .rcode(1)),
       ("label type 10", wire("abcd 0100 0001 0000 0000 0000 81 'a' 00 0001 0001"), .rcode(1)),
       ("label past the end", wire("abcd 0100 0001 0000 0000 0000 3f 'abc'"), .rcode(1)),
-      ("name over 255 octets", wire("abcd 0100 0001 0000 0000 0000") + Array(repeating: [0x3f] + Array(repeating: 0x61, count: 63), count: 4).flatMap { $0 } + wire("00 0001 0001"), .rcode(1)),
+      (
+        "name over 255 octets",
+        wire("abcd 0100 0001 0000 0000 0000")
+          + Array(repeating: [0x3f] + Array(repeating: 0x61, count: 63), count: 4).flatMap { $0 }
+          + wire("00 0001 0001"), .rcode(1)
+      ),
       ("trailing byte", wire("abcd 0100 0001 0000 0000 0000 01 'a' 00 0001 0001 00"), .rcode(1)),
-      ("ANCOUNT without data", wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001"), .rcode(1)),
-      ("record RDATA past the end", wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001 c00c 0001 0001 00000000 00ff 01"), .rcode(1)),
-      ("OPT in the answer section", wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001 00 0029 1000 00000000 0000"), .rcode(1)),
-      ("two OPTs", wire("abcd 0100 0001 0000 0000 0002 01 'a' 00 0001 0001 00 0029 1000 00000000 0000 00 0029 1000 00000000 0000"), .rcode(1)),
-      ("OPT option cut", wire("abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 00 0029 1000 00000000 0003 000a 00"), .rcode(1)),
-      ("OPT with a non-root owner", wire("abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 c00c 0029 1000 00000000 0000"), .rcode(1)),
+      (
+        "ANCOUNT without data", wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001"), .rcode(1)
+      ),
+      (
+        "record RDATA past the end",
+        wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001 c00c 0001 0001 00000000 00ff 01"),
+        .rcode(1)
+      ),
+      (
+        "OPT in the answer section",
+        wire("abcd 0100 0001 0001 0000 0000 01 'a' 00 0001 0001 00 0029 1000 00000000 0000"),
+        .rcode(1)
+      ),
+      (
+        "two OPTs",
+        wire(
+          "abcd 0100 0001 0000 0000 0002 01 'a' 00 0001 0001 00 0029 1000 00000000 0000 00 0029 1000 00000000 0000"
+        ), .rcode(1)
+      ),
+      (
+        "OPT option cut",
+        wire(
+          "abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 00 0029 1000 00000000 0003 000a 00"),
+        .rcode(1)
+      ),
+      (
+        "OPT with a non-root owner",
+        wire("abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 c00c 0029 1000 00000000 0000"),
+        .rcode(1)
+      ),
       ("opcode 15", wire("abcd 7900 0001 0000 0000 0000 01 'a' 00 0001 0001"), .rcode(4)),
       ("opcode 3, garbage body", wire("abcd 1900 0001 0000 0000 0000 ff"), .rcode(4)),
-      ("EDNS version 255", wire("abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 00 0029 1000 00ff0000 0000"), .rcode(16)),
+      (
+        "EDNS version 255",
+        wire("abcd 0100 0001 0000 0000 0001 01 'a' 00 0001 0001 00 0029 1000 00ff0000 0000"),
+        .rcode(16)
+      ),
     ]
     for (label, packet, outcome) in corpus {
       let harness = Harness()
@@ -191,7 +231,8 @@ final class ClientErrorTests: XCTestCase {
         XCTAssertEqual(reply.id, 0xABCD, label)
         XCTAssertTrue(reply.isResponse, label)
         XCTAssertEqual(reply.rcode, rcode, label)
-        XCTAssertEqual(reply.flags.opcode, HeaderFlags(rawValue: UInt16(packet[2]) << 8).opcode, label)
+        XCTAssertEqual(
+          reply.flags.opcode, HeaderFlags(rawValue: UInt16(packet[2]) << 8).opcode, label)
       }
       XCTAssertTrue(harness.queries.isEmpty, "\(label): must not be forwarded")
       let c = harness.counters

@@ -89,7 +89,9 @@ final class EngineFuzzTests: XCTestCase {
 
   func randomClientPacket() -> [UInt8] {
     let name = randomCase(Self.names[rng.below(Self.names.count)])
-    let types: [RRType] = [.a, .a, .aaaa, .any, .mx, .txt, .https, RRType(rawValue: UInt16(rng.below(300)))]
+    let types: [RRType] = [
+      .a, .a, .aaaa, .any, .mx, .txt, .https, RRType(rawValue: UInt16(rng.below(300))),
+    ]
     let rrClass: RRClass = rng.percent(90) ? .internet : RRClass(rawValue: UInt16(rng.below(5)))
     var flags: UInt16 = 0
     if rng.percent(80) { flags |= HeaderFlags.recursionDesired }
@@ -207,13 +209,16 @@ final class EngineFuzzTests: XCTestCase {
             endpoint: Endpoint(address: ipv4(192, 168, 1, 7), port: port), listener: 1,
             connection: UInt32(port), isTCP: true)
         } else if roll < 15 {
-          client = ClientRef(endpoint: Endpoint(address: ipv4(198, 51, 100, 1), port: port), listener: 0)
+          client = ClientRef(
+            endpoint: Endpoint(address: ipv4(198, 51, 100, 1), port: port), listener: 0)
         } else {
-          client = ClientRef(endpoint: Endpoint(address: ipv4(192, 168, 1, 8), port: port), listener: 0)
+          client = ClientRef(
+            endpoint: Endpoint(address: ipv4(192, 168, 1, 8), port: port), listener: 0)
         }
         let parsed = decode(packet)
         let limit =
-          client.isTCP ? 65_535 : parsed?.opt.map { max(512, min(Int($0.payloadSize), 1232)) } ?? 512
+          client.isTCP
+          ? 65_535 : parsed?.opt.map { max(512, min(Int($0.payloadSize), 1232)) } ?? 512
         let expects = packet.count >= HeaderField.size && packet[2] & 0x80 == 0
         asked.append(
           Asked(
@@ -288,7 +293,8 @@ final class EngineFuzzTests: XCTestCase {
     let unanswered = asked.filter { $0.expectsReply && $0.replies == 0 }
     XCTAssertTrue(
       unanswered.isEmpty,
-      "\(unanswered.count) clients never got a reply, e.g. \(unanswered.prefix(3).map { hexString($0.packet) })")
+      "\(unanswered.count) clients never got a reply, e.g. \(unanswered.prefix(3).map { hexString($0.packet) })"
+    )
 
     // The run did exercise the engine.
     let counters = harness.counters

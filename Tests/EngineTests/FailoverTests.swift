@@ -36,7 +36,8 @@ final class FailoverTests: XCTestCase {
     XCTAssertNotEqual(try decoded(second.bytes).id, try decoded(first.bytes).id)
     XCTAssertEqual(harness.counters.timeouts, 1)
     XCTAssertEqual(harness.environment.events, [Reported(event: .upstreamTimeout, upstream: 0)])
-    XCTAssertTrue(harness.environment.released.contains(Released(handle: first.handle, transport: .udp)))
+    XCTAssertTrue(
+      harness.environment.released.contains(Released(handle: first.handle, transport: .udp)))
     XCTAssertEqual(harness.engine.nextDeadline, harness.now + 1000)
 
     // The first upstream's late answer belongs to a finished attempt.
@@ -65,7 +66,8 @@ final class FailoverTests: XCTestCase {
     let harness = Harness()
     for index in 0..<3 {
       harness.ask(makeQuery(id: UInt16(index), name: "n\(index).example"))
-      XCTAssertEqual(harness.queries.last?.upstream, 0, "attempt \(index) goes to the first upstream")
+      XCTAssertEqual(
+        harness.queries.last?.upstream, 0, "attempt \(index) goes to the first upstream")
       harness.advance(by: 1000)
       let failover = harness.queries.last!
       XCTAssertEqual(failover.upstream, 1)
@@ -110,16 +112,21 @@ final class FailoverTests: XCTestCase {
     let harness = Harness(Self.threeUpstreams)
     harness.ask(makeQuery(id: 0x5E5E, name: "Broken.example"))
     let first = harness.queries[0]
-    XCTAssertTrue(harness.answer(makeReply(to: first.bytes, rcode: .serverFailure, addresses: []), to: first).isEmpty)
+    XCTAssertTrue(
+      harness.answer(makeReply(to: first.bytes, rcode: .serverFailure, addresses: []), to: first)
+        .isEmpty)
     XCTAssertEqual(harness.queries.count, 2)
     let second = harness.queries[1]
     XCTAssertEqual(second.upstream, 1)
-    XCTAssertTrue(harness.answer(makeReply(to: second.bytes, rcode: .refused, addresses: []), to: second).isEmpty)
+    XCTAssertTrue(
+      harness.answer(makeReply(to: second.bytes, rcode: .refused, addresses: []), to: second)
+        .isEmpty)
     XCTAssertEqual(harness.queries.count, 3)
     let third = harness.queries[2]
     XCTAssertEqual(third.upstream, 2)
     XCTAssertEqual(harness.counters.retried, 2)
-    let replies = harness.answer(makeReply(to: third.bytes, rcode: .serverFailure, addresses: []), to: third)
+    let replies = harness.answer(
+      makeReply(to: third.bytes, rcode: .serverFailure, addresses: []), to: third)
     XCTAssertEqual(replies.count, 1)
     let reply = try decoded(replies.first?.bytes ?? [])
     XCTAssertEqual(reply.id, 0x5E5E)
@@ -132,7 +139,9 @@ final class FailoverTests: XCTestCase {
   func testNOTIMPIsRetriedButNXDOMAINIsAnAnswer() throws {
     let harness = Harness()
     harness.ask(makeQuery(id: 1, name: "a.example"))
-    harness.answer(makeReply(to: harness.queries[0].bytes, rcode: .notImplemented, addresses: []), to: harness.queries[0])
+    harness.answer(
+      makeReply(to: harness.queries[0].bytes, rcode: .notImplemented, addresses: []),
+      to: harness.queries[0])
     XCTAssertEqual(harness.queries.count, 2)
 
     harness.ask(makeQuery(id: 2, name: "nx.example"))
@@ -147,14 +156,16 @@ final class FailoverTests: XCTestCase {
     let harness = Harness()
     harness.ask(makeQuery(id: 0x7C7C, name: "Big.Example.com"))
     let udp = harness.queries[0]
-    XCTAssertTrue(harness.answer(makeReply(to: udp.bytes, truncated: true, addresses: []), to: udp).isEmpty)
+    XCTAssertTrue(
+      harness.answer(makeReply(to: udp.bytes, truncated: true, addresses: []), to: udp).isEmpty)
     XCTAssertEqual(harness.counters.retried, 1)
     XCTAssertEqual(harness.queries.count, 2)
     let tcp = harness.queries[1]
     XCTAssertEqual(tcp.upstream, 0, "same upstream")
     XCTAssertEqual(tcp.transport, .tcp)
     XCTAssertNotEqual(tcp.handle, udp.handle)
-    XCTAssertTrue(harness.environment.released.contains(Released(handle: udp.handle, transport: .udp)))
+    XCTAssertTrue(
+      harness.environment.released.contains(Released(handle: udp.handle, transport: .udp)))
     let tcpQuery = try decoded(tcp.bytes)
     XCTAssertEqual(tcpQuery.questionText, "big.example.com", "no 0x20 over TCP")
     XCTAssertTrue(tcpQuery.has(HeaderFlags.recursionDesired))
@@ -172,7 +183,8 @@ final class FailoverTests: XCTestCase {
     XCTAssertEqual(harness.counters.mismatchedID, 2)
 
     let replies = harness.deliver(
-      makeReply(to: tcp.bytes, addresses: manyAddresses(3)), transaction: nil, upstream: 0, from: server)
+      makeReply(to: tcp.bytes, addresses: manyAddresses(3)), transaction: nil, upstream: 0,
+      from: server)
     XCTAssertEqual(replies.count, 1)
     let reply = try decoded(replies.first?.bytes ?? [])
     XCTAssertEqual(reply.id, 0x7C7C)
@@ -219,7 +231,8 @@ final class FailoverTests: XCTestCase {
     XCTAssertEqual(harness.queries.map(\.upstream), [0, 1])
     XCTAssertEqual(harness.queries.map(\.accepted), [false, true])
     XCTAssertTrue(
-      harness.environment.released.contains(Released(handle: harness.queries[0].handle, transport: .udp)))
+      harness.environment.released.contains(
+        Released(handle: harness.queries[0].handle, transport: .udp)))
     let replies = harness.answer(makeReply(to: harness.queries[1].bytes), to: harness.queries[1])
     XCTAssertEqual(try decoded(replies.first?.bytes ?? []).id, 0x5D)
 
@@ -285,7 +298,8 @@ final class FailoverTests: XCTestCase {
     XCTAssertEqual(harness.queries.count, 2)
     let first = try decoded(harness.queries[0].bytes)
     let second = try decoded(harness.queries[1].bytes)
-    XCTAssertNotEqual(first.id, second.id, "two queries in flight on one TCP upstream share ID \(first.id)")
+    XCTAssertNotEqual(
+      first.id, second.id, "two queries in flight on one TCP upstream share ID \(first.id)")
     // The second answer arrives first.
     let replies = harness.answer(makeReply(to: harness.queries[1].bytes), to: harness.queries[1])
     XCTAssertEqual(replies.count, 1, "the answer to the second query was dropped")

@@ -75,7 +75,8 @@ final class ForwardingTests: XCTestCase {
     XCTAssertNotEqual(first.id, 0x1234, "the client's ID must never be sent upstream")
     XCTAssertNotEqual(first.id, second.id)
     XCTAssertFalse(first.isResponse)
-    XCTAssertTrue(first.has(HeaderFlags.recursionDesired), "RD=1 upstream even if the client cleared it")
+    XCTAssertTrue(
+      first.has(HeaderFlags.recursionDesired), "RD=1 upstream even if the client cleared it")
     XCTAssertEqual(first.questionCount, 1)
     XCTAssertEqual(first.questionType, .a)
     XCTAssertEqual(first.questionClass, .internet)
@@ -95,7 +96,8 @@ final class ForwardingTests: XCTestCase {
     XCTAssertEqual(sent.questionText, "www.example.com")
     XCTAssertFalse(harness.engine.usesCaseRandomization(upstream: 0))
     // The client still gets its own case back.
-    let reply = try decoded(harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0])[0].bytes)
+    let reply = try decoded(
+      harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0])[0].bytes)
     XCTAssertEqual(reply.questionText, "WWW.Example.COM")
     XCTAssertEqual(reply.id, 1)
   }
@@ -138,7 +140,8 @@ final class ForwardingTests: XCTestCase {
     XCTAssertEqual(plain.additionalCount, 0)
 
     // With OPT and DO: the upstream query carries DO, the reply has our OPT.
-    harness.ask(makeQuery(id: 2, name: "edns.example", edns: EDNS(payloadSize: 4096, dnssecOK: true)))
+    harness.ask(
+      makeQuery(id: 2, name: "edns.example", edns: EDNS(payloadSize: 4096, dnssecOK: true)))
     let sent = try decoded(harness.queries[1].bytes)
     XCTAssertEqual(sent.opt?.dnssecOK, true)
     let withOPT = try decoded(
@@ -152,7 +155,8 @@ final class ForwardingTests: XCTestCase {
     // With OPT but an upstream that answers without one: the client still gets one.
     harness.ask(makeQuery(id: 3, name: "noopt.example", edns: EDNS()))
     let bare = try decoded(
-      harness.answer(makeReply(to: harness.queries[2].bytes, withOPT: false), to: harness.queries[2])[0]
+      harness.answer(
+        makeReply(to: harness.queries[2].bytes, withOPT: false), to: harness.queries[2])[0]
         .bytes)
     XCTAssertNotNil(bare.opt)
     XCTAssertEqual(bare.additionalCount, 1)
@@ -161,7 +165,8 @@ final class ForwardingTests: XCTestCase {
   func testDNSSECOKIsPartOfTheQuestion() {
     let harness = Harness()
     harness.ask(makeQuery(id: 1, name: "do.example", edns: EDNS(dnssecOK: false)))
-    harness.ask(makeQuery(id: 2, name: "do.example", edns: EDNS(dnssecOK: true)), from: lanClient(21))
+    harness.ask(
+      makeQuery(id: 2, name: "do.example", edns: EDNS(dnssecOK: true)), from: lanClient(21))
     XCTAssertEqual(harness.queries.count, 2, "DO=0 and DO=1 answers differ: not coalesced")
     XCTAssertEqual(harness.counters.coalesced, 0)
   }
@@ -246,7 +251,8 @@ final class ForwardingTests: XCTestCase {
       "7171 8180",  // 0  ID, QR RD RA
       "0001 0002 0000 0000",  // 4  QD=1 AN=2
       "03 'www' 07 'example' 03 'com' 00 0001 0001",  // 12 question (lower case, as sent)
-      "c00c 0005 0001 00000e10 0006 03 'cdn' c010",  // 33 www.example.com CNAME cdn.(->16 example.com)
+      // 33 www.example.com CNAME cdn.(->16 example.com)
+      "c00c 0005 0001 00000e10 0006 03 'cdn' c010",
       "c02d 0001 0001 00000e10 0004 5db8d822"  // 51 (->45 cdn.example.com) A
     )
     let replies = harness.answer(upstreamReply, to: harness.queries[0])

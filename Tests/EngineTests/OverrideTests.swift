@@ -113,7 +113,8 @@ final class OverrideTests: XCTestCase {
       XCTAssertTrue(reply.has(HeaderFlags.authoritative))
     }
     // The wildcard has no AAAA: NODATA.
-    let noAAAA = try decoded(harness.ask(makeQuery(id: 10, name: "x.dev.lan", type: .aaaa))[0].bytes)
+    let noAAAA = try decoded(
+      harness.ask(makeQuery(id: 10, name: "x.dev.lan", type: .aaaa))[0].bytes)
     XCTAssertEqual(noAAAA.answerCount, 0)
     XCTAssertEqual(noAAAA.rcode, 0)
     XCTAssertTrue(harness.queries.isEmpty)

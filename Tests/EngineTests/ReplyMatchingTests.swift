@@ -45,7 +45,8 @@ final class ReplyMatchingTests: XCTestCase {
     // Same name, other type; same name, other class.
     let id = try decoded(sent.bytes).id
     XCTAssertTrue(
-      harness.answer(makeReply(to: makeQuery(id: id, name: sentName, type: .aaaa)), to: sent).isEmpty)
+      harness.answer(makeReply(to: makeQuery(id: id, name: sentName, type: .aaaa)), to: sent)
+        .isEmpty)
     XCTAssertTrue(
       harness.answer(makeReply(to: makeQuery(id: id, name: sentName, rrClass: .chaos)), to: sent)
         .isEmpty)
@@ -131,7 +132,8 @@ final class ReplyMatchingTests: XCTestCase {
     XCTAssertEqual(retry.upstream, 0, "retried on the same upstream")
     XCTAssertEqual(retry.transport, .udp)
     XCTAssertNotEqual(retry.handle, sent.handle)
-    XCTAssertTrue(harness.environment.released.contains(Released(handle: sent.handle, transport: .udp)))
+    XCTAssertTrue(
+      harness.environment.released.contains(Released(handle: sent.handle, transport: .udp)))
     let retried = try decoded(retry.bytes)
     XCTAssertEqual(retried.questionText, sentName.lowercased(), "the retry is sent without 0x20")
     XCTAssertNotEqual(retried.id, try decoded(sent.bytes).id)
@@ -170,7 +172,8 @@ final class ReplyMatchingTests: XCTestCase {
     harness.ask(makeQuery(id: 9, name: "CHARLIE.Example.Com"))
     let plain = harness.queries.last!
     XCTAssertEqual(try decoded(plain.bytes).questionText, "charlie.example.com")
-    let reply = try decoded(harness.answer(makeReply(to: plain.bytes), to: plain).first?.bytes ?? [])
+    let reply = try decoded(
+      harness.answer(makeReply(to: plain.bytes), to: plain).first?.bytes ?? [])
     XCTAssertEqual(reply.questionText, "CHARLIE.Example.Com")
   }
 
@@ -203,14 +206,40 @@ final class ReplyMatchingTests: XCTestCase {
     let malformed: [(String, [UInt8])] = [
       ("question cut", wire(head, "0001 0000 0000 0000 07 'exam'")),
       ("ANCOUNT past the end", wire(head, "0001 0001 0000 0000", question)),
-      ("RDATA past the end", wire(head, "0001 0001 0000 0000", question, "c00c 0001 0001 00000e10 0004 5db8")),
-      ("forward pointer", wire(head, "0001 0001 0000 0000", question, "c030 0001 0001 00000e10 0004 5db8d822")),
-      ("pointer to itself", wire(head, "0001 0001 0000 0000", question, "c01d 0001 0001 00000e10 0004 5db8d822")),
-      ("pointer past the end", wire(head, "0001 0001 0000 0000", question, "ffff 0001 0001 00000e10 0004 5db8d822")),
-      ("reserved label type", wire(head, "0001 0001 0000 0000", question, "80 0001 0001 00000e10 0004 5db8d822")),
-      ("OPT in the answers", wire(head, "0001 0001 0000 0000", question, "00 0029 1000 00000000 0000")),
-      ("two OPTs", wire(head, "0001 0000 0000 0002", question, "00 0029 1000 00000000 0000 00 0029 1000 00000000 0000")),
-      ("OPT option cut", wire(head, "0001 0000 0000 0001", question, "00 0029 1000 00000000 0002 000a")),
+      (
+        "RDATA past the end",
+        wire(head, "0001 0001 0000 0000", question, "c00c 0001 0001 00000e10 0004 5db8")
+      ),
+      (
+        "forward pointer",
+        wire(head, "0001 0001 0000 0000", question, "c030 0001 0001 00000e10 0004 5db8d822")
+      ),
+      (
+        "pointer to itself",
+        wire(head, "0001 0001 0000 0000", question, "c01d 0001 0001 00000e10 0004 5db8d822")
+      ),
+      (
+        "pointer past the end",
+        wire(head, "0001 0001 0000 0000", question, "ffff 0001 0001 00000e10 0004 5db8d822")
+      ),
+      (
+        "reserved label type",
+        wire(head, "0001 0001 0000 0000", question, "80 0001 0001 00000e10 0004 5db8d822")
+      ),
+      (
+        "OPT in the answers",
+        wire(head, "0001 0001 0000 0000", question, "00 0029 1000 00000000 0000")
+      ),
+      (
+        "two OPTs",
+        wire(
+          head, "0001 0000 0000 0002", question,
+          "00 0029 1000 00000000 0000 00 0029 1000 00000000 0000")
+      ),
+      (
+        "OPT option cut",
+        wire(head, "0001 0000 0000 0001", question, "00 0029 1000 00000000 0002 000a")
+      ),
       ("two questions", wire(head, "0002 0000 0000 0000", question, question)),
       ("header only", [0x51, 0x51, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0]),
     ]

@@ -16,8 +16,11 @@ final class RingTests: XCTestCase {
   func fill(_ harness: Harness, prefix: String) {
     for index in 0..<16 {
       XCTAssertTrue(
-        harness.ask(makeQuery(id: UInt16(index), name: "\(prefix)\(index).example"), from: lanClient(UInt8(index + 1)))
-          .isEmpty)
+        harness.ask(
+          makeQuery(id: UInt16(index), name: "\(prefix)\(index).example"),
+          from: lanClient(UInt8(index + 1))
+        )
+        .isEmpty)
       harness.assertWithinCapacity()
     }
     XCTAssertEqual(harness.engine.activeTransactions, 16)
@@ -43,7 +46,8 @@ final class RingTests: XCTestCase {
     XCTAssertEqual(harness.counters.ringFull, 1)
     // Joining a question in flight needs a waiter too, and there is none.
     let joined = harness.ask(makeQuery(id: 0x1818, name: "n3.example"), from: lanClient(98))
-    XCTAssertEqual(try decoded(joined.first?.bytes ?? []).rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(
+      try decoded(joined.first?.bytes ?? []).rcode, ResponseCode.serverFailure.rawValue)
     XCTAssertEqual(harness.counters.ringFull, 2)
     XCTAssertEqual(harness.queries.count, 16)
     harness.assertWithinCapacity()
@@ -110,7 +114,8 @@ final class RingTests: XCTestCase {
     // new slot; whatever the engine does, the client is answered exactly
     // once and the counts stay within capacity.
     let victim = harness.queries[5]
-    let immediate = harness.answer(makeReply(to: victim.bytes, truncated: true, addresses: []), to: victim)
+    let immediate = harness.answer(
+      makeReply(to: victim.bytes, truncated: true, addresses: []), to: victim)
     harness.assertWithinCapacity()
     if immediate.isEmpty {
       let retry = harness.queries.last!

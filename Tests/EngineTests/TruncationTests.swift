@@ -42,17 +42,22 @@ final class TruncationTests: XCTestCase {
   func testEDNSClientLimitIsItsSizeCappedByOurs() throws {
     let harness = Harness()
     // 4096 asked, capped to our 1232: 673 octets fit.
-    harness.ask(makeQuery(id: 1, name: "www.example.com", edns: EDNS(payloadSize: 4096)), from: lanClient(1))
+    harness.ask(
+      makeQuery(id: 1, name: "www.example.com", edns: EDNS(payloadSize: 4096)), from: lanClient(1))
     let fits = try decoded(
-      harness.answer(makeReply(to: harness.queries[0].bytes, addresses: Self.forty), to: harness.queries[0])[0]
+      harness.answer(
+        makeReply(to: harness.queries[0].bytes, addresses: Self.forty), to: harness.queries[0])[0]
         .bytes)
     XCTAssertFalse(fits.has(HeaderFlags.truncated))
     XCTAssertEqual(fits.answerCount, 40)
 
     // 80 records are 1313 + 11 octets: over 1232.
-    harness.ask(makeQuery(id: 2, name: "www.example.com", edns: EDNS(payloadSize: 4096)), from: lanClient(2))
+    harness.ask(
+      makeQuery(id: 2, name: "www.example.com", edns: EDNS(payloadSize: 4096)), from: lanClient(2))
     let bytes = harness.answer(
-      makeReply(to: harness.queries[1].bytes, addresses: manyAddresses(80)), to: harness.queries[1])[0].bytes
+      makeReply(to: harness.queries[1].bytes, addresses: manyAddresses(80)), to: harness.queries[1])[
+        0
+      ].bytes
     let truncated = try decoded(bytes)
     XCTAssertLessThanOrEqual(bytes.count, 1232)
     XCTAssertTrue(truncated.has(HeaderFlags.truncated))
@@ -61,16 +66,21 @@ final class TruncationTests: XCTestCase {
     XCTAssertNotNil(truncated.opt, "an EDNS client keeps its OPT in a truncated reply")
 
     // A client asking for 600: 673 does not fit.
-    harness.ask(makeQuery(id: 3, name: "www.example.com", edns: EDNS(payloadSize: 600)), from: lanClient(3))
+    harness.ask(
+      makeQuery(id: 3, name: "www.example.com", edns: EDNS(payloadSize: 600)), from: lanClient(3))
     let small = harness.answer(
-      makeReply(to: harness.queries[2].bytes, addresses: Self.forty), to: harness.queries[2])[0].bytes
+      makeReply(to: harness.queries[2].bytes, addresses: Self.forty), to: harness.queries[2])[0]
+      .bytes
     XCTAssertLessThanOrEqual(small.count, 600)
     XCTAssertTrue(try decoded(small).has(HeaderFlags.truncated))
 
     // A payload size below 512 means 512 (RFC 6891 §6.2.5).
-    harness.ask(makeQuery(id: 4, name: "www.example.com", edns: EDNS(payloadSize: 100)), from: lanClient(4))
+    harness.ask(
+      makeQuery(id: 4, name: "www.example.com", edns: EDNS(payloadSize: 100)), from: lanClient(4))
     let tiny = harness.answer(
-      makeReply(to: harness.queries[3].bytes, addresses: manyAddresses(20)), to: harness.queries[3])[0].bytes
+      makeReply(to: harness.queries[3].bytes, addresses: manyAddresses(20)), to: harness.queries[3])[
+        0
+      ].bytes
     XCTAssertFalse(try decoded(tiny).has(HeaderFlags.truncated), "\(tiny.count) octets fit 512")
   }
 
@@ -83,7 +93,8 @@ final class TruncationTests: XCTestCase {
     XCTAssertEqual(udp.answerCount, 0)
     XCTAssertEqual(udp.questionText, "Many.lan")
     XCTAssertEqual(udp.id, 0x4040)
-    let tcp = try decoded(harness.ask(makeQuery(id: 0x4041, name: "Many.lan"), from: lanClient(tcp: true))[0].bytes)
+    let tcp = try decoded(
+      harness.ask(makeQuery(id: 0x4041, name: "Many.lan"), from: lanClient(tcp: true))[0].bytes)
     XCTAssertFalse(tcp.has(HeaderFlags.truncated))
     XCTAssertEqual(tcp.ipv4Answers.count, 40)
     XCTAssertTrue(harness.queries.isEmpty)

@@ -186,7 +186,9 @@ final class FakeUpstream: @unchecked Sendable {
       return [reply]
     case .wrongQuestion:
       var other = name
-      if other.count > 1 { other[1] = other[1] == UInt8(ascii: "z") ? UInt8(ascii: "y") : UInt8(ascii: "z") }
+      if other.count > 1 {
+        other[1] = other[1] == UInt8(ascii: "z") ? UInt8(ascii: "y") : UInt8(ascii: "z")
+      }
       return [DNSAnswer.build(for: query, name: other, addresses: [answerAddress])]
     case .forgedFirst:
       var forged = DNSAnswer.build(for: query, name: name, addresses: [(203, 0, 113, 66)])

@@ -37,11 +37,13 @@ final class ForwardingTests: XCTestCase {
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("WwW.Example.COM", id: 99), port: dnsward.port))
+    let reply = Reply(
+      StubClient.udp(StubClient.query("WwW.Example.COM", id: 99), port: dnsward.port))
     XCTAssertEqual(reply?.id, 99)
     XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     // The client's question case comes back exactly.
-    XCTAssertEqual(Array(reply?.bytes[12..<29] ?? []), Array(StubClient.query("WwW.Example.COM")[12..<29]))
+    XCTAssertEqual(
+      Array(reply?.bytes[12..<29] ?? []), Array(StubClient.query("WwW.Example.COM")[12..<29]))
     let nx = Reply(StubClient.udp(StubClient.query("nxdomain.example"), port: dnsward.port))
     XCTAssertEqual(nx?.rcode, 3)
     let chain = Reply(StubClient.udp(StubClient.query("chain.example"), port: dnsward.port))
@@ -52,7 +54,8 @@ final class ForwardingTests: XCTestCase {
       [StubClient.query("one.example", id: 1), StubClient.query("printer.lan", id: 2)],
       port: dnsward.port)
     XCTAssertEqual(overTCP.count, 2)
-    let byID = Dictionary(uniqueKeysWithValues: overTCP.compactMap { Reply($0) }.map { ($0.id, $0) })
+    let byID = Dictionary(
+      uniqueKeysWithValues: overTCP.compactMap { Reply($0) }.map { ($0.id, $0) })
     XCTAssertEqual(byID[1]?.addresses, ["192.0.2.80"])
     XCTAssertEqual(byID[2]?.addresses, ["192.168.1.20"])
   }
@@ -94,7 +97,8 @@ final class ForwardingTests: XCTestCase {
     defer { silent.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(silent.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("nothing.example", id: 5), port: dnsward.port))
+    let reply = Reply(
+      StubClient.udp(StubClient.query("nothing.example", id: 5), port: dnsward.port))
     XCTAssertEqual(reply?.id, 5)
     XCTAssertEqual(reply?.rcode, 2)
   }
@@ -146,7 +150,8 @@ final class ForwardingTests: XCTestCase {
     let small = Reply(StubClient.udp(StubClient.query("big.example"), port: dnsward.port))
     XCTAssertEqual(small?.truncated, true)
     XCTAssertEqual(small?.answerCount, 0)
-    let edns = Reply(StubClient.udp(StubClient.query("big.example", edns: 1232), port: dnsward.port))
+    let edns = Reply(
+      StubClient.udp(StubClient.query("big.example", edns: 1232), port: dnsward.port))
     XCTAssertEqual(edns?.truncated, false)
     XCTAssertEqual(edns?.addresses.count, 60)
     let tcp = StubClient.tcp([StubClient.query("big.example")], port: dnsward.port)

@@ -34,7 +34,9 @@ final class DnswardProcess {
   var log: String { logLock.withLock { logText } }
 
   init(config: String, arguments: [String]? = nil, waitForListen: Bool = true) throws {
-    guard let binary = Self.binary else { throw XCTSkip("dnsward binary not found next to the tests") }
+    guard let binary = Self.binary else {
+      throw XCTSkip("dnsward binary not found next to the tests")
+    }
     configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-test-\(UUID().uuidString).conf")
     try config.write(to: configURL, atomically: true, encoding: .utf8)
@@ -100,7 +102,9 @@ enum StubClient {
     _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
     rd: Bool = true
   ) -> [UInt8] {
-    var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), rd ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0]
+    var message: [UInt8] = [
+      UInt8(id >> 8), UInt8(id & 0xFF), rd ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0,
+    ]
     message.append(edns == nil ? 0 : 1)
     for label in name.split(separator: ".") {
       message.append(UInt8(label.utf8.count))
@@ -154,7 +158,9 @@ enum StubClient {
     }
     guard connected == 0 else { return [] }
     var out: [UInt8] = []
-    for packet in packets { out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet }
+    for packet in packets {
+      out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+    }
     _ = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var replies: [[UInt8]] = []
     for _ in packets {
@@ -212,7 +218,9 @@ struct Reply {
         } else if record.type == .aaaa && record.rdataLength == 16 {
           result.append(
             stride(from: 0, to: 16, by: 2).map {
-              String(UInt16(raw[record.rdataOffset + $0]) << 8 | UInt16(raw[record.rdataOffset + $0 + 1]), radix: 16)
+              String(
+                UInt16(raw[record.rdataOffset + $0]) << 8
+                  | UInt16(raw[record.rdataOffset + $0 + 1]), radix: 16)
             }.joined(separator: ":"))
         }
       }

@@ -31,7 +31,8 @@ final class HostileTests: XCTestCase {
       }
       StubClient.fire(packet, port: dnsward.port)
     }
-    let reply = Reply(StubClient.udp(StubClient.query("after-flood.example", id: 77), port: dnsward.port))
+    let reply = Reply(
+      StubClient.udp(StubClient.query("after-flood.example", id: 77), port: dnsward.port))
     XCTAssertEqual(reply?.id, 77)
     XCTAssertEqual(reply?.addresses, ["192.0.2.20"])
     XCTAssertTrue(dnsward.process.isRunning)
