@@ -103,7 +103,7 @@ extension Engine {
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass, dnssecOK: Bool,
     checkingDisabled: Bool
   ) -> Int? {
-    var cursor = buckets[Int(hash & mask)]
+    var cursor = buckets[Int(hash & bucketMask)]
     while cursor >= 0 {
       let slot = Int(cursor)
       let candidate = transactions[slot]
@@ -141,29 +141,14 @@ extension Engine {
     transactions[slot].firstWaiter = Int32(index)
   }
 
-  /// Takes the slot at the tail, or nil when the ring is full.
-  func allocateSlot() -> Int? {
-    while head != tail, transactions[Int(head & mask)].state == .free {
-      head &+= 1
-    }
-    guard tail &- head < UInt32(capacity) else { return nil }
-    let slot = Int(tail & mask)
-    tail &+= 1
-    transactions[slot].state = .active
-    transactions[slot].generation &+= 1
-    transactions[slot].firstWaiter = -1
-    transactions[slot].nextInBucket = -1
-    return slot
-  }
-
   func linkBucket(slot: Int) {
-    let bucket = Int(transactions[slot].nameHash & mask)
+    let bucket = Int(transactions[slot].nameHash & bucketMask)
     transactions[slot].nextInBucket = buckets[bucket]
     buckets[bucket] = Int32(slot)
   }
 
   func unlinkBucket(slot: Int) {
-    let bucket = Int(transactions[slot].nameHash & mask)
+    let bucket = Int(transactions[slot].nameHash & bucketMask)
     if buckets[bucket] == Int32(slot) {
       buckets[bucket] = transactions[slot].nextInBucket
       return
@@ -191,6 +176,6 @@ extension Engine {
     }
     unlinkBucket(slot: slot)
     transactions[slot].firstWaiter = -1
-    transactions[slot].state = .free
+    freeSlot(slot)
   }
 }

@@ -14,15 +14,19 @@ public final class Engine {
   public let upstreams: [UpstreamServer]
   public internal(set) var counters = EngineCounters()
 
-  /// Transaction ring: `capacity` slots, a power of two. `head` is the oldest
-  /// slot that may be active, `tail` the next to hand out; both count up and
-  /// wrap, the slot is `counter & mask`. All attempts share one timeout, so
-  /// deadlines increase from head to tail and expiry is checked at the head.
+  /// The transaction table: `capacity` fixed slots (`inflight`, a power of
+  /// two), addressed by slot + generation. Free slots form a stack; active
+  /// ones form a list in deadline order (see SlotList.swift): every attempt
+  /// gets the same timeout, so appending keeps the list sorted, expiry is
+  /// checked at the oldest end in O(1), and a slot that finishes early is
+  /// unlinked at once instead of holding capacity until it reaches the head.
   let capacity: Int
-  let mask: UInt32
+  let bucketMask: UInt32
   let transactions: UnsafeMutablePointer<Transaction>
-  var head: UInt32 = 0
-  var tail: UInt32 = 0
+  var oldest: Int32 = -1
+  var newest: Int32 = -1
+  var freeSlots: Int32 = -1
+  public internal(set) var activeTransactions = 0
   /// Lower-cased question name of each slot, `Name.maxLength + 1` bytes each.
   let names: UnsafeMutableRawBufferPointer
   static let nameStride = 256
@@ -75,9 +79,13 @@ public final class Engine {
     self.upstreams = upstreams
     self.hashSeed = hashSeed
     capacity = settings.inflight
-    mask = UInt32(capacity - 1)
+    bucketMask = UInt32(capacity - 1)
     transactions = .allocate(capacity: capacity)
     transactions.initialize(repeating: Transaction(), count: capacity)
+    for slot in 0..<capacity {
+      transactions[slot].nextInOrder = slot + 1 < capacity ? Int32(slot + 1) : -1
+    }
+    freeSlots = 0
     names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
     names.initializeMemory(as: UInt8.self, repeating: 0)
     waiterCapacity = capacity
@@ -109,26 +117,9 @@ public final class Engine {
     health.deallocate()
   }
 
-  /// Transactions in flight.
-  public var activeTransactions: Int {
-    var count = 0
-    var cursor = head
-    while cursor != tail {
-      if transactions[Int(cursor & mask)].state == .active { count += 1 }
-      cursor &+= 1
-    }
-    return count
-  }
-
   /// When `tick` next has work: the earliest deadline, or nil when idle.
   public var nextDeadline: UInt64? {
-    var cursor = head
-    while cursor != tail {
-      let transaction = transactions[Int(cursor & mask)]
-      if transaction.state == .active { return transaction.deadline }
-      cursor &+= 1
-    }
-    return nil
+    oldest >= 0 ? transactions[Int(oldest)].deadline : nil
   }
 
   /// Whether an upstream is currently skipped after repeated failures.
@@ -161,19 +152,14 @@ public final class Engine {
   /// Passes time: expires attempts whose deadline is due, failing over to
   /// the next upstream or answering SERVFAIL.
   public func tick<E: EngineEnvironment>(now: UInt64, environment: inout E) {
-    while head != tail {
-      let slot = Int(head & mask)
-      guard transactions[slot].state == .active else {
-        head &+= 1
-        continue
-      }
+    while oldest >= 0 {
+      let slot = Int(oldest)
       guard transactions[slot].deadline <= now else { return }
       counters.timeouts += 1
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)
       noteFailure(upstream: upstream, now: now, environment: &environment)
-      // Frees the slot (and may take a new one at the tail), so the loop
-      // moves past it on the next pass.
+      // Frees the slot (and may append a new one), so `oldest` moves on.
       failOver(slot: slot, now: now, environment: &environment)
     }
   }

@@ -84,6 +84,10 @@ struct Transaction {
   var firstWaiter: Int32 = -1
   /// Next transaction in the same coalescing bucket, -1 at the end.
   var nextInBucket: Int32 = -1
+  /// Neighbours in the deadline list while active; `nextInOrder` links the
+  /// free stack while free (SlotList.swift).
+  var previousInOrder: Int32 = -1
+  var nextInOrder: Int32 = -1
 }
 
 /// A client waiting for a transaction's answer.

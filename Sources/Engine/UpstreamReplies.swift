@@ -145,14 +145,14 @@ extension Engine {
     retry(slot: slot, upstream: upstream, transport: .udp, now: now, environment: &environment)
   }
 
-  /// Asks the same upstream again in a new slot (over TCP, or without 0x20).
+  /// Asks the same upstream again as a new attempt (over TCP, or without 0x20).
   func retry<E: EngineEnvironment>(
     slot: Int, upstream: Int, transport: UpstreamTransport, now: UInt64, environment: inout E
   ) {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
-    guard let next = moveToNewSlot(from: slot, environment: &environment) else { return }
+    renewSlot(slot)
     dispatch(
-      slot: next, now: now, preferred: upstream, transport: transport, environment: &environment)
+      slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)
   }
 }

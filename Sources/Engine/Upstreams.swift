@@ -60,13 +60,12 @@ extension Engine {
 
   /// The slot of the active TCP query to `upstream` with `id`, if any.
   func tcpQueryInFlight(upstream: Int, id: UInt16, except: Int = -1) -> Int? {
-    var cursor = head
-    while cursor != tail {
-      let slot = Int(cursor & mask)
-      cursor &+= 1
+    var cursor = activeSlot(after: -1)
+    while let slot = cursor {
+      cursor = activeSlot(after: slot)
       let candidate = transactions[slot]
-      if slot != except, candidate.state == .active, candidate.transport == .tcp,
-        Int(candidate.upstream) == upstream, candidate.sentID == id
+      if slot != except, candidate.transport == .tcp, Int(candidate.upstream) == upstream,
+        candidate.sentID == id
       {
         return slot
       }
@@ -140,8 +139,8 @@ extension Engine {
     health[upstream].consecutiveFailures = 0
   }
 
-  /// The attempt in `slot` failed: release it and try the next upstream in a
-  /// new slot (keeping deadlines in ring order), or answer SERVFAIL.
+  /// The attempt in `slot` failed: release it and try the next upstream as a
+  /// new attempt (new generation, newest deadline), or answer SERVFAIL.
   func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
@@ -150,40 +149,8 @@ extension Engine {
       release(slot: slot)
       return
     }
-    guard let next = moveToNewSlot(from: slot, environment: &environment) else { return }
-    dispatch(slot: next, now: now, environment: &environment)
-  }
-
-  /// Moves a transaction's question, tries and waiters to the tail slot and
-  /// frees the old one. When no slot can be had, the waiters get SERVFAIL.
-  func moveToNewSlot<E: EngineEnvironment>(from old: Int, environment: inout E) -> Int? {
-    let saved = transactions[old]
-    unlinkBucket(slot: old)
-    transactions[old].state = .free
-    transactions[old].firstWaiter = -1
-    guard let new = allocateSlot() else {
-      // The old slot keeps its name bytes until it is handed out again.
-      transactions[old].firstWaiter = saved.firstWaiter
-      counters.ringFull += 1
-      failWaiters(slot: old, environment: &environment)
-      linkBucket(slot: old)
-      release(slot: old)
-      return nil
-    }
-    if new != old {
-      nameBuffer(slot: new).copyMemory(from: name(slot: old))
-    }
-    transactions[new].type = saved.type
-    transactions[new].rrClass = saved.rrClass
-    transactions[new].dnssecOK = saved.dnssecOK
-    transactions[new].checkingDisabled = saved.checkingDisabled
-    transactions[new].nameLength = saved.nameLength
-    transactions[new].nameHash = saved.nameHash
-    transactions[new].tried = saved.tried
-    transactions[new].caseAllowed = saved.caseAllowed
-    transactions[new].firstWaiter = saved.firstWaiter
-    linkBucket(slot: new)
-    return new
+    renewSlot(slot)
+    dispatch(slot: slot, now: now, environment: &environment)
   }
 
   /// The TCP connection to `upstream` broke: every attempt waiting on it
@@ -191,16 +158,15 @@ extension Engine {
   public func upstreamConnectionLost<E: EngineEnvironment>(
     upstream: Int, now: UInt64, environment: inout E
   ) {
-    var cursor = head
-    let end = tail
+    // Failing over renews a slot to the newest end of the list; stop at the
+    // newest slot as it was, so renewed ones are not visited twice.
+    let last = Int(newest)
+    var cursor = activeSlot(after: -1)
     var failed = false
-    while cursor != end {
-      let slot = Int(cursor & mask)
-      cursor &+= 1
+    while let slot = cursor {
+      cursor = slot == last ? nil : activeSlot(after: slot)
       let transaction = transactions[slot]
-      guard transaction.state == .active, transaction.transport == .tcp,
-        Int(transaction.upstream) == upstream
-      else { continue }
+      guard transaction.transport == .tcp, Int(transaction.upstream) == upstream else { continue }
       failed = true
       failOver(slot: slot, now: now, environment: &environment)
     }

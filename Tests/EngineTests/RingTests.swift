@@ -3,7 +3,7 @@ import DNSWire
 import Engine
 import XCTest
 
-/// The transaction ring and the waiter pool are fixed at `inflight`; when
+/// The transaction table and the waiter pool are fixed at `inflight`; when
 /// full, the defined behaviour is an immediate, counted SERVFAIL.
 final class RingTests: XCTestCase {
   static let oneUpstream = """
@@ -107,26 +107,50 @@ final class RingTests: XCTestCase {
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 
-  func testRetryInAFullRingIsCountedNotLost() throws {
+  func testRetryInAFullRingKeepsItsSlot() throws {
     let harness = Harness()
     fill(harness, prefix: "c")
-    // A truncated answer for a transaction that is not the oldest needs a
-    // new slot; whatever the engine does, the client is answered exactly
-    // once and the counts stay within capacity.
+    // A truncated answer for a transaction that is not the oldest starts a
+    // new attempt (over TCP) in the same slot: nothing is lost to a full table.
     let victim = harness.queries[5]
     let immediate = harness.answer(
       makeReply(to: victim.bytes, truncated: true, addresses: []), to: victim)
     harness.assertWithinCapacity()
-    if immediate.isEmpty {
-      let retry = harness.queries.last!
-      XCTAssertEqual(retry.transport, .tcp)
-      XCTAssertEqual(harness.answer(makeReply(to: retry.bytes), to: retry).count, 1)
-    } else {
-      XCTAssertEqual(try decoded(immediate[0].bytes).id, 5)
-      XCTAssertEqual(harness.counters.ringFull, 1)
-    }
+    XCTAssertTrue(immediate.isEmpty)
+    XCTAssertEqual(harness.counters.ringFull, 0)
+    let retry = harness.queries.last!
+    XCTAssertEqual(retry.transport, .tcp)
+    XCTAssertNotEqual(retry.handle, victim.handle, "a new attempt has a new generation")
+    XCTAssertEqual(harness.answer(makeReply(to: retry.bytes), to: retry).count, 1)
     while harness.engine.nextDeadline != nil { harness.advance(by: 1000) }
     let ids = try harness.replies.map { try decoded($0.bytes).id }.sorted()
     XCTAssertEqual(ids, (0..<16).map { UInt16($0) }, "every client answered exactly once")
+  }
+
+  /// A slot whose answer came back is free at once, even while older
+  /// questions are still waiting: one slow question does not hold the
+  /// capacity of the ones answered after it.
+  func testAnsweredSlotsAreReusableWhileAnOlderQuestionWaits() throws {
+    let harness = Harness()
+    fill(harness, prefix: "d")
+    for query in harness.queries.dropFirst() {
+      XCTAssertEqual(harness.answer(makeReply(to: query.bytes), to: query).count, 1)
+    }
+    XCTAssertEqual(harness.engine.activeTransactions, 1)
+    XCTAssertTrue(harness.advance(by: 500).isEmpty)
+    for index in 0..<15 {
+      XCTAssertTrue(
+        harness.ask(makeQuery(id: UInt16(100 + index), name: "e\(index).example")).isEmpty)
+    }
+    XCTAssertEqual(harness.counters.ringFull, 0)
+    XCTAssertEqual(harness.engine.activeTransactions, 16)
+    // The oldest one still expires first, and alone: it moves on to the
+    // second upstream in a new attempt.
+    let oldest = harness.queries[0]
+    XCTAssertTrue(harness.advance(by: 500).isEmpty)
+    XCTAssertEqual(harness.queries.count, 32, "only the oldest timed out")
+    XCTAssertEqual(harness.queries.last?.upstream, 1)
+    XCTAssertEqual(harness.queries.last?.handle.slot, oldest.handle.slot)
+    XCTAssertNotEqual(harness.queries.last?.handle, oldest.handle)
   }
 }
