@@ -3,10 +3,10 @@
 # (--config) forwarding to Knot DNS. Only 127.0.0.1 is ever addressed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source .ci/knot-upstream.sh
+source .ci/lib.sh
 
-KNOT_PORT=25300
-DNSWARD_PORT=25301
+KNOT_PORT=$(free_port 25300)
+DNSWARD_PORT=$(free_port $((KNOT_PORT + 1)))
 BIN=${DNSWARD_BIN:-$(swift build --show-bin-path)/dnsward}
 WORK=$(mktemp -d)
 cleanup() {

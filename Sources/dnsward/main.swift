@@ -4,6 +4,8 @@ import CompiledConfig
 import DefaultConfig
 
 #if hasFeature(Embedded)
+  import CLinux  // exit(3); the host branch gets it from Glibc
+
   exit(serve(compiledSettings()))
 #else
   import Config

@@ -1,6 +1,27 @@
-# Sourced by .ci scripts: starts Knot DNS on 127.0.0.1:$1 serving a small
-# zone, example.test, that exercises A, AAAA, CNAME chains, NXDOMAIN and a
-# large answer. Sets KNOT_DIR and KNOT_PID; stop_knot ends it.
+# Sourced by the .ci scripts. Only 127.0.0.1 is ever used.
+
+# free_port N: a port on 127.0.0.1, free for both UDP and TCP, at or after N.
+free_port() {
+  python3 - "$1" <<'EOF'
+import socket, sys
+for port in range(int(sys.argv[1]), int(sys.argv[1]) + 200):
+    try:
+        for kind in (socket.SOCK_DGRAM, socket.SOCK_STREAM):
+            s = socket.socket(socket.AF_INET, kind)
+            s.bind(("127.0.0.1", port))
+            s.close()
+        print(port)
+        break
+    except OSError:
+        pass
+else:
+    sys.exit("no free port")
+EOF
+}
+
+# start_knot PORT: Knot DNS on 127.0.0.1:PORT serving a small zone,
+# example.test, that exercises A, AAAA, CNAME chains, NXDOMAIN and a large
+# answer. Sets KNOT_DIR and KNOT_PID; stop_knot ends it.
 start_knot() {
   local port=$1
   KNOT_DIR=$(mktemp -d)

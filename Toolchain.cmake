@@ -1,0 +1,105 @@
+# Toolchain.cmake — how the dnsward firmware is cross-compiled.
+#
+#   cmake -S Board -B /tmp/fw-aarch64 -G Ninja -DDNSWARD_TARGET=aarch64
+#
+# Board/CMakeLists.txt loads this file as its CMAKE_TOOLCHAIN_FILE unless the
+# caller names another one. It picks, for one DNSWARD_TARGET:
+#
+# - the Swift target triple. Embedded Swift ships its standard library for
+#   bare-metal triples (`aarch64-none-none-elf`, `armv7-none-none-eabi`) and for
+#   the host's Linux triple; the code it emits for those bare-metal triples is
+#   plain ELF that links into a Linux program, because the Embedded stdlib
+#   asks the OS for nothing but memory (posix_memalign/free, from glibc);
+# - the sysroot whose libc headers the Swift compiler's Clang importer reads
+#   for CLinux (sys/epoll.h, sys/socket.h, ...) — the target's, not the host's;
+# - the cross C compiler, which also links: against the target's glibc, with
+#   its crt files and dynamic loader (Debian/Ubuntu `gcc-<triple>` packages).
+#
+# Overrides: -DCMAKE_C_COMPILER=..., -DDNSWARD_SYSROOT=..., -DDNSWARD_SWIFTC=...
+
+# One of aarch64 (the default), armv7, or host (Embedded Swift for the build
+# machine: the quick way to check the firmware's modules and to run it here).
+set(DNSWARD_TARGET "aarch64" CACHE STRING "firmware target: aarch64, armv7 or host")
+set_property(CACHE DNSWARD_TARGET PROPERTY STRINGS aarch64 armv7 host)
+
+# CMake re-reads this file in a fresh project for every compiler check
+# (try_compile); pass it the target chosen above and any sysroot override.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DNSWARD_TARGET DNSWARD_SYSROOT)
+
+if(DNSWARD_TARGET STREQUAL "aarch64")
+  # 64-bit ARM boards (Cortex-A53/A55/A72 routers, Raspberry Pi 3/4/5 OS 64-bit).
+  set(CMAKE_SYSTEM_NAME Linux)               # cross-compiling to Linux ...
+  set(CMAKE_SYSTEM_PROCESSOR aarch64)        # ... on 64-bit ARM
+  set(_dnsward_gnu aarch64-linux-gnu)        # GNU triple: tool prefix, sysroot name
+  set(DNSWARD_SWIFT_TARGET aarch64-none-none-elf) # Embedded stdlib: LP64 AAPCS64, as Linux
+  set(DNSWARD_SWIFT_TARGET_FLAGS "")         # AAPCS64 is the same bare-metal and on Linux
+elseif(DNSWARD_TARGET STREQUAL "armv7")
+  # 32-bit ARMv7-A boards with hardware floating point (Debian/Raspberry Pi
+  # OS armhf: Cortex-A7/A9/A15 routers and single-board computers).
+  set(CMAKE_SYSTEM_NAME Linux)
+  set(CMAKE_SYSTEM_PROCESSOR armv7l)
+  set(_dnsward_gnu arm-linux-gnueabihf)
+  set(DNSWARD_SWIFT_TARGET armv7-none-none-eabi)
+  set(DNSWARD_SWIFT_TARGET_FLAGS
+    # Pass float arguments in VFP registers like gnueabihf's libc; without
+    # this `ld` refuses: "uses VFP register arguments, X.o does not".
+    # (The Swift code generator takes its float ABI from the Clang options.)
+    -Xcc -mfloat-abi=hard
+    # Debian armhf's baseline FPU: no NEON, 16 double registers, so the
+    # binary also runs on Cortex-A9 SoCs without NEON (e.g. BCM4708).
+    -Xcc -mfpu=vfpv3-d16)
+elseif(DNSWARD_TARGET STREQUAL "host")
+  # Not a cross build: Embedded Swift for the machine CMake runs on.
+  set(_dnsward_gnu "")
+  if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    # The toolchain has no Embedded stdlib for aarch64-unknown-linux-gnu;
+    # the bare-metal one is the firmware's and links the same way.
+    set(DNSWARD_SWIFT_TARGET aarch64-none-none-elf)
+  else()
+    set(DNSWARD_SWIFT_TARGET ${CMAKE_HOST_SYSTEM_PROCESSOR}-unknown-linux-gnu)
+  endif()
+  set(DNSWARD_SWIFT_TARGET_FLAGS "")
+else()
+  message(FATAL_ERROR "DNSWARD_TARGET must be aarch64, armv7 or host, not '${DNSWARD_TARGET}'")
+endif()
+
+if(_dnsward_gnu)
+  # Debian's multiarch cross sysroot: /usr/<triple>/include and /usr/<triple>/lib.
+  set(DNSWARD_SYSROOT "/usr/${_dnsward_gnu}" CACHE PATH "target libc headers and libraries")
+  # The cross gcc: compiles CLinux's (empty) shims.c and links the program. It
+  # already knows its sysroot; do not set CMAKE_SYSROOT, whose --sysroot would
+  # break the absolute paths in that sysroot's libc.so linker script.
+  set(CMAKE_C_COMPILER ${_dnsward_gnu}-gcc)
+  # Binutils with the same prefix: strip and size the result.
+  set(DNSWARD_TOOL_PREFIX ${_dnsward_gnu}-)
+  # Find libraries and headers only under the target's sysroot, programs
+  # (swiftc, the host config compiler's tools) only on the host.
+  set(CMAKE_FIND_ROOT_PATH ${DNSWARD_SYSROOT})
+  set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+  set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+  set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+else()
+  set(DNSWARD_SYSROOT "" CACHE PATH "target libc headers and libraries (empty: the host's)")
+  set(CMAKE_C_COMPILER cc)                   # the host C compiler links
+  set(DNSWARD_TOOL_PREFIX "")
+endif()
+
+# Flags for every Swift module of the firmware, in this order on the command line:
+set(DNSWARD_SWIFT_FLAGS
+  -target ${DNSWARD_SWIFT_TARGET}            # the Embedded stdlib to compile against
+  ${DNSWARD_SWIFT_TARGET_FLAGS}              # ABI details of that target (above)
+  -enable-experimental-feature Embedded      # no runtime metadata, no existentials, ...
+  -wmo                                       # one module at a time, whole (Embedded requires it)
+  -Osize                                     # smallest code; routers have little flash
+  -Xfrontend -function-sections              # one section per function, for --gc-sections
+)
+if(DNSWARD_SYSROOT)
+  # The Clang importer reads the target's libc headers, not the host's: with
+  # a bare-metal triple and this sysroot it searches <sysroot>/include.
+  list(APPEND DNSWARD_SWIFT_FLAGS -Xcc --sysroot=${DNSWARD_SYSROOT})
+endif()
+
+# C flags for CLinux's shims.c, same section layout as the Swift objects.
+set(CMAKE_C_FLAGS_INIT "-Os -ffunction-sections -fdata-sections")
+# Link: drop every function and data section nothing refers to.
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections")
