@@ -43,7 +43,8 @@ let package = Package(
       dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
-    .testTarget(name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
+    .testTarget(
+      name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
     .testTarget(
       name: "IntegrationTests", dependencies: ["dnsward", "DNSWire"],
       // Fake upstreams use threads and Foundation; Swift 5 mode keeps them simple.
