@@ -16,14 +16,12 @@ public enum ParsedAddress: Equatable {
   }
 }
 
-/// Text forms of addresses, endpoints and prefixes, parsed without the C
-/// library (no `inet_pton`), with a message that says what is wrong.
+/// Text forms of addresses, endpoints and prefixes, with a message that
+/// says what is wrong.
 ///
-/// - IPv4: exactly four decimal octets 0...255. A leading zero (`010`) is
-///   rejected: `inet_aton` reads it as octal, so its meaning is ambiguous.
-/// - IPv6: RFC 4291 §2.2 — eight groups of 1...4 hex digits, `::` at most
-///   once for one or more zero groups, an optional dotted IPv4 address as
-///   the last 32 bits. Zone indices (`%eth0`) are not supported.
+/// - Addresses: `AddressText` (CompiledConfig) parses them, so the config
+///   compiler and the firmware's resolv.conf reader agree; here its reasons
+///   become words.
 /// - Endpoints: `1.2.3.4`, `1.2.3.4:53`, `[::1]`, `[::1]:53` (RFC 3986
 ///   §3.2.2 brackets); without a port, `defaultPort`.
 /// - Prefixes: `ADDRESS/LENGTH` with no host bits set, or a bare address.
@@ -45,124 +43,61 @@ public enum AddressSyntax {
   // MARK: - Bytes
 
   static let colon = UInt8(ascii: ":")
-  static let dot = UInt8(ascii: ".")
 
   static func parseAddress(_ text: ArraySlice<UInt8>) throws(AddressSyntaxError) -> ParsedAddress {
     if text.contains(colon) { return .ipv6(try parseIPv6(text)) }
     return .ipv4(try parseIPv4(text))
   }
 
-  /// Four dotted decimal octets.
   static func parseIPv4(_ text: ArraySlice<UInt8>) throws(AddressSyntaxError) -> UInt32 {
-    let what = "bad IPv4 address \(quoted(text))"
-    guard !text.isEmpty else { throw AddressSyntaxError("missing address") }
-    if let first = text.first, isASCIILetter(first) {
-      throw AddressSyntaxError("\(quoted(text)) is not an address (host names are not resolved)")
+    do throws(AddressTextError) {
+      return try AddressText.parseIPv4(text)
+    } catch {
+      throw message(for: error, in: text)
     }
-    let octets = split(text, at: dot)
-    guard octets.count == 4 else {
-      throw AddressSyntaxError("\(what): expected 4 dotted octets, found \(octets.count)")
-    }
-    var value: UInt32 = 0
-    for octet in octets {
-      guard !octet.isEmpty else { throw AddressSyntaxError("\(what): empty octet") }
-      if let bad = octet.first(where: { !isDigit($0) }) {
-        throw AddressSyntaxError("\(what): unexpected character \(quoted([bad]))")
-      }
-      guard octet.count == 1 || octet.first != UInt8(ascii: "0") else {
-        throw AddressSyntaxError(
-          "\(what): leading zero in octet \(quoted(octet)) is ambiguous (octal in some parsers)")
-      }
-      guard octet.count <= 3, let number = decimal(octet), number <= 255 else {
-        throw AddressSyntaxError("\(what): octet \(quoted(octet)) is out of range 0...255")
-      }
-      value = value << 8 | UInt32(number)
-    }
-    return value
   }
 
-  /// RFC 4291 §2.2 text forms.
   static func parseIPv6(_ text: ArraySlice<UInt8>) throws(AddressSyntaxError) -> IPAddress {
-    let what = "bad IPv6 address \(quoted(text))"
-    if text.contains(UInt8(ascii: "%")) {
-      throw AddressSyntaxError("\(what): zone indices ('%...') are not supported")
+    do throws(AddressTextError) {
+      return try AddressText.parseIPv6(text)
+    } catch {
+      throw message(for: error, in: text)
     }
-    if containsRun(text, of: colon, length: 3) {
-      throw AddressSyntaxError("\(what): ':::' is not valid")
-    }
-    // Groups before and after the one `::`, if any.
-    var head = text
-    var tail: ArraySlice<UInt8>? = nil
-    if let doubleColon = firstRun(text, of: colon, length: 2) {
-      head = text[text.startIndex..<doubleColon]
-      let after = text[(doubleColon + 2)...]
-      if firstRun(after, of: colon, length: 2) != nil {
-        throw AddressSyntaxError("\(what): '::' may appear only once")
-      }
-      tail = after
-    }
-    let headGroups = head.isEmpty && tail != nil ? [] : split(head, at: colon)
-    let tailGroups = tail.map { $0.isEmpty ? [] : split($0, at: colon) } ?? []
-    // An embedded IPv4 address is the last 32 bits (RFC 4291 §2.2 item 3), so
-    // it can be in the head only when there is no `::` after it.
-    let lastGroupIsInHead = tail == nil
+  }
 
-    func words(_ groups: [ArraySlice<UInt8>], holdsLast: Bool) throws(AddressSyntaxError)
-      -> [UInt16]
-    {
-      var result: [UInt16] = []
-      for (index, group) in groups.enumerated() {
-        guard !group.isEmpty else {
-          throw AddressSyntaxError("\(what): empty group (a lone ':' at the start or the end?)")
-        }
-        if group.contains(dot) {
-          guard holdsLast, index == groups.count - 1 else {
-            throw AddressSyntaxError("\(what): an embedded IPv4 address must come last")
-          }
-          let ipv4 = try parseIPv4(group)
-          result.append(UInt16(truncatingIfNeeded: ipv4 >> 16))
-          result.append(UInt16(truncatingIfNeeded: ipv4))
-          continue
-        }
-        guard group.count <= 4 else {
-          throw AddressSyntaxError("\(what): group \(quoted(group)) has more than 4 hex digits")
-        }
-        var word: UInt16 = 0
-        for byte in group {
-          guard let digit = hexValue(byte) else {
-            throw AddressSyntaxError("\(what): unexpected character \(quoted([byte]))")
-          }
-          word = word << 4 | UInt16(digit)
-        }
-        result.append(word)
-      }
-      return result
+  /// The words for what `AddressText` found wrong, quoting the address and
+  /// the octet or group at fault.
+  static func message(for error: AddressTextError, in text: ArraySlice<UInt8>)
+    -> AddressSyntaxError
+  {
+    let address = text[error.address]
+    let part = text[error.part]
+    let what =
+      error.family == .ipv4
+      ? "bad IPv4 address \(quoted(address))" : "bad IPv6 address \(quoted(address))"
+    let detail: String
+    switch error.reason {
+    case .empty: return AddressSyntaxError("missing address")
+    case .hostName:
+      return AddressSyntaxError(
+        "\(quoted(address)) is not an address (host names are not resolved)")
+    case .octetCount(let found): detail = "expected 4 dotted octets, found \(found)"
+    case .emptyOctet: detail = "empty octet"
+    case .unexpectedCharacter(let byte): detail = "unexpected character \(quoted([byte]))"
+    case .leadingZero:
+      detail = "leading zero in octet \(quoted(part)) is ambiguous (octal in some parsers)"
+    case .octetOutOfRange: detail = "octet \(quoted(part)) is out of range 0...255"
+    case .zoneIndex: detail = "zone indices ('%...') are not supported"
+    case .tripleColon: detail = "':::' is not valid"
+    case .secondGap: detail = "'::' may appear only once"
+    case .emptyGroup: detail = "empty group (a lone ':' at the start or the end?)"
+    case .ipv4NotLast: detail = "an embedded IPv4 address must come last"
+    case .groupTooLong: detail = "group \(quoted(part)) has more than 4 hex digits"
+    case .tooManyGroupsForGap: detail = "too many groups to leave room for '::'"
+    case .groupCount(let found):
+      detail = "\(found) groups instead of 8 (use '::' to abbreviate zeros)"
     }
-
-    let headWords = try words(headGroups, holdsLast: lastGroupIsInHead)
-    let tailWords = try words(tailGroups, holdsLast: true)
-    var all: [UInt16]
-    if tail != nil {
-      // `::` stands for one or more zero groups (RFC 4291 §2.2 item 2).
-      guard headWords.count + tailWords.count <= 7 else {
-        throw AddressSyntaxError("\(what): too many groups to leave room for '::'")
-      }
-      let zeros = [UInt16](repeating: 0, count: 8 - headWords.count - tailWords.count)
-      all = headWords + zeros + tailWords
-    } else {
-      guard headWords.count == 8 else {
-        throw AddressSyntaxError(
-          "\(what): \(headWords.count) groups instead of 8 (use '::' to abbreviate zeros)")
-      }
-      all = headWords
-    }
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    for index in 0..<4 {
-      high = high << 16 | UInt64(all[index])
-      low = low << 16 | UInt64(all[index + 4])
-    }
-    return IPAddress(high: high, low: low)
+    return AddressSyntaxError("\(what): \(detail)")
   }
 
   /// - Parameter allowAnyPort: accept port 0 (a listener on a port the
@@ -258,42 +193,7 @@ public enum AddressSyntax {
 
   // MARK: - Helpers
 
-  static func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+  static func isDigit(_ byte: UInt8) -> Bool { AddressText.isDigit(byte) }
 
-  static func isASCIILetter(_ byte: UInt8) -> Bool { (byte | 0x20) &- 0x61 < 26 }
-
-  static func hexValue(_ byte: UInt8) -> UInt8? {
-    if isDigit(byte) { return byte - 0x30 }
-    let lower = byte | 0x20
-    return lower &- 0x61 < 6 ? lower - 0x61 + 10 : nil
-  }
-
-  /// The value of a run of decimal digits, or nil past 9 digits (no overflow).
-  static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
-    guard !digits.isEmpty, digits.count <= 9 else { return nil }
-    var value = 0
-    for byte in digits {
-      guard isDigit(byte) else { return nil }
-      value = value * 10 + Int(byte - 0x30)
-    }
-    return value
-  }
-
-  /// Splits at every `separator`, keeping empty pieces.
-  static func split(_ text: ArraySlice<UInt8>, at separator: UInt8) -> [ArraySlice<UInt8>] {
-    text.split(separator: separator, omittingEmptySubsequences: false)
-  }
-
-  static func firstRun(_ text: ArraySlice<UInt8>, of byte: UInt8, length: Int) -> Int? {
-    var run = 0
-    for index in text.indices {
-      run = text[index] == byte ? run + 1 : 0
-      if run == length { return index - length + 1 }
-    }
-    return nil
-  }
-
-  static func containsRun(_ text: ArraySlice<UInt8>, of byte: UInt8, length: Int) -> Bool {
-    firstRun(text, of: byte, length: length) != nil
-  }
+  static func decimal(_ digits: ArraySlice<UInt8>) -> Int? { AddressText.decimal(digits) }
 }
