@@ -165,11 +165,7 @@ public struct MessageWriter {
   ) throws(WireError) {
     guard rdata.count <= 0xFFFF else { throw .bufferFull }
     try writeName(name)
-    try writeUInt16(type.rawValue)
-    try writeUInt16(rrClass.rawValue)
-    try writeUInt32(ttl)
-    try writeUInt16(UInt16(rdata.count))
-    try write(rdata)
+    try writeFieldsAfterOwner(type: type, rrClass: rrClass, ttl: ttl, rdata: rdata)
   }
 
   /// A record whose owner is a pointer to an earlier offset (typically 12,
@@ -181,6 +177,14 @@ public struct MessageWriter {
     precondition(target <= Self.maxPointerTarget && target < count, "pointer must go backwards")
     guard rdata.count <= 0xFFFF else { throw .bufferFull }
     try writeUInt16(0xC000 | UInt16(target))
+    try writeFieldsAfterOwner(type: type, rrClass: rrClass, ttl: ttl, rdata: rdata)
+  }
+
+  /// TYPE, CLASS, TTL, RDLENGTH and RDATA (RFC 1035 §4.1.3); the callers
+  /// have checked that RDATA fits RDLENGTH's 16 bits.
+  private mutating func writeFieldsAfterOwner(
+    type: RRType, rrClass: RRClass, ttl: UInt32, rdata: UnsafeRawBufferPointer
+  ) throws(WireError) {
     try writeUInt16(type.rawValue)
     try writeUInt16(rrClass.rawValue)
     try writeUInt32(ttl)

@@ -135,9 +135,9 @@ final class FakeUpstream: @unchecked Sendable {
     var timeout = timeval(tv_sec: 2, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     while isRunning {
-      guard let lengthBytes = readExactly(fd, 2) else { return }
+      guard let lengthBytes = StubClient.readExactly(fd, 2) else { return }
       let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
-      guard let query = readExactly(fd, length) else { return }
+      guard let query = StubClient.readExactly(fd, length) else { return }
       lock.withLock { _tcpQueries += 1 }
       if case .slow(let milliseconds) = behaviour {
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
@@ -147,19 +147,6 @@ final class FakeUpstream: @unchecked Sendable {
         _ = framed.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }
-  }
-
-  private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-    var result = [UInt8](repeating: 0, count: count)
-    var filled = 0
-    while filled < count {
-      let received = result.withUnsafeMutableBytes {
-        recv(fd, $0.baseAddress! + filled, count - filled, 0)
-      }
-      if received <= 0 { return nil }
-      filled += received
-    }
-    return result
   }
 
   /// What this upstream sends back for `query` (possibly nothing, possibly
