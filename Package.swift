@@ -46,7 +46,7 @@ let package = Package(
     .testTarget(
       name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["dnsward", "DNSWire"],
+      name: "IntegrationTests", dependencies: ["dnsward", "dnsward-confgen", "DNSWire"],
       // Fake upstreams use threads and Foundation; Swift 5 mode keeps them simple.
       swiftSettings: [.swiftLanguageMode(.v5)]),
   ]

@@ -70,7 +70,12 @@ final class DnswardProcess {
   }
 
   static func listenPort(in log: String) -> UInt16? {
-    guard let range = log.range(of: "listening on 127.0.0.1:") else { return nil }
+    port(after: "listening on 127.0.0.1:", in: log)
+  }
+
+  /// The port written right after `marker` in the log (`[::1]:` for IPv6).
+  static func port(after marker: String, in log: String) -> UInt16? {
+    guard let range = log.range(of: marker) else { return nil }
     let digits = log[range.upperBound...].prefix { $0.isNumber }
     return UInt16(digits)
   }
@@ -145,30 +150,68 @@ enum StubClient {
     }
   }
 
-  static func tcp(_ packets: [[UInt8]], port: UInt16, timeout: TimeInterval = 3) -> [[UInt8]] {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port)
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else { return [] }
+  static func tcp(_ packets: [[UInt8]], port: UInt16, ipv6: Bool = false) -> [[UInt8]] {
+    guard let connection = TCPConnection(port: port, ipv6: ipv6) else { return [] }
     var out: [UInt8] = []
     for packet in packets {
       out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
     }
-    _ = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    connection.send(out)
     var replies: [[UInt8]] = []
     for _ in packets {
-      guard let header = readExactly(fd, 2) else { break }
-      guard let body = readExactly(fd, Int(header[0]) << 8 | Int(header[1])) else { break }
-      replies.append(body)
+      guard let reply = connection.receive() else { break }
+      replies.append(reply)
     }
     return replies
+  }
+
+  /// One client TCP connection to 127.0.0.1 or [::1], closed on deinit.
+  final class TCPConnection {
+    let fd: Int32
+
+    init?(port: UInt16, ipv6: Bool = false, timeout: Int = 3) {
+      fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var tv = timeval(tv_sec: timeout, tv_usec: 0)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+      var connected: Int32
+      if ipv6 {
+        var address = loopback6(port)
+        connected = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+          }
+        }
+      } else {
+        var address = loopback(port)
+        connected = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+          }
+        }
+      }
+      if connected != 0 {
+        close(fd)
+        return nil
+      }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+      _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// One length-framed message, or nil on EOF, reset or timeout.
+    func receive() -> [UInt8]? {
+      guard let header = readExactly(fd, 2) else { return nil }
+      return readExactly(fd, Int(header[0]) << 8 | Int(header[1]))
+    }
+
+    /// Sends one query and waits for one reply.
+    func ask(_ query: [UInt8]) -> [UInt8]? {
+      send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+      return receive()
+    }
   }
 
   static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
@@ -182,6 +225,30 @@ enum StubClient {
       filled += received
     }
     return result
+  }
+
+  static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
+    let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback6(port)
+    var tv = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+      }
+    }
+    var buffer = [UInt8](repeating: 0, count: 65535)
+    let count = recv(fd, &buffer, buffer.count, 0)
+    return count > 0 ? Array(buffer[0..<count]) : nil
+  }
+
+  static func loopback6(_ port: UInt16) -> sockaddr_in6 {
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_addr = in6addr_loopback
+    address.sin6_port = port.bigEndian
+    return address
   }
 
   static func loopback(_ port: UInt16) -> sockaddr_in {
