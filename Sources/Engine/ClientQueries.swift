@@ -75,6 +75,10 @@ extension Engine {
       name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
       dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     {
+      if isWaiting(client, id: query.id, on: slot) {
+        counters.retransmissions += 1
+        return
+      }
       counters.coalesced += 1
       addWaiter(to: slot, query: query, client: client)
       return
@@ -117,6 +121,18 @@ extension Engine {
       cursor = candidate.nextInBucket
     }
     return nil
+  }
+
+  /// Whether `client` already waits on `slot` with this ID (a UDP client
+  /// retransmitting before the answer came).
+  func isWaiting(_ client: ClientRef, id: UInt16, on slot: Int) -> Bool {
+    var cursor = transactions[slot].firstWaiter
+    while cursor >= 0 {
+      let waiter = waiters[Int(cursor)]
+      if waiter.clientID == id && waiter.client == client { return true }
+      cursor = waiter.next
+    }
+    return false
   }
 
   func addWaiter(to slot: Int, query: Message, client: ClientRef) {

@@ -17,6 +17,9 @@ public struct EngineCounters {
   public var blocked: UInt64 = 0
   /// Client queries joined to an identical one already in flight.
   public var coalesced: UInt64 = 0
+  /// Copies of a question the same client (address, port, ID) already has
+  /// in flight: dropped, the first copy's answer serves both.
+  public var retransmissions: UInt64 = 0
   /// Upstream queries sent (each attempt counts).
   public var forwarded: UInt64 = 0
   /// Transaction ring or waiter pool full: answered SERVFAIL at once.

@@ -225,6 +225,7 @@ public final class Server {
       .append(" overridden ").append(decimal: engineCounters.overridden)
       .append(" blocked ").append(decimal: engineCounters.blocked)
       .append(" coalesced ").append(decimal: engineCounters.coalesced)
+      .append(" retransmitted ").append(decimal: engineCounters.retransmissions)
       .append(" servfail ").append(decimal: engineCounters.servFail)
       .append(" timeouts ").append(decimal: engineCounters.timeouts)
       .append(" refused ").append(decimal: engineCounters.refused)

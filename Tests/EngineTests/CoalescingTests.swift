@@ -108,3 +108,24 @@ final class CoalescingTests: XCTestCase {
     XCTAssertEqual(byID.map(\.questionText), ["moved.example", "MOVED.example", "moved.EXAMPLE"])
   }
 }
+
+/// A client that retransmits its question (same address, port and ID) while
+/// the first is in flight gets one answer, not one per copy.
+final class RetransmissionTests: XCTestCase {
+  func testRetransmittedQueryIsAnsweredOnce() throws {
+    let harness = Harness()
+    let query = makeQuery(id: 0x0D0D, name: "retransmit.example")
+    XCTAssertTrue(harness.ask(query).isEmpty)
+    XCTAssertTrue(harness.ask(query).isEmpty)
+    XCTAssertEqual(harness.queries.count, 1)
+    XCTAssertEqual(harness.engine.waitersInUse, 1)
+    XCTAssertEqual(harness.counters.retransmissions, 1)
+    let replies = harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0])
+    XCTAssertEqual(replies.count, 1)
+    XCTAssertEqual(try decoded(replies[0].bytes).id, 0x0D0D)
+    // Another client with the same ID is a different question-asker.
+    harness.ask(query)
+    harness.ask(query, from: lanClient(9))
+    XCTAssertEqual(harness.engine.waitersInUse, 2)
+  }
+}
