@@ -25,6 +25,16 @@ public enum Files {
   }
 }
 
+public enum ResourceLimits {
+  /// Raises the open-descriptor limit towards `wanted` (each upstream UDP
+  /// query has a socket of its own, so `inflight` of them can be open at
+  /// once) and returns the limit in force, or nil if it cannot be read.
+  public static func raiseOpenFiles(to wanted: Int) -> Int? {
+    let limit = clinux_raise_open_files(UInt(wanted))
+    return limit < 0 ? nil : Int(limit)
+  }
+}
+
 extension LogLine {
   /// Appends the C library's text for an errno value.
   @discardableResult

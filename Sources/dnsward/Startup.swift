@@ -7,6 +7,15 @@ import Transports
 func serve(_ settings: Settings) -> Int32 {
   let log = LogLine(threshold: LogSeverity(rawValue: settings.logLevel.rawValue) ?? .info)
   let upstreams = resolveUpstreams(settings, log: log)
+  // One socket per query in flight, per client TCP connection, per TCP
+  // upstream and per listener, and a few for epoll, signals and logging.
+  let descriptorsNeeded =
+    settings.inflight + settings.tcpClients + upstreams.count + 2 * settings.listen.count + 16
+  if let limit = ResourceLimits.raiseOpenFiles(to: descriptorsNeeded), limit < descriptorsNeeded {
+    log.start(.warning).append("open-file limit is ").append(decimal: limit)
+      .append(" but inflight and tcp-clients need ").append(decimal: descriptorsNeeded)
+      .append("; queries past the limit get SERVFAIL").emit(.warning)
+  }
   let server: Server
   do {
     server = try Server(settings: settings, upstreams: upstreams, log: log)

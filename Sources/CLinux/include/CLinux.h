@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -105,6 +106,22 @@ static inline int clinux_read_sockaddr(const struct sockaddr_storage *storage, u
     return 4;
   }
   return 0;
+}
+
+// Raises the soft limit on open descriptors to `wanted` (at most the hard
+// limit) and returns the soft limit now in force, or -1.
+static inline long clinux_raise_open_files(unsigned long wanted) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  if (limit.rlim_cur < wanted) {
+    rlim_t target = wanted;
+    if (limit.rlim_max != RLIM_INFINITY && target > limit.rlim_max) target = limit.rlim_max;
+    if (target > limit.rlim_cur) {
+      limit.rlim_cur = target;
+      if (setrlimit(RLIMIT_NOFILE, &limit) != 0 && getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    }
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? (long)wanted : (long)limit.rlim_cur;
 }
 
 // open(2) is variadic in C, which Swift cannot call.
