@@ -8,6 +8,11 @@ import XCTest
 
 /// The real `dnsward` binary, started on a config written for the test with
 /// `listen 127.0.0.1:0`; the port it got is read from its start-up log.
+///
+/// The same suite runs against another build of dnsward — the ARM firmware
+/// under qemu-user, say — through two environment variables:
+/// `DNSWARD_TEST_BINARY` (its path) and `DNSWARD_TEST_RUNNER` (a command
+/// line to run it with, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`).
 final class DnswardProcess {
   let process = Process()
   let configURL: URL
@@ -16,7 +21,16 @@ final class DnswardProcess {
   private var logText = ""
   private(set) var port: UInt16 = 0
 
+  static let environment = ProcessInfo.processInfo.environment
+
+  /// Whether the binary under test is another build than the one SwiftPM
+  /// built next to the tests.
+  static var isExternalBinary: Bool { environment["DNSWARD_TEST_BINARY"] != nil }
+
   static var binary: URL? {
+    if let path = environment["DNSWARD_TEST_BINARY"] {
+      return URL(fileURLWithPath: path)
+    }
     let candidates = [
       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -40,8 +54,16 @@ final class DnswardProcess {
     configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-test-\(UUID().uuidString).conf")
     try config.write(to: configURL, atomically: true, encoding: .utf8)
-    process.executableURL = binary
-    process.arguments = arguments ?? ["--config", configURL.path]
+    let dnswardArguments = arguments ?? ["--config", configURL.path]
+    let runner = (Self.environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ")
+      .map(String.init)
+    if let tool = runner.first {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = [tool] + runner.dropFirst() + [binary.path] + dnswardArguments
+    } else {
+      process.executableURL = binary
+      process.arguments = dnswardArguments
+    }
     process.standardError = errorPipe
     process.standardOutput = FileHandle.nullDevice
     errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
