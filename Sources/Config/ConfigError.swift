@@ -19,6 +19,14 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
   }
+
+  /// Equal when the line and the UTF-8 bytes of the file name and the
+  /// message are: `String`'s own `==` (canonical equivalence) would pull the
+  /// Unicode normalization tables into Embedded Swift builds.
+  public static func == (lhs: ConfigError, rhs: ConfigError) -> Bool {
+    lhs.line == rhs.line && lhs.file.utf8.elementsEqual(rhs.file.utf8)
+      && lhs.message.utf8.elementsEqual(rhs.message.utf8)
+  }
 }
 
 /// Why a piece of text is not an address, an endpoint or a prefix. The message
@@ -27,6 +35,11 @@ public struct AddressSyntaxError: Error, Equatable, CustomStringConvertible {
   public let message: String
   public init(_ message: String) { self.message = message }
   public var description: String { message }
+
+  /// Equal when the messages' UTF-8 bytes are (see `ConfigError.==`).
+  public static func == (lhs: AddressSyntaxError, rhs: AddressSyntaxError) -> Bool {
+    lhs.message.utf8.elementsEqual(rhs.message.utf8)
+  }
 }
 
 /// A problem on the line being parsed; `ConfigParser` turns it into a
@@ -46,21 +59,32 @@ func quoted<Bytes: Collection>(_ token: Bytes) -> String where Bytes.Element == 
 
 /// The bytes as text: printable ASCII as is, every other byte as `\xNN`.
 func escaped<Bytes: Collection>(_ token: Bytes) -> String where Bytes.Element == UInt8 {
-  var text = ""
+  var text: [UInt8] = []
   text.reserveCapacity(token.count)
   for byte in token {
     if byte >= 0x20 && byte < 0x7F {
-      text.unicodeScalars.append(Unicode.Scalar(byte))
+      text.append(byte)
     } else {
-      text += "\\x" + hexDigits(UInt64(byte), width: 2)
+      text.append(UInt8(ascii: "\\"))
+      text.append(UInt8(ascii: "x"))
+      text.append(upperHexDigit(byte >> 4))
+      text.append(upperHexDigit(byte & 0xF))
     }
   }
-  return text
+  return String(decoding: text, as: UTF8.self)
+}
+
+/// The upper-case hex digit for a value 0...15.
+func upperHexDigit(_ value: UInt8) -> UInt8 {
+  value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
 }
 
 /// `value` in upper-case hex, zero-padded to `width` digits.
 func hexDigits(_ value: UInt64, width: Int) -> String {
   let digits = String(value, radix: 16, uppercase: true)
-  guard digits.count < width else { return digits }
-  return String(repeating: "0", count: width - digits.count) + digits
+  // `utf8.count`, not `count`: the digits are ASCII, and counting
+  // characters would pull in the grapheme-break tables.
+  let count = digits.utf8.count
+  guard count < width else { return digits }
+  return String(repeating: "0", count: width - count) + digits
 }

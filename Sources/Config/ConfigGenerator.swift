@@ -146,16 +146,17 @@ public enum ConfigGenerator {
   }
 
   /// Hex digits in groups of four from the right: `FFFF_7F00_0001`.
+  /// Works on the UTF-8 bytes (the digits are ASCII): String indices step
+  /// by Character, which would pull in the grapheme-break tables.
   static func grouped(_ digits: String) -> String {
-    var groups: [Substring] = []
-    var end = digits.endIndex
-    while end > digits.startIndex {
-      let start =
-        digits.index(end, offsetBy: -4, limitedBy: digits.startIndex) ?? digits.startIndex
-      groups.insert(digits[start..<end], at: 0)
-      end = start
+    let bytes = Array(digits.utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count + bytes.count / 4)
+    for (index, byte) in bytes.enumerated() {
+      if index > 0 && (bytes.count - index) % 4 == 0 { text.append(UInt8(ascii: "_")) }
+      text.append(byte)
     }
-    return groups.joined(separator: "_")
+    return String(decoding: text, as: UTF8.self)
   }
 
   static func describePath(_ path: [UInt8]) -> String {

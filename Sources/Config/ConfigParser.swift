@@ -17,7 +17,13 @@ import DNSWire
 /// so the generated tables need no check at start-up.
 public enum ConfigParser {
   public static func parse(_ text: String, fileName: String) throws(ConfigError) -> Settings {
-    let bytes = Array(text.utf8)
+    try parse(bytes: Array(text.utf8), fileName: fileName)
+  }
+
+  /// The same for the raw bytes of a file, as the firmware reads them: no
+  /// `String` is made of the text, so bytes that are not UTF-8 reach the
+  /// messages as `\xNN` escapes rather than as replacement characters.
+  public static func parse(bytes: [UInt8], fileName: String) throws(ConfigError) -> Settings {
     var reader = ConfigReader()
     var lineNumber = 0
     var lineStart = 0
@@ -64,15 +70,60 @@ public enum ConfigParser {
   }
 }
 
-/// The directives, spelled as in the file.
-enum Directive: String, CaseIterable {
+/// The directives. The raw value numbers them from 0, to index per-directive
+/// arrays; `name` is the spelling in the file. (Not a `String` raw value:
+/// `init(rawValue:)` would compare Strings, which pulls the Unicode tables
+/// into Embedded Swift builds.)
+enum Directive: Int, CaseIterable {
   case listen, allow, upstream, timeout, inflight, override, block
-  case overrideTTL = "override-ttl"
+  case overrideTTL
   case user, log
-  case tcpClients = "tcp-clients"
-  case tcpIdle = "tcp-idle"
-  case ednsSize = "edns-size"
-  case caseRandomization = "case-randomization"
+  case tcpClients
+  case tcpIdle
+  case ednsSize
+  case caseRandomization
+
+  /// The directive spelled `token` (case-sensitive), if any.
+  static func named(_ token: ArraySlice<UInt8>) -> Directive? {
+    var rawValue = 0
+    while let candidate = Directive(rawValue: rawValue) {
+      if candidate.isSpelled(token) { return candidate }
+      rawValue += 1
+    }
+    return nil
+  }
+
+  /// Whether `token` is the directive's spelling, byte for byte.
+  func isSpelled(_ token: ArraySlice<UInt8>) -> Bool {
+    let spelling = name.utf8
+    guard spelling.count == token.count else { return false }
+    var index = token.startIndex
+    for byte in spelling {
+      guard token[index] == byte else { return false }
+      index += 1
+    }
+    return true
+  }
+
+  /// The spelling in the file.
+  var name: String {
+    switch self {
+    case .listen: return "listen"
+    case .allow: return "allow"
+    case .upstream: return "upstream"
+    case .timeout: return "timeout"
+    case .inflight: return "inflight"
+    case .override: return "override"
+    case .block: return "block"
+    case .overrideTTL: return "override-ttl"
+    case .user: return "user"
+    case .log: return "log"
+    case .tcpClients: return "tcp-clients"
+    case .tcpIdle: return "tcp-idle"
+    case .ednsSize: return "edns-size"
+    case .caseRandomization: return "case-randomization"
+    }
+  }
 
   /// The directives that may appear on several lines; the others at most once.
   var isRepeatable: Bool {
@@ -124,32 +175,33 @@ struct NameLines {
 struct ConfigReader {
   var settings = Settings()
   var overrides = OverrideTableBuilder()
-  var firstLine: [Directive: Int] = [:]
+  /// Indexed by `Directive.rawValue`; 0: not seen yet.
+  var firstLine = [Int](repeating: 0, count: Directive.allCases.count)
   var listenLines: [Int] = []
   var allowLines: [Int] = []
   var upstreamLines: [Int] = []
   var resolvConfLine = 0
-  var nameLines: [[UInt8]: NameLines] = [:]
+  var nameLines = NameLinesIndex()
 
   mutating func apply(_ tokens: [ArraySlice<UInt8>], line: Int) throws(LineError) {
-    let directiveText = String(decoding: tokens[0], as: UTF8.self)
-    guard let directive = Directive(rawValue: directiveText) else {
+    guard let directive = Directive.named(tokens[0]) else {
       throw LineError(unknownDirectiveMessage(tokens[0]))
     }
     let arguments = Array(tokens.dropFirst())
     if arguments.count < directive.argumentCount.lowerBound {
-      throw LineError("missing argument to '\(directive.rawValue)' (usage: \(directive.usage))")
+      throw LineError("missing argument to '\(directive.name)' (usage: \(directive.usage))")
     }
     if arguments.count > directive.argumentCount.upperBound {
       let extra = arguments[directive.argumentCount.upperBound]
       throw LineError(
-        "extra argument \(quoted(extra)) to '\(directive.rawValue)' (usage: \(directive.usage))")
+        "extra argument \(quoted(extra)) to '\(directive.name)' (usage: \(directive.usage))")
     }
     if !directive.isRepeatable {
-      if let first = firstLine[directive] {
-        throw LineError("duplicate '\(directive.rawValue)' directive (first on line \(first))")
+      let first = firstLine[directive.rawValue]
+      if first != 0 {
+        throw LineError("duplicate '\(directive.name)' directive (first on line \(first))")
       }
-      firstLine[directive] = line
+      firstLine[directive.rawValue] = line
     }
     switch directive {
     case .listen: try addListen(arguments[0], line: line)
@@ -198,12 +250,12 @@ struct ConfigReader {
   }
 
   func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> String {
-    let lowered = String(decoding: token.map(Name.asciiLowercased), as: UTF8.self)
+    let lowered = token.map(Name.asciiLowercased)
     var best: (name: String, distance: Int)? = nil
     for candidate in Directive.allCases {
-      let distance = editDistance(Array(lowered.utf8), Array(candidate.rawValue.utf8))
+      let distance = editDistance(lowered, Array(candidate.name.utf8))
       if distance <= 2, distance < best?.distance ?? Int.max {
-        best = (candidate.rawValue, distance)
+        best = (candidate.name, distance)
       }
     }
     let hint = best.map { " (did you mean '\($0.name)'?)" } ?? ""

@@ -31,10 +31,11 @@ extension ConfigReader {
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>, line: Int
   ) throws(LineError) {
     let transport: UpstreamTransport
-    switch String(decoding: transportToken, as: UTF8.self) {
-    case "udp": transport = .udp
-    case "tcp": transport = .tcp
-    case "resolv-conf":
+    if isWord(transportToken, "udp") {
+      transport = .udp
+    } else if isWord(transportToken, "tcp") {
+      transport = .tcp
+    } else if isWord(transportToken, "resolv-conf") {
       guard resolvConfLine == 0 else {
         throw LineError(
           "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed")
@@ -43,7 +44,7 @@ extension ConfigReader {
       settings.resolvConfPosition = settings.upstreams.count
       resolvConfLine = line
       return
-    default:
+    } else {
       throw LineError(
         "unknown upstream transport \(quoted(transportToken)) (expected udp, tcp or resolv-conf)")
     }
@@ -72,7 +73,7 @@ extension ConfigReader {
     }
     let name = try flatName(isWildcard ? nameToken.dropFirst(2) : nameToken, written: nameToken)
     guard name != Name.root else { throw LineError("the root name cannot be overridden") }
-    var lines = nameLines[name] ?? NameLines()
+    var lines = nameLines.lines(for: name) ?? NameLines()
     if isWildcard {
       if lines.wildcard != 0 {
         throw LineError(
@@ -123,7 +124,7 @@ extension ConfigReader {
       let family = ipv4.count / 4 > 255 ? "IPv4" : "IPv6"
       throw LineError("more than 255 \(family) addresses for \(quoted(nameToken))")
     }
-    nameLines[name] = lines
+    nameLines.setLines(lines, for: name)
     overrides.add(
       OverrideTableBuilder.Entry(
         name: name, kind: isWildcard ? .wildcard : .exact, ipv4: ipv4, ipv6: ipv6))
@@ -139,7 +140,7 @@ extension ConfigReader {
     guard name != Name.root else {
       throw LineError("the root name cannot be blocked (that would block every name)")
     }
-    var lines = nameLines[name] ?? NameLines()
+    var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.block != 0 {
       throw LineError("duplicate block of \(quoted(nameToken)) (first on line \(lines.block))")
     }
@@ -149,7 +150,7 @@ extension ConfigReader {
         "block of \(quoted(nameToken)) conflicts with the override on line \(other)")
     }
     lines.block = line
-    nameLines[name] = lines
+    nameLines.setLines(lines, for: name)
     overrides.add(OverrideTableBuilder.Entry(name: name, kind: .block))
   }
 
@@ -255,23 +256,17 @@ extension ConfigReader {
   }
 
   func logLevel(_ token: ArraySlice<UInt8>) throws(LineError) -> LogLevel {
-    switch String(decoding: token, as: UTF8.self) {
-    case "error": return .error
-    case "warning": return .warning
-    case "info": return .info
-    case "debug": return .debug
-    default:
-      throw LineError("unknown log level \(quoted(token)) (expected error, warning, info or debug)")
-    }
+    if isWord(token, "error") { return .error }
+    if isWord(token, "warning") { return .warning }
+    if isWord(token, "info") { return .info }
+    if isWord(token, "debug") { return .debug }
+    throw LineError("unknown log level \(quoted(token)) (expected error, warning, info or debug)")
   }
 
   func onOff(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Bool {
-    switch String(decoding: token, as: UTF8.self) {
-    case "on": return true
-    case "off": return false
-    default:
-      throw LineError("'\(directive.rawValue)' expects on or off, got \(quoted(token))")
-    }
+    if isWord(token, "on") { return true }
+    if isWord(token, "off") { return false }
+    throw LineError("'\(directive.name)' expects on or off, got \(quoted(token))")
   }
 
   /// A decimal number within `range`.
@@ -279,11 +274,11 @@ extension ConfigReader {
     throws(LineError) -> Int
   {
     guard token.allSatisfy(AddressSyntax.isDigit) else {
-      throw LineError("'\(directive.rawValue)' expects a number, got \(quoted(token))")
+      throw LineError("'\(directive.name)' expects a number, got \(quoted(token))")
     }
     guard let value = AddressSyntax.decimal(token), range.contains(value) else {
       throw LineError(
-        "\(directive.rawValue) \(escaped(token)) is out of range "
+        "\(directive.name) \(escaped(token)) is out of range "
           + "\(range.lowerBound)...\(range.upperBound)")
     }
     return value
@@ -297,16 +292,17 @@ extension ConfigReader {
     let unit = token[digits.endIndex...]
     let example = "e.g. 1500ms or 2s"
     guard !digits.isEmpty else {
-      throw LineError("bad duration \(quoted(token)) for '\(directive.rawValue)' (\(example))")
+      throw LineError("bad duration \(quoted(token)) for '\(directive.name)' (\(example))")
     }
     if unit.first == UInt8(ascii: ".") {
       throw LineError("bad duration \(quoted(token)): use whole milliseconds, e.g. 1500ms")
     }
     let multiplier: Int
-    switch String(decoding: unit, as: UTF8.self) {
-    case "", "ms": multiplier = 1
-    case "s": multiplier = 1000
-    default:
+    if unit.isEmpty || isWord(unit, "ms") {
+      multiplier = 1
+    } else if isWord(unit, "s") {
+      multiplier = 1000
+    } else {
       throw LineError("unknown unit \(quoted(unit)) in \(quoted(token)) (use ms or s)")
     }
     let rangeText =
@@ -316,8 +312,14 @@ extension ConfigReader {
       case let milliseconds = value * multiplier,
       milliseconds >= Int(range.lowerBound), milliseconds <= Int(range.upperBound)
     else {
-      throw LineError("\(directive.rawValue) \(escaped(token)) is out of range \(rangeText)")
+      throw LineError("\(directive.name) \(escaped(token)) is out of range \(rangeText)")
     }
     return UInt32(milliseconds)
+  }
+
+  /// Whether the token is exactly `word`, byte for byte. (Comparing bytes,
+  /// not Strings, keeps the Unicode tables out of Embedded Swift builds.)
+  func isWord(_ token: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+    word.withUTF8Buffer { token.elementsEqual($0) }
   }
 }
