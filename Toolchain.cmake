@@ -9,13 +9,18 @@
 #   bare-metal triples (`aarch64-none-none-elf`, `armv7-none-none-eabi`) and for
 #   the host's Linux triple; the code it emits for those bare-metal triples is
 #   plain ELF that links into a Linux program, because the Embedded stdlib
-#   asks the OS for nothing but memory (posix_memalign/free, from glibc);
+#   asks the OS for nothing but memory (posix_memalign/free, from the libc);
 # - the sysroot whose libc headers the Swift compiler's Clang importer reads
 #   for CLinux (sys/epoll.h, sys/socket.h, ...) — the target's, not the host's;
 # - the cross C compiler, which also links: against the target's glibc, with
 #   its crt files and dynamic loader (Debian/Ubuntu `gcc-<triple>` packages).
 #
-# Overrides: -DCMAKE_C_COMPILER=..., -DDNSWARD_SYSROOT=..., -DDNSWARD_SWIFTC=...
+# and, with DNSWARD_LIBC, which C library that is (below):
+#
+#   cmake -S Board -B /tmp/fw-aarch64-musl -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl
+#
+# Overrides: -DCMAKE_C_COMPILER=..., -DDNSWARD_SYSROOT=..., -DDNSWARD_MUSL_INCLUDE=...,
+# -DDNSWARD_SWIFTC=...
 
 # One of aarch64 (the default), armv7, or host (Embedded Swift for the build
 # machine: the quick way to check the firmware's modules and to run it here).
@@ -24,13 +29,45 @@ set_property(CACHE DNSWARD_TARGET PROPERTY STRINGS aarch64 armv7 host)
 
 # CMake re-reads this file in a fresh project for every compiler check
 # (try_compile); pass it the target chosen above and any sysroot override.
-list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DNSWARD_TARGET DNSWARD_SYSROOT)
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
+  DNSWARD_TARGET DNSWARD_LIBC DNSWARD_SYSROOT DNSWARD_MUSL_INCLUDE)
+
+# The C library the firmware is compiled and linked against:
+#
+# - glibc (the default): Debian's cross glibc, linked dynamically (or
+#   -static-pie, see DNSWARD_STATIC_PIE in Board/CMakeLists.txt). For
+#   Debian, Raspberry Pi OS, Ubuntu and other glibc systems.
+# - musl: a fully static binary (`-static`: musl's crt files and libc.a, the
+#   cross gcc's libgcc.a), for OpenWrt, whose libc is musl, and any other
+#   Linux on the same CPU: it needs nothing from the board. aarch64 and armv7
+#   only. From Debian's multiarch musl packages, after
+#   `dpkg --add-architecture arm64` (armhf for armv7) and `apt-get update`:
+#   `apt-get install musl-dev:arm64` (musl-dev:armhf). These put musl's headers
+#   in /usr/include/<musl triple>, its crt files and libc.a in
+#   /usr/lib/<musl triple>, and a `<musl triple>-gcc` wrapper, the cross gcc
+#   with musl's specs file (-nostdinc/-nostdlib and musl's paths), which is the
+#   C compiler and drives the link (with lld as the linker on aarch64, see
+#   Board/CMakeLists.txt). The Swift compiler's Clang importer reads the
+#   same musl headers for CLinux: the structs dnsward passes (sockaddr_*,
+#   rlimit, timespec, signalfd_siginfo, ...), the constants and the symbol
+#   names must be those of the libc that is linked. On armv7 they differ from
+#   glibc's: musl's time_t and rlim_t are 64-bit and clock_gettime is
+#   __clock_gettime64. Another musl toolchain (an OpenWrt SDK's, say) is
+#   named with -DCMAKE_C_COMPILER=<its musl gcc> -DDNSWARD_MUSL_INCLUDE=<its
+#   include directory>.
+set(DNSWARD_LIBC "glibc" CACHE STRING "target C library: glibc (dynamic or -static-pie) or musl (static)")
+set_property(CACHE DNSWARD_LIBC PROPERTY STRINGS glibc musl)
+if(NOT DNSWARD_LIBC MATCHES "^(glibc|musl)$")
+  message(FATAL_ERROR "DNSWARD_LIBC must be glibc or musl, not '${DNSWARD_LIBC}'")
+endif()
 
 if(DNSWARD_TARGET STREQUAL "aarch64")
   # 64-bit ARM boards (Cortex-A53/A55/A72 routers, Raspberry Pi 3/4/5 OS 64-bit).
   set(CMAKE_SYSTEM_NAME Linux)               # cross-compiling to Linux ...
   set(CMAKE_SYSTEM_PROCESSOR aarch64)        # ... on 64-bit ARM
   set(_dnsward_gnu aarch64-linux-gnu)        # GNU triple: tool prefix, sysroot name
+  set(_dnsward_musl aarch64-linux-musl)      # Debian's musl triple: musl-dev:arm64's paths
+  set(_dnsward_debian_arch arm64)
   set(DNSWARD_SWIFT_TARGET aarch64-none-none-elf) # Embedded stdlib: LP64 AAPCS64, as Linux
   set(DNSWARD_SWIFT_TARGET_FLAGS "")         # AAPCS64 is the same bare-metal and on Linux
 elseif(DNSWARD_TARGET STREQUAL "armv7")
@@ -39,6 +76,8 @@ elseif(DNSWARD_TARGET STREQUAL "armv7")
   set(CMAKE_SYSTEM_NAME Linux)
   set(CMAKE_SYSTEM_PROCESSOR armv7l)
   set(_dnsward_gnu arm-linux-gnueabihf)
+  set(_dnsward_musl arm-linux-musleabihf)
+  set(_dnsward_debian_arch armhf)
   set(DNSWARD_SWIFT_TARGET armv7-none-none-eabi)
   set(DNSWARD_SWIFT_TARGET_FLAGS
     # Pass float arguments in VFP registers like gnueabihf's libc; without
@@ -51,6 +90,9 @@ elseif(DNSWARD_TARGET STREQUAL "armv7")
 elseif(DNSWARD_TARGET STREQUAL "host")
   # Not a cross build: Embedded Swift for the machine CMake runs on.
   set(_dnsward_gnu "")
+  if(DNSWARD_LIBC STREQUAL "musl")
+    message(FATAL_ERROR "DNSWARD_LIBC=musl is for the aarch64 and armv7 targets, not host")
+  endif()
   if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
     # The toolchain has no Embedded stdlib for aarch64-unknown-linux-gnu;
     # the bare-metal one is the firmware's and links the same way.
@@ -63,13 +105,32 @@ else()
   message(FATAL_ERROR "DNSWARD_TARGET must be aarch64, armv7 or host, not '${DNSWARD_TARGET}'")
 endif()
 
-if(_dnsward_gnu)
+if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")
+  # Debian's multiarch musl (musl-dev:<arch>), see DNSWARD_LIBC above.
+  set(DNSWARD_MUSL_INCLUDE "/usr/include/${_dnsward_musl}" CACHE PATH "the target's musl headers")
+  if(NOT EXISTS "${DNSWARD_MUSL_INCLUDE}/sys/epoll.h")
+    message(FATAL_ERROR "DNSWARD_LIBC=musl: no musl headers in ${DNSWARD_MUSL_INCLUDE}. Install them with\n"
+      "  dpkg --add-architecture ${_dnsward_debian_arch} && apt-get update && "
+      "apt-get install musl-dev:${_dnsward_debian_arch}\n"
+      "or pass -DDNSWARD_MUSL_INCLUDE=... and -DCMAKE_C_COMPILER=... for another musl toolchain.")
+  endif()
+  # musl-dev's wrapper: `${_dnsward_gnu}-gcc -specs .../musl-gcc.specs`,
+  # unless the command line names another musl compiler.
+  if(NOT DEFINED CACHE{CMAKE_C_COMPILER})
+    set(CMAKE_C_COMPILER ${_dnsward_musl}-gcc)
+  endif()
+  set(DNSWARD_SYSROOT "")                    # the importer gets DNSWARD_MUSL_INCLUDE instead
+  set(DNSWARD_TOOL_PREFIX ${_dnsward_gnu}-)  # binutils do not depend on the libc
+  set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+elseif(_dnsward_gnu)
   # Debian's multiarch cross sysroot: /usr/<triple>/include and /usr/<triple>/lib.
   set(DNSWARD_SYSROOT "/usr/${_dnsward_gnu}" CACHE PATH "target libc headers and libraries")
   # The cross gcc: compiles CLinux's (empty) shims.c and links the program. It
   # already knows its sysroot; do not set CMAKE_SYSROOT, whose --sysroot would
   # break the absolute paths in that sysroot's libc.so linker script.
-  set(CMAKE_C_COMPILER ${_dnsward_gnu}-gcc)
+  if(NOT DEFINED CACHE{CMAKE_C_COMPILER})
+    set(CMAKE_C_COMPILER ${_dnsward_gnu}-gcc)
+  endif()
   # Binutils with the same prefix: strip and size the result.
   set(DNSWARD_TOOL_PREFIX ${_dnsward_gnu}-)
   # Find libraries and headers only under the target's sysroot, programs
@@ -93,7 +154,11 @@ set(DNSWARD_SWIFT_FLAGS
   -Osize                                     # smallest code; routers have little flash
   -Xfrontend -function-sections              # one section per function, for --gc-sections
 )
-if(DNSWARD_SYSROOT)
+if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")
+  # The Clang importer reads musl's headers and no others: -nostdlibinc drops
+  # every libc include directory (Clang's own stddef.h/stdarg.h stay).
+  list(APPEND DNSWARD_SWIFT_FLAGS -Xcc -nostdlibinc -Xcc -isystem -Xcc ${DNSWARD_MUSL_INCLUDE})
+elseif(DNSWARD_SYSROOT)
   # The Clang importer reads the target's libc headers, not the host's: with
   # a bare-metal triple and this sysroot it searches <sysroot>/include.
   list(APPEND DNSWARD_SWIFT_FLAGS -Xcc --sysroot=${DNSWARD_SYSROOT})
@@ -103,3 +168,16 @@ endif()
 set(CMAKE_C_FLAGS_INIT "-Os -ffunction-sections -fdata-sections")
 # Link: drop every function and data section nothing refers to.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections")
+# Segments aligned to 4 KiB pages, the page size of router kernels. GNU ld's
+# aarch64 default (64 KiB, for kernels built with 64 KiB pages) pads the file
+# by up to 64 KiB between the code and data segments: a 70 KB binary became
+# 135 KB. Pass -DDNSWARD_MAX_PAGE_SIZE=65536 for a board whose kernel uses
+# 16 or 64 KiB pages; a binary aligned for smaller pages will not load there.
+set(DNSWARD_MAX_PAGE_SIZE 4096 CACHE STRING "ELF segment alignment: the board kernel's page size")
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DNSWARD_MAX_PAGE_SIZE)
+string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -Wl,-z,max-page-size=${DNSWARD_MAX_PAGE_SIZE}")
+if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")
+  # Fully static, for CMake's compiler checks too: the binary carries musl
+  # and needs no loader or libc on the board.
+  string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -static")
+endif()

@@ -4,21 +4,35 @@
 #
 #   bash .ci/firmware.sh
 #
-# Needs: the Swift 6.3 toolchain (swiftc on PATH), and
-#   apt-get install gcc-aarch64-linux-gnu qemu-user knot dnsutils
+# Packages (what .ci/run installs for this script):
+#   dpkg --add-architecture arm64    # for musl-dev:arm64 (Debian has no
+#   apt-get update                   # cross musl package, only multiarch)
+#   apt-get install gcc-aarch64-linux-gnu qemu-user knot dnsutils \
+#     gcc-arm-linux-gnueabihf musl-dev:arm64
 #   pip install cmake ninja
-# Optional: gcc-arm-linux-gnueabihf (then armv7 is built and tested too).
+# and optionally, for the armv7 musl build:
+#   dpkg --add-architecture armhf && apt-get update && apt-get install musl-dev:armhf
+# (here the mirror's bookworm-security armhf index failed to download, which
+# makes `apt-get update` exit 100 once armhf is added; hence optional).
+#
+# Needs: the Swift 6.3 toolchain (swiftc on PATH; the ld.lld beside it links
+# the aarch64 musl build), gcc-aarch64-linux-gnu, qemu-user, knotd and dig.
+# Optional: gcc-arm-linux-gnueabihf (then armv7 is built and tested too);
+# musl-dev:arm64 / musl-dev:armhf (then the fully static musl firmware, the one
+# for OpenWrt, is built and tested too for aarch64 / armv7; skipped with a
+# message otherwise).
 #
 # Steps:
 #   1. compile DNSWire, CompiledConfig, Engine, Platform and Transports in
 #      Embedded mode for the host (the "Embedded Swift rules" check), then the
 #      whole firmware for the host;
-#   2. build the aarch64 firmware (dynamic, and -static-pie) with a test
-#      config: listen on 127.0.0.1:PORT, forward to 127.0.0.1:UPSTREAM_PORT,
-#      `override fw.test 192.0.2.1`;
+#   2. build the aarch64 firmware (dynamic, -static-pie, and static musl)
+#      with a test config: listen on 127.0.0.1:PORT, forward to
+#      127.0.0.1:UPSTREAM_PORT, `override fw.test 192.0.2.1`;
 #   3. serve a tiny zone (example.test, www A 192.0.2.80) with knotd on
 #      127.0.0.1:UPSTREAM_PORT;
-#   4. run each binary (aarch64 under qemu-aarch64) and ask it with dig over
+#   4. run each binary (aarch64 under qemu-aarch64; the static ones without
+#      -L, after checking they have no interpreter) and ask it with dig over
 #      UDP and TCP;
 #   5. print the stripped sizes.
 #
@@ -117,6 +131,22 @@ if command -v arm-linux-gnueabihf-gcc >/dev/null && command -v qemu-arm >/dev/nu
   configure_and_build "$BUILD/armv7" armv7 "$TEST_CONFIG"
 fi
 
+# The fully static musl firmware (OpenWrt's libc), where Debian's multiarch
+# musl-dev:<arch> is installed (its <musl triple>-gcc wrapper and headers).
+have_musl() { command -v "$1-gcc" >/dev/null && [[ -e /usr/include/$1/sys/epoll.h ]]; }
+HAVE_MUSL_AARCH64=0
+if have_musl aarch64-linux-musl; then
+  HAVE_MUSL_AARCH64=1
+  step "aarch64 firmware (musl, static) with the test config"
+  configure_and_build "$BUILD/aarch64-musl" aarch64 "$TEST_CONFIG" -DDNSWARD_LIBC=musl
+fi
+HAVE_MUSL_ARMV7=0
+if ((HAVE_ARMV7)) && have_musl arm-linux-musleabihf; then
+  HAVE_MUSL_ARMV7=1
+  step "armv7 firmware (musl, static) with the test config"
+  configure_and_build "$BUILD/armv7-musl" armv7 "$TEST_CONFIG" -DDNSWARD_LIBC=musl
+fi
+
 # --- 3. the loopback upstream ------------------------------------------------
 step "knotd on 127.0.0.1:$UPSTREAM_PORT serving example.test"
 start_knot "$UPSTREAM_PORT" || fail "knotd did not start"
@@ -189,6 +219,32 @@ else
   step "armv7: skipped (no arm-linux-gnueabihf-gcc or qemu-arm)"
 fi
 
+# assert_static LABEL READELF BINARY: no program interpreter, no DT_NEEDED.
+# (musl:<arch> puts /lib/ld-musl-<arch>.so.1 on this machine, so running
+# without -L alone would not prove the binary static.)
+assert_static() {
+  local label=$1 readelf=$2 binary=$3
+  if "$readelf" -lW "$binary" | grep -q INTERP || "$readelf" -dW "$binary" | grep -q NEEDED; then
+    "$readelf" -lW "$binary" >&2
+    fail "$label: $binary is not static"
+  fi
+  printf '  ok  %s: static (no interpreter, no shared libraries)\n' "$label"
+}
+musl_skip="not installed (dpkg --add-architecture ARCH && apt-get update && apt-get install musl-dev:ARCH)"
+if ((HAVE_MUSL_AARCH64)); then
+  assert_static aarch64-musl aarch64-linux-gnu-readelf "$BUILD/aarch64-musl/dnsward.stripped"
+  # No -L: everything, musl included, is in the binary.
+  run_checks aarch64-musl qemu-aarch64 "$BUILD/aarch64-musl/dnsward.stripped"
+else
+  step "aarch64-musl: skipped, musl-dev:arm64 ${musl_skip//ARCH/arm64}"
+fi
+if ((HAVE_MUSL_ARMV7)); then
+  assert_static armv7-musl arm-linux-gnueabihf-readelf "$BUILD/armv7-musl/dnsward.stripped"
+  run_checks armv7-musl qemu-arm "$BUILD/armv7-musl/dnsward.stripped"
+elif ((HAVE_ARMV7)); then
+  step "armv7-musl: skipped, musl-dev:armhf ${musl_skip//ARCH/armhf}"
+fi
+
 # --- 5. sizes ----------------------------------------------------------------
 step "stripped sizes (bytes)"
 size_of() { printf '  %-40s %8d\n' "$1" "$(stat -c %s "$2")"; }
@@ -196,5 +252,7 @@ size_of "host Embedded (default config)" "$BUILD/host/dnsward.stripped"
 size_of "aarch64 dynamic (test config)" "$BUILD/aarch64/dnsward.stripped"
 size_of "aarch64 -static-pie (test config)" "$BUILD/aarch64-static/dnsward.stripped"
 ((HAVE_ARMV7)) && size_of "armv7 dynamic (test config)" "$BUILD/armv7/dnsward.stripped"
+((HAVE_MUSL_AARCH64)) && size_of "aarch64 musl static (test config)" "$BUILD/aarch64-musl/dnsward.stripped"
+((HAVE_MUSL_ARMV7)) && size_of "armv7 musl static (test config)" "$BUILD/armv7-musl/dnsward.stripped"
 
 printf '\nfirmware.sh: all checks passed in %d s\n' "$SECONDS"

@@ -1,8 +1,8 @@
 import CLinux
 
 public enum Files {
-  /// Reads a whole (small) file at start-up: resolv.conf, a config. Reads at
-  /// most `limit` bytes; nil if the file cannot be opened.
+  /// Reads a whole file at start-up: resolv.conf, a config. Reads at most
+  /// `limit` bytes; nil if the file cannot be opened.
   public static func read(path: [UInt8], limit: Int = 1 << 20) -> [UInt8]? {
     var terminated = path
     terminated.append(0)

@@ -1,70 +1,78 @@
-// dnsward: the command line. Host builds accept --config and --check; the
-// firmware (Embedded Swift) runs only on the config compiled into it.
+// dnsward: the command line, the same in the host build and the firmware.
+//
+//   dnsward                   run on the config compiled into the binary
+//   dnsward --config FILE     run on FILE instead
+//   dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
+//   dnsward --print-config    print the summary of the compiled-in config
+//
+// A firmware built with -DDNSWARD_RUNTIME_CONFIG=OFF (DNSWARD_COMPILED_CONFIG_ONLY)
+// leaves the config language out and runs only on its compiled-in config.
 import CompiledConfig
 import DefaultConfig
+import Platform
 
-#if hasFeature(Embedded)
-  import CLinux  // exit(3); the host branch gets it from Glibc
-
-  exit(serve(compiledSettings()))
-#else
+#if !DNSWARD_COMPILED_CONFIG_ONLY
   import Config
-  import Glibc
+#endif
 
-  /// Standard error by descriptor (the C `stderr` global is not concurrency-safe).
-  func printError(_ text: String) {
-    var line = text
-    line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-  }
-
-  func usage() -> Never {
+func usage() -> Never {
+  #if DNSWARD_COMPILED_CONFIG_ONLY
+    let text = "usage: dnsward    (this build runs only on its compiled-in config)\n"
+  #else
     let text = """
-      usage: dnsward [--config FILE]    run (default: the compiled-in dnsward.conf)
-             dnsward --check FILE       validate FILE, print a summary, exit 0 or 1
-             dnsward --print-config     print the summary of the compiled-in config
+      usage: dnsward                   run on the compiled-in config
+             dnsward --config FILE     run on FILE
+             dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
+             dnsward --print-config    summary of the compiled-in config
 
       """
-    printError(text)
-    exit(2)
-  }
+  #endif
+  ProcessControl.printError(Array(text.utf8))
+  ProcessControl.exit(2)
+}
 
-  func loadConfig(_ path: String) -> Settings {
-    guard let file = fopen(path, "r") else {
-      printError("dnsward: cannot open \(path): \(String(cString: strerror(errno)))\n")
-      exit(1)
+func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
+  argument.count == flag.utf8CodeUnitCount
+    && argument.withUnsafeBytes { bytes in
+      (0..<bytes.count).allSatisfy { bytes[$0] == flag.utf8Start[$0] }
     }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let count = fread(&chunk, 1, chunk.count, file)
-      if count == 0 { break }
-      bytes.append(contentsOf: chunk[0..<count])
+}
+
+#if !DNSWARD_COMPILED_CONFIG_ONLY
+  /// A config larger than this is refused rather than read (a 100,000-entry
+  /// block list is about 3 MB).
+  let configSizeLimit = 64 << 20
+
+  /// FILE parsed, or the parser's `file:line: message` and exit status 1.
+  func loadConfig(_ path: [UInt8]) -> Settings {
+    let name = String(decoding: path, as: UTF8.self)
+    guard let bytes = Files.read(path: path, limit: configSizeLimit) else {
+      ProcessControl.printError(Array("dnsward: cannot read \(name)\n".utf8))
+      ProcessControl.exit(1)
     }
-    fclose(file)
-    do {
-      return try ConfigParser.parse(String(decoding: bytes, as: UTF8.self), fileName: path)
+    do throws(ConfigError) {
+      return try ConfigParser.parse(bytes: bytes, fileName: name)
     } catch {
-      printError("\(error.description)\n")
-      exit(1)
+      ProcessControl.printError(Array("\(error.description)\n".utf8))
+      ProcessControl.exit(1)
     }
-  }
-
-  let arguments = Array(CommandLine.arguments.dropFirst())
-  switch arguments.first {
-  case nil:
-    exit(serve(compiledSettings()))
-  case "--config":
-    guard arguments.count == 2 else { usage() }
-    exit(serve(loadConfig(arguments[1])))
-  case "--check":
-    guard arguments.count == 2 else { usage() }
-    print(ConfigGenerator.summary(loadConfig(arguments[1])))
-    print("\(arguments[1]): OK")
-    exit(0)
-  case "--print-config":
-    print(ConfigGenerator.summary(compiledSettings()))
-    exit(0)
-  default:
-    usage()
   }
 #endif
+
+let arguments = ProcessControl.arguments()
+if arguments.isEmpty {
+  ProcessControl.exit(serve(compiledSettings()))
+}
+#if !DNSWARD_COMPILED_CONFIG_ONLY
+  if arguments.count == 2 && isFlag(arguments[0], "--config") {
+    ProcessControl.exit(serve(loadConfig(arguments[1])))
+  } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
+    print(ConfigGenerator.summary(loadConfig(arguments[1])), terminator: "")
+    print("\(String(decoding: arguments[1], as: UTF8.self)): OK")
+    ProcessControl.exit(0)
+  } else if arguments.count == 1 && isFlag(arguments[0], "--print-config") {
+    print(ConfigGenerator.summary(compiledSettings()), terminator: "")
+    ProcessControl.exit(0)
+  }
+#endif
+usage()

@@ -31,6 +31,11 @@ final class DnswardProcess {
     if let path = environment["DNSWARD_TEST_BINARY"] {
       return URL(fileURLWithPath: path)
     }
+    return built("dnsward")
+  }
+
+  /// A product SwiftPM built next to the tests.
+  static func built(_ product: String) -> URL? {
     let candidates = [
       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -39,7 +44,7 @@ final class DnswardProcess {
         ".build/debug"),
     ]
     for directory in candidates {
-      let url = directory.appendingPathComponent("dnsward")
+      let url = directory.appendingPathComponent(product)
       if FileManager.default.isExecutableFile(atPath: url.path) { return url }
     }
     return nil

@@ -79,11 +79,9 @@ final class ListenerTests: XCTestCase {
   /// A bad line in a config compiled into the binary fails the build with
   /// the parser's `file:line: error: message`, from dnsward-confgen.
   func testConfigCompilerFailsOnABadLineWithItsLocation() throws {
-    guard
-      let binary = DnswardProcess.binary?.deletingLastPathComponent()
-        .appendingPathComponent("dnsward-confgen"),
-      FileManager.default.isExecutableFile(atPath: binary.path)
-    else { throw XCTSkip("dnsward-confgen not found next to the tests") }
+    guard let binary = DnswardProcess.built("dnsward-confgen") else {
+      throw XCTSkip("dnsward-confgen not found next to the tests")
+    }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "confgen-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
