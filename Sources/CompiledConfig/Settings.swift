@@ -55,6 +55,42 @@ public struct Settings {
   public var ednsPayloadSize: UInt16 = 1232
   /// `case-randomization`: 0x20 encoding on UDP upstream queries.
   public var caseRandomization: Bool = true
+
+  // MARK: Packet cache. Durations are whole seconds, the unit of a DNS TTL.
+
+  /// `cache`: entries in the packet cache, 0...1_048_576; 0 turns the cache
+  /// off. One entry is one answer keyed by (name, type, class, DO bit); a
+  /// full cache evicts, it never grows (design notes: allocate at start-up).
+  public var cacheEntries: Int = 4096
+  /// `cache-bytes`: bytes of wire-format answers the cache holds in all,
+  /// 16 KiB...256 MiB. The 1 MiB default gives the 4096 default entries about
+  /// 256 bytes each, the size of a typical answer, within a router's RAM.
+  public var cacheBytes: Int = 1 << 20
+  /// `min-ttl`, seconds, 0...3600: a cached answer is kept at least this
+  /// long; smaller TTLs are raised to it. 0 keeps the upstream's TTLs;
+  /// raising it trades freshness for fewer upstream queries, so it is
+  /// capped at an hour.
+  public var minTTL: UInt32 = 0
+  /// `max-ttl`, seconds, 1...604_800 and at least `minTTL`: larger TTLs are
+  /// lowered to it, so a changed (or poisoned) record is replaced within a
+  /// day by default. RFC 8767 §4 recommends capping TTLs at 7 days, the
+  /// upper bound.
+  public var maxTTL: UInt32 = 86400
+  /// `neg-ttl-max`, seconds, 0...86400: an NXDOMAIN or NODATA answer is
+  /// cached at most this long. RFC 2308 §5 finds one to three hours work
+  /// well (the default is one) and more than a day problematic (the upper
+  /// bound). 0: negative answers are not cached.
+  public var negativeTTLMax: UInt32 = 3600
+  /// `stale`, seconds, 0...604_800: how long past its expiry an answer may
+  /// still be served when every upstream fails (RFC 8767 serve-stale; its §5
+  /// suggests one to three days, the bound is `max-ttl`'s 7 days). 0: off.
+  public var staleSeconds: UInt32 = 0
+  /// `stale-first`: an expired entry still within `staleSeconds` is answered
+  /// at once and refreshed upstream in the background, instead of being
+  /// served only after the upstreams failed. Faster, but a changed record is
+  /// seen one query later. No effect while `staleSeconds` is 0 (not an
+  /// error, so that `stale 0` can switch stale answers off on its own).
+  public var staleFirst: Bool = false
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()
 

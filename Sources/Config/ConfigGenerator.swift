@@ -112,6 +112,13 @@ public enum ConfigGenerator {
     out.line("  settings.tcpIdleMilliseconds = \(settings.tcpIdleMilliseconds)")
     out.line("  settings.ednsPayloadSize = \(settings.ednsPayloadSize)")
     out.line("  settings.caseRandomization = \(settings.caseRandomization)")
+    out.line("  settings.cacheEntries = \(settings.cacheEntries)")
+    out.line("  settings.cacheBytes = \(settings.cacheBytes)")
+    out.line("  settings.minTTL = \(settings.minTTL)")
+    out.line("  settings.maxTTL = \(settings.maxTTL)")
+    out.line("  settings.negativeTTLMax = \(settings.negativeTTLMax)")
+    out.line("  settings.staleSeconds = \(settings.staleSeconds)")
+    out.line("  settings.staleFirst = \(settings.staleFirst)")
     out.line("  settings.overrides = OverrideTable(")
     out.line(
       "    names: overrideNames, entries: overrideEntries, addressBytes: overrideAddressBytes)")

@@ -82,6 +82,9 @@ enum Directive: Int, CaseIterable {
   case tcpIdle
   case ednsSize
   case caseRandomization
+  case cache, cacheBytes
+  case minTTL, maxTTL, negativeTTLMax
+  case stale, staleFirst
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -122,6 +125,13 @@ enum Directive: Int, CaseIterable {
     case .tcpIdle: return "tcp-idle"
     case .ednsSize: return "edns-size"
     case .caseRandomization: return "case-randomization"
+    case .cache: return "cache"
+    case .cacheBytes: return "cache-bytes"
+    case .minTTL: return "min-ttl"
+    case .maxTTL: return "max-ttl"
+    case .negativeTTLMax: return "neg-ttl-max"
+    case .stale: return "stale"
+    case .staleFirst: return "stale-first"
     }
   }
 
@@ -159,6 +169,13 @@ enum Directive: Int, CaseIterable {
     case .tcpIdle: return "tcp-idle DURATION, e.g. 10s"
     case .ednsSize: return "edns-size BYTES"
     case .caseRandomization: return "case-randomization on|off"
+    case .cache: return "cache COUNT, 0 (off)...1048576"
+    case .cacheBytes: return "cache-bytes SIZE, 16k...256m, e.g. 512k or 2m"
+    case .minTTL: return "min-ttl DURATION, 0s...1h, e.g. 60 (seconds) or 5m"
+    case .maxTTL: return "max-ttl DURATION, 1s...7d, e.g. 3600 (seconds) or 1d"
+    case .negativeTTLMax: return "neg-ttl-max DURATION, 0s...1d, e.g. 900 (seconds) or 1h"
+    case .stale: return "stale DURATION, 0 (off)...7d, e.g. 1d or 86400 (seconds)"
+    case .staleFirst: return "stale-first on|off"
     }
   }
 }
@@ -225,7 +242,7 @@ struct ConfigReader {
       }
       settings.inflight = count
     case .overrideTTL:
-      // One week: RFC 8767 §5 caps stale serving at 7 days for the same reason.
+      // One week: the TTL cap RFC 8767 §4 recommends.
       settings.overrideTTL = UInt32(try number(arguments[0], for: directive, range: 0...604_800))
     case .tcpClients:
       settings.tcpClients = try number(arguments[0], for: directive, range: 1...4096)
@@ -236,7 +253,44 @@ struct ConfigReader {
     case .user: settings.user = try userName(arguments[0])
     case .log: settings.logLevel = try logLevel(arguments[0])
     case .caseRandomization: settings.caseRandomization = try onOff(arguments[0], for: directive)
+    case .cache:
+      settings.cacheEntries = try number(arguments[0], for: directive, range: 0...1_048_576)
+    case .cacheBytes:
+      settings.cacheBytes = try quantity(
+        arguments[0], for: directive, scale: .bytes, range: (16 << 10)...(256 << 20))
+    case .minTTL:
+      settings.minTTL = try seconds(arguments[0], for: directive, range: 0...3600)
+      try checkTTLOrder(at: directive)
+    case .maxTTL:
+      settings.maxTTL = try seconds(arguments[0], for: directive, range: 1...604_800)
+      try checkTTLOrder(at: directive)
+    case .negativeTTLMax:
+      settings.negativeTTLMax = try seconds(arguments[0], for: directive, range: 0...86_400)
+    case .stale:
+      settings.staleSeconds = try seconds(arguments[0], for: directive, range: 0...604_800)
+    case .staleFirst: settings.staleFirst = try onOff(arguments[0], for: directive)
     }
+  }
+
+  /// `max-ttl` must be at least `min-ttl`. Checked when the second of the
+  /// two is read, and reported on its line (the defaults, 0 and 86400, are
+  /// in order, and neither range reaches past the other's default).
+  func checkTTLOrder(at directive: Directive) throws(LineError) {
+    guard settings.maxTTL < settings.minTTL else { return }
+    let minimum = "min-ttl \(settings.minTTL)s"
+    let maximum = "max-ttl \(settings.maxTTL)s"
+    let rule = "(max-ttl must be at least min-ttl)"
+    if case .maxTTL = directive {
+      throw LineError(
+        "\(maximum) is less than \(minimum) \(lineOf(.minTTL)) \(rule)")
+    }
+    throw LineError("\(minimum) is more than \(maximum) \(lineOf(.maxTTL)) \(rule)")
+  }
+
+  /// `on line N` for a directive already read, `by default` for one not written.
+  func lineOf(_ directive: Directive) -> String {
+    let line = firstLine[directive.rawValue]
+    return line == 0 ? "by default" : "on line \(line)"
   }
 
   mutating func finish() throws(LineError) -> Settings {

@@ -288,33 +288,50 @@ extension ConfigReader {
   func duration(_ token: ArraySlice<UInt8>, for directive: Directive, range: ClosedRange<UInt32>)
     throws(LineError) -> UInt32
   {
+    let lower = Int(range.lowerBound)
+    let upper = Int(range.upperBound)
+    return UInt32(try quantity(token, for: directive, scale: .milliseconds, range: lower...upper))
+  }
+
+  /// `300`, `90s`, `5m`, `1h` or `1d`: whole seconds within `range` (s).
+  /// Unlike `duration`, a bare number is seconds, the unit of a DNS TTL.
+  func seconds(_ token: ArraySlice<UInt8>, for directive: Directive, range: ClosedRange<UInt32>)
+    throws(LineError) -> UInt32
+  {
+    let lower = Int(range.lowerBound)
+    let upper = Int(range.upperBound)
+    return UInt32(try quantity(token, for: directive, scale: .seconds, range: lower...upper))
+  }
+
+  /// Decimal digits and an optional unit of `scale`, scaled to the base unit
+  /// and within `range` (in the base unit). Ten digits or more, or a product
+  /// that overflows `Int`, are out of range, never a trap.
+  func quantity(
+    _ token: ArraySlice<UInt8>, for directive: Directive, scale: UnitScale,
+    range: ClosedRange<Int>
+  ) throws(LineError) -> Int {
     let digits = token.prefix(while: AddressSyntax.isDigit)
     let unit = token[digits.endIndex...]
-    let example = "e.g. 1500ms or 2s"
     guard !digits.isEmpty else {
-      throw LineError("bad duration \(quoted(token)) for '\(directive.name)' (\(example))")
+      throw LineError(
+        "bad \(scale.kind) \(quoted(token)) for '\(directive.name)' (\(scale.example))")
     }
     if unit.first == UInt8(ascii: ".") {
-      throw LineError("bad duration \(quoted(token)): use whole milliseconds, e.g. 1500ms")
+      throw LineError("bad \(scale.kind) \(quoted(token)): \(scale.fractionHint)")
     }
-    let multiplier: Int
-    if unit.isEmpty || isWord(unit, "ms") {
-      multiplier = 1
-    } else if isWord(unit, "s") {
-      multiplier = 1000
-    } else {
-      throw LineError("unknown unit \(quoted(unit)) in \(quoted(token)) (use ms or s)")
+    guard let multiplier = unit.isEmpty ? scale.bareMultiplier : scale.multiplier(of: unit) else {
+      throw LineError(
+        "unknown unit \(quoted(unit)) in \(quoted(token)) (use \(scale.unitList))")
     }
-    let rangeText =
-      "\(describeDuration(milliseconds: range.lowerBound))"
-      + "...\(describeDuration(milliseconds: range.upperBound))"
-    guard let value = AddressSyntax.decimal(digits),
-      case let milliseconds = value * multiplier,
-      milliseconds >= Int(range.lowerBound), milliseconds <= Int(range.upperBound)
+    guard let number = AddressSyntax.decimal(digits),
+      case let (value, overflow) = number.multipliedReportingOverflow(by: multiplier),
+      !overflow, range.contains(value)
     else {
-      throw LineError("\(directive.name) \(escaped(token)) is out of range \(rangeText)")
+      throw LineError(
+        "\(directive.name) \(escaped(token)) is out of range "
+          + "\(scale.describe(range.lowerBound))...\(scale.describe(range.upperBound))")
     }
-    return UInt32(milliseconds)
+    return value
   }
 
   /// Whether the token is exactly `word`, byte for byte. (Comparing bytes,

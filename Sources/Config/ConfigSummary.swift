@@ -44,6 +44,24 @@ extension ConfigGenerator {
     lines.append(
       "edns-size: \(settings.ednsPayloadSize), "
         + "case-randomization: \(settings.caseRandomization ? "on" : "off")")
+    lines.append(cacheSummary(settings))
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `cache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most
+  /// 3600s; stale: off` — every number in its unit, as the fields hold it.
+  static func cacheSummary(_ settings: Settings) -> String {
+    guard settings.cacheEntries > 0 else { return "cache: off" }
+    let negative =
+      settings.negativeTTLMax == 0
+      ? "negative answers not cached" : "negative at most \(settings.negativeTTLMax)s"
+    let stale: String
+    if settings.staleSeconds == 0 {
+      stale = settings.staleFirst ? "off (stale-first on has no effect)" : "off"
+    } else {
+      stale = "\(settings.staleSeconds)s, stale-first \(settings.staleFirst ? "on" : "off")"
+    }
+    return "cache: \(settings.cacheEntries) entries, \(settings.cacheBytes) bytes; "
+      + "ttl \(settings.minTTL)...\(settings.maxTTL)s, \(negative); stale: \(stale)"
   }
 }

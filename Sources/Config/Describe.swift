@@ -64,5 +64,5 @@ public func describeName(_ flatName: [UInt8]) -> String {
 
 /// `1500ms`, or `2s` when the duration is whole seconds.
 func describeDuration(milliseconds: UInt32) -> String {
-  milliseconds % 1000 == 0 && milliseconds > 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+  UnitScale.milliseconds.describe(Int(milliseconds))
 }

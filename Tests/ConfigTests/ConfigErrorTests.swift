@@ -117,6 +117,94 @@ final class ConfigErrorTests: XCTestCase {
       "bad user name '-root' (up to 32 letters, digits, '.', '_' or '-', not starting with '-')"),
   ]
 
+  /// The cache directives: counts, sizes with `k`/`m`, durations in seconds
+  /// with `s`/`m`/`h`/`d`, the one-line rule, and `max-ttl` >= `min-ttl`.
+  static let cacheCases = [
+    // cache COUNT: a plain number, no suffix.
+    BadLine("cache lots", "'cache' expects a number, got 'lots'"),
+    BadLine("cache -1", "'cache' expects a number, got '-1'"),
+    BadLine("cache 4k", "'cache' expects a number, got '4k'"),
+    BadLine("cache 1048577", "cache 1048577 is out of range 0...1048576"),
+    BadLine("cache 99999999999", "cache 99999999999 is out of range 0...1048576"),
+    // cache-bytes SIZE.
+    BadLine("cache-bytes big", "bad size 'big' for 'cache-bytes' (e.g. 65536, 512k or 2m)"),
+    BadLine("cache-bytes k", "bad size 'k' for 'cache-bytes' (e.g. 65536, 512k or 2m)"),
+    BadLine("cache-bytes 1g", "unknown unit 'g' in '1g' (use k or m)"),
+    BadLine("cache-bytes 2M", "unknown unit 'M' in '2M' (use k or m)"),
+    BadLine("cache-bytes 512kb", "unknown unit 'kb' in '512kb' (use k or m)"),
+    BadLine(
+      "cache-bytes 1.5m", "bad size '1.5m': use a whole number, e.g. 1536k rather than 1.5m"),
+    BadLine("cache-bytes 8k", "cache-bytes 8k is out of range 16k...256m"),
+    BadLine("cache-bytes 16383", "cache-bytes 16383 is out of range 16k...256m"),
+    BadLine("cache-bytes 257m", "cache-bytes 257m is out of range 16k...256m"),
+    BadLine("cache-bytes 268435457", "cache-bytes 268435457 is out of range 16k...256m"),
+    BadLine("cache-bytes 999999999m", "cache-bytes 999999999m is out of range 16k...256m"),
+    BadLine(
+      "cache-bytes 99999999999999999999k",
+      "cache-bytes 99999999999999999999k is out of range 16k...256m"),
+    // Durations in seconds: min-ttl, max-ttl, neg-ttl-max, stale.
+    BadLine("min-ttl 3601", "min-ttl 3601 is out of range 0s...1h"),
+    BadLine("min-ttl 61m", "min-ttl 61m is out of range 0s...1h"),
+    BadLine("min-ttl 500ms", "unknown unit 'ms' in '500ms' (use s, m, h or d)"),
+    BadLine("max-ttl 0", "max-ttl 0 is out of range 1s...7d"),
+    BadLine("max-ttl 0d", "max-ttl 0d is out of range 1s...7d"),
+    BadLine("max-ttl 8d", "max-ttl 8d is out of range 1s...7d"),
+    BadLine("max-ttl 604801", "max-ttl 604801 is out of range 1s...7d"),
+    BadLine(
+      "max-ttl 1.5h", "bad duration '1.5h': use a whole number, e.g. 90m rather than 1.5h"),
+    BadLine("max-ttl 1w", "unknown unit 'w' in '1w' (use s, m, h or d)"),
+    BadLine("neg-ttl-max 25h", "neg-ttl-max 25h is out of range 0s...1d"),
+    BadLine(
+      "neg-ttl-max forever",
+      "bad duration 'forever' for 'neg-ttl-max' (e.g. 300 (seconds), 5m, 1h or 1d)"),
+    BadLine("stale 604801", "stale 604801 is out of range 0s...7d"),
+    BadLine("stale 1D", "unknown unit 'D' in '1D' (use s, m, h or d)"),
+    BadLine("stale 999999999d", "stale 999999999d is out of range 0s...7d"),
+    BadLine("stale-first yes", "'stale-first' expects on or off, got 'yes'"),
+    // Arguments and spelling.
+    BadLine(
+      "stale",
+      "missing argument to 'stale' (usage: stale DURATION, 0 (off)...7d, e.g. 1d or 86400 "
+        + "(seconds))"),
+    BadLine(
+      "cache-bytes 1m 2m",
+      "extra argument '2m' to 'cache-bytes' (usage: cache-bytes SIZE, 16k...256m, "
+        + "e.g. 512k or 2m)"),
+    BadLine(
+      "min-ttl",
+      "missing argument to 'min-ttl' (usage: min-ttl DURATION, 0s...1h, e.g. 60 (seconds) "
+        + "or 5m)"),
+    BadLine("max_ttl 1d", "unknown directive 'max_ttl' (did you mean 'max-ttl'?)"),
+    BadLine("stale-frist on", "unknown directive 'stale-frist' (did you mean 'stale-first'?)"),
+    // Each at most once, like the other tunables.
+    BadLine("cache 10\ncache 20", "duplicate 'cache' directive (first on line 4)", at: 2),
+    BadLine(
+      "cache-bytes 1m\n\ncache-bytes 1m", "duplicate 'cache-bytes' directive (first on line 4)",
+      at: 3),
+    BadLine("min-ttl 0\nmin-ttl 0", "duplicate 'min-ttl' directive (first on line 4)", at: 2),
+    BadLine("max-ttl 1d\nmax-ttl 2d", "duplicate 'max-ttl' directive (first on line 4)", at: 2),
+    BadLine(
+      "neg-ttl-max 1h\nneg-ttl-max 1h", "duplicate 'neg-ttl-max' directive (first on line 4)",
+      at: 2),
+    BadLine("stale 1d\nstale 0", "duplicate 'stale' directive (first on line 4)", at: 2),
+    BadLine(
+      "stale-first on\nstale-first off", "duplicate 'stale-first' directive (first on line 4)",
+      at: 2),
+    // max-ttl below min-ttl, reported on the later of the two lines.
+    BadLine(
+      "min-ttl 300\nmax-ttl 60",
+      "max-ttl 60s is less than min-ttl 300s on line 4 (max-ttl must be at least min-ttl)",
+      at: 2),
+    BadLine(
+      "max-ttl 1m\n# later\nmin-ttl 1h",
+      "min-ttl 3600s is more than max-ttl 60s on line 4 (max-ttl must be at least min-ttl)",
+      at: 3),
+    BadLine(
+      "min-ttl 1h\nstale 1d\nmax-ttl 3599",
+      "max-ttl 3599s is less than min-ttl 3600s on line 4 (max-ttl must be at least min-ttl)",
+      at: 3),
+  ]
+
   static let nameCases = [
     BadLine(
       "override a.lan 10.0.0.1\noverride A.LAN. 10.0.0.2",
@@ -182,7 +270,9 @@ final class ConfigErrorTests: XCTestCase {
   ]
 
   func testBadLines() {
-    let cases = Self.directiveCases + Self.addressCases + Self.valueCases + Self.nameCases
+    let cases =
+      Self.directiveCases + Self.addressCases + Self.valueCases + Self.nameCases
+      + Self.cacheCases
     XCTAssertGreaterThanOrEqual(cases.count, 20)
     for badLine in cases {
       guard let error = parseError(Self.preamble + badLine.lines + "\nlog info\n") else {

@@ -24,6 +24,13 @@ final class ConfigGeneratorTests: XCTestCase {
     tcp-idle 5s
     edns-size 1232
     case-randomization off
+    cache 512
+    cache-bytes 2m
+    min-ttl 1m
+    max-ttl 3600
+    neg-ttl-max 0
+    stale 7d
+    stale-first on
     """
 
   /// The integers of the array literal `let NAME: [TYPE] = [ ... ]` in `source`,
@@ -81,6 +88,13 @@ final class ConfigGeneratorTests: XCTestCase {
       "  settings.tcpIdleMilliseconds = 5000",
       "  settings.ednsPayloadSize = 1232",
       "  settings.caseRandomization = false",
+      "  settings.cacheEntries = 512",
+      "  settings.cacheBytes = 2097152",
+      "  settings.minTTL = 60",
+      "  settings.maxTTL = 3600",
+      "  settings.negativeTTLMax = 0",
+      "  settings.staleSeconds = 604800",
+      "  settings.staleFirst = true",
       "      address: IPAddress(ipv4: 0x7F00_0001),",
       "      address: IPAddress(high: 0x0000_0000_0000_0000, low: 0x0000_0000_0000_0001),",
       "      address: IPAddress(ipv4: 0xC0A8_0000),",

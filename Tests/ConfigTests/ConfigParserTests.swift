@@ -30,6 +30,13 @@ final class ConfigParserTests: XCTestCase {
     tcp-idle 30s
     edns-size 1400
     case-randomization off
+    cache 2048
+    cache-bytes 512k
+    min-ttl 30
+    max-ttl 2h
+    neg-ttl-max 15m
+    stale 2d
+    stale-first on
     """
 
   func testEveryDirective() throws {
@@ -55,6 +62,13 @@ final class ConfigParserTests: XCTestCase {
     XCTAssertEqual(settings.tcpIdleMilliseconds, 30_000)
     XCTAssertEqual(settings.ednsPayloadSize, 1400)
     XCTAssertEqual(settings.caseRandomization, false)
+    XCTAssertEqual(settings.cacheEntries, 2048)
+    XCTAssertEqual(settings.cacheBytes, 512 * 1024)
+    XCTAssertEqual(settings.minTTL, 30)
+    XCTAssertEqual(settings.maxTTL, 7200)
+    XCTAssertEqual(settings.negativeTTLMax, 900)
+    XCTAssertEqual(settings.staleSeconds, 172_800)
+    XCTAssertEqual(settings.staleFirst, true)
 
     let table = settings.overrides
     XCTAssertEqual(table.count, 4)
@@ -90,6 +104,13 @@ final class ConfigParserTests: XCTestCase {
     XCTAssertEqual(settings.overrideTTL, defaults.overrideTTL)
     XCTAssertEqual(settings.logLevel, defaults.logLevel)
     XCTAssertEqual(settings.caseRandomization, defaults.caseRandomization)
+    XCTAssertEqual(settings.cacheEntries, defaults.cacheEntries)
+    XCTAssertEqual(settings.cacheBytes, defaults.cacheBytes)
+    XCTAssertEqual(settings.minTTL, defaults.minTTL)
+    XCTAssertEqual(settings.maxTTL, defaults.maxTTL)
+    XCTAssertEqual(settings.negativeTTLMax, defaults.negativeTTLMax)
+    XCTAssertEqual(settings.staleSeconds, defaults.staleSeconds)
+    XCTAssertEqual(settings.staleFirst, defaults.staleFirst)
     XCTAssertEqual(settings.overrides.count, 0)
   }
 
@@ -183,5 +204,9 @@ final class ConfigParserTests: XCTestCase {
     XCTAssertTrue(summary.contains("timeout: 2s, inflight: 4096"))
     XCTAssertTrue(summary.contains("overrides: 2 exact, 1 wildcard, 1 blocked"))
     XCTAssertTrue(summary.contains("case-randomization: off"))
+    XCTAssertTrue(
+      summary.contains(
+        "\ncache: 2048 entries, 524288 bytes; ttl 30...7200s, negative at most 900s; "
+          + "stale: 172800s, stale-first on\n"))
   }
 }
