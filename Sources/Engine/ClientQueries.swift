@@ -47,6 +47,11 @@ extension Engine {
       answerLocally(query: query, match: match, client: client, environment: &environment)
       return
     }
+    if answerFromCache(
+      query: query, name: lowercased, client: client, now: now, environment: &environment)
+    {
+      return
+    }
     forward(query: query, name: lowercased, client: client, now: now, environment: &environment)
   }
 
@@ -83,14 +88,29 @@ extension Engine {
       addWaiter(to: slot, query: query, client: client)
       return
     }
-    guard !upstreams.isEmpty, let slot = allocateSlot() else {
+    guard !upstreams.isEmpty,
+      let slot = beginTransaction(
+        name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
+        dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+    else {
       if upstreams.isEmpty { counters.servFail += 1 } else { counters.ringFull += 1 }
       replyError(
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
-    transactions[slot].type = query.questionType
-    transactions[slot].rrClass = query.questionClass
+    addWaiter(to: slot, query: query, client: client)
+    dispatch(slot: slot, now: now, environment: &environment)
+  }
+
+  /// Takes a slot for a new question (lower-cased `name`), links it for
+  /// coalescing, and leaves it for the caller to add waiters and dispatch.
+  func beginTransaction(
+    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
+    dnssecOK: Bool, checkingDisabled: Bool
+  ) -> Int? {
+    guard let slot = allocateSlot() else { return nil }
+    transactions[slot].type = type
+    transactions[slot].rrClass = rrClass
     transactions[slot].dnssecOK = dnssecOK
     transactions[slot].checkingDisabled = checkingDisabled
     transactions[slot].nameLength = name.count
@@ -99,8 +119,7 @@ extension Engine {
     transactions[slot].caseAllowed = true
     nameBuffer(slot: slot).copyMemory(from: name)
     linkBucket(slot: slot)
-    addWaiter(to: slot, query: query, client: client)
-    dispatch(slot: slot, now: now, environment: &environment)
+    return slot
   }
 
   func findInFlight(
@@ -139,19 +158,7 @@ extension Engine {
     let index = Int(freeWaiters)
     freeWaiters = waiters[index].next
     waitersInUse += 1
-    var waiter = Waiter()
-    waiter.client = client
-    waiter.clientID = query.id
-    waiter.clientFlags =
-      query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
-    // The name as the client wrote it, to restore its case in the reply.
-    let length = query.copyQuestionName(into: scratchCaseName, lowercase: false)
-    waiter.clientCase = CaseMask(
-      of: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]))
-    if let opt = query.opt {
-      waiter.hasEDNS = true
-      waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
-    }
+    var waiter = makeWaiter(for: query, client: client)
     waiter.next = transactions[slot].firstWaiter
     waiters[index] = waiter
     transactions[slot].firstWaiter = Int32(index)

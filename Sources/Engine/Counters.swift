@@ -26,6 +26,16 @@ public struct EngineCounters {
   public var ringFull: UInt64 = 0
   /// Every upstream failed or none is configured: SERVFAIL.
   public var servFail: UInt64 = 0
+  /// Answered from a fresh cache entry.
+  public var cacheHits: UInt64 = 0
+  /// Looked up in the cache and not answered from it (absent or expired).
+  public var cacheMisses: UInt64 = 0
+  /// Answers stored in the cache.
+  public var cacheInserts: UInt64 = 0
+  /// Answered from an expired entry (every upstream failed, or stale-first).
+  public var staleServed: UInt64 = 0
+  /// Upstream queries for expired entries that nobody waits on.
+  public var refreshes: UInt64 = 0
   /// Answers relayed to clients from upstreams.
   public var answered: UInt64 = 0
   /// Replies sent with TC=1 because they did not fit the client's size.

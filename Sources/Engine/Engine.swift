@@ -58,6 +58,8 @@ public final class Engine {
     var caseRandomization = true
   }
   let health: UnsafeMutablePointer<UpstreamHealth>
+  /// Answers by question, sized by `cache` and `cache-bytes`.
+  public let cache: PacketCache
 
   /// After this many consecutive failures an upstream is skipped for
   /// `downMilliseconds`, unless every upstream is down.
@@ -101,6 +103,9 @@ public final class Engine {
     queryBuffer = .allocate(byteCount: Self.framing + 512, alignment: 8)
     scratchName = .allocate(byteCount: Self.nameStride, alignment: 8)
     scratchCaseName = .allocate(byteCount: Self.nameStride, alignment: 8)
+    cache = PacketCache(
+      capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
+      hashSeed: hashSeed &* 0x2545_F491 ^ 0x9E37_79B9)
     health = .allocate(capacity: max(upstreams.count, 1))
     health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
   }

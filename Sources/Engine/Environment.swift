@@ -55,6 +55,10 @@ public enum EngineEvent: Equatable {
 public enum QueryOutcome: Equatable {
   case overridden
   case blocked
+  /// From a fresh cache entry.
+  case cached
+  /// From an expired cache entry (RFC 8767).
+  case stale
   /// Relayed from `upstream`, with the answer's response code.
   case answered(ResponseCode)
   case servFail

@@ -129,9 +129,10 @@ extension Engine {
     return writer.count
   }
 
-  /// SERVFAIL to every client waiting on `slot` (every upstream failed, or
-  /// no slot was left for the next attempt).
-  func failWaiters<E: EngineEnvironment>(slot: Int, environment: inout E) {
+  /// Every upstream failed for `slot`: its clients get a stale answer if
+  /// the cache has one (RFC 8767), SERVFAIL otherwise.
+  func failWaiters<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    if serveStale(slot: slot, now: now, environment: &environment) { return }
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
     var cursor = transaction.firstWaiter

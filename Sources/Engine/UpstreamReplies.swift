@@ -79,10 +79,18 @@ extension Engine {
         failOver(slot: slot, now: now, environment: &environment)
         return
       }
+      // The last upstream failed too: a stale answer beats its SERVFAIL.
+      if serveStale(slot: slot, now: now, environment: &environment) {
+        environment.releaseUpstream(
+          transaction: handle(slot: slot), transport: transaction.transport)
+        release(slot: slot)
+        return
+      }
     } else {
       noteSuccess(upstream: upstreamIndex, environment: &environment)
     }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    storeInCache(reply, slot: slot, now: now)
     relay(reply, slot: slot, environment: &environment)
     release(slot: slot)
   }

@@ -14,7 +14,7 @@ extension Engine {
     while true {
       guard let upstream = preferred ?? chooseUpstream(tried: transactions[slot].tried, now: now)
       else {
-        failWaiters(slot: slot, environment: &environment)
+        failWaiters(slot: slot, now: now, environment: &environment)
         release(slot: slot)
         return
       }
@@ -145,7 +145,7 @@ extension Engine {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
     guard chooseUpstream(tried: transactions[slot].tried, now: now) != nil else {
-      failWaiters(slot: slot, environment: &environment)
+      failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
       return
     }

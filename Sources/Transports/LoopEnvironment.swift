@@ -55,6 +55,8 @@ struct LoopEnvironment: EngineEnvironment {
     switch outcome {
     case .overridden: log.append("override")
     case .blocked: log.append("blocked")
+    case .cached: log.append("cache")
+    case .stale: log.append("stale cache")
     case .answered(let rcode):
       log.append("rcode ").append(decimal: UInt64(rcode.rawValue)).append(" from ")
       if upstream >= 0 { log.append(address: server.upstreamAddresses[upstream]) }

@@ -17,6 +17,9 @@ final class EngineFuzzTests: XCTestCase {
     upstream tcp 127.0.0.3:5353
     timeout 200ms
     inflight 16
+    cache 32
+    cache-bytes 16k
+    stale 1d
     override printer.lan 192.168.1.10 fd00::10
     override *.dev.lan 192.168.1.30
     block ads.example

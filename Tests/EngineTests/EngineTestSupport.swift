@@ -118,13 +118,15 @@ struct FakeEnvironment: EngineEnvironment {
 // MARK: - Harness: an engine, its environment and a fake clock
 
 /// The base configuration most tests use: two UDP upstreams, a one-second
-/// timeout, a ring of 16.
+/// timeout, a ring of 16, and no cache (so that every question reaches the
+/// transaction machinery; CacheTests turn it on).
 let twoUpstreams = """
   listen 127.0.0.1:53
   upstream udp 127.0.0.1:5300
   upstream udp 127.0.0.2:5300
   timeout 1000ms
   inflight 16
+  cache 0
   """
 
 /// Settings from config text, through the real parser.

@@ -1,0 +1,238 @@
+import CompiledConfig
+import DNSWire
+
+/// The packet cache in the query path: hits, storing accepted answers with
+/// their TTLs (RFC 2308 for negative ones), and serve-stale (RFC 8767).
+extension Engine {
+  /// TTL of an answer served stale (RFC 8767 §4 recommends 30 seconds).
+  static let staleTTL: UInt32 = 30
+
+  static func cacheKeyFlags(dnssecOK: Bool, checkingDisabled: Bool) -> UInt8 {
+    (dnssecOK ? PacketCache.doBit : 0) | (checkingDisabled ? PacketCache.cdBit : 0)
+  }
+
+  var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
+
+  /// Answers a client from the cache when it can: a fresh entry, or with
+  /// `stale-first` an expired one still inside the `stale` window, which is
+  /// then refreshed in the background. Returns whether it answered.
+  func answerFromCache<E: EngineEnvironment>(
+    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, now: UInt64,
+    environment: inout E
+  ) -> Bool {
+    guard cache.isEnabled else { return false }
+    let dnssecOK = query.opt?.dnssecOK ?? false
+    let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
+    let keyFlags = Self.cacheKeyFlags(dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+    guard
+      let number = cache.find(
+        name: name, type: query.questionType, rrClass: query.questionClass, keyFlags: keyFlags)
+    else {
+      counters.cacheMisses += 1
+      return false
+    }
+    let expires = cache.expiresAt(number)
+    let stale = now >= expires
+    guard !stale || (settings.staleFirst && now < expires + staleWindowMilliseconds) else {
+      counters.cacheMisses += 1
+      return false
+    }
+    let waiter = makeWaiter(for: query, client: client)
+    cache.noteHit(number)
+    sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
+    if stale {
+      counters.staleServed += 1
+      refresh(
+        name: name, type: query.questionType, rrClass: query.questionClass, dnssecOK: dnssecOK,
+        checkingDisabled: checkingDisabled, now: now, environment: &environment)
+    } else {
+      counters.cacheHits += 1
+    }
+    return true
+  }
+
+  /// Asks upstream for a question nobody is waiting on (a stale entry being
+  /// refreshed); its answer only goes into the cache.
+  func refresh<E: EngineEnvironment>(
+    name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass, dnssecOK: Bool,
+    checkingDisabled: Bool, now: UInt64, environment: inout E
+  ) {
+    let hash = Name.hashIgnoringCase(name, seed: hashSeed)
+    guard !upstreams.isEmpty,
+      findInFlight(
+        name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
+        checkingDisabled: checkingDisabled) == nil,
+      let slot = beginTransaction(
+        name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
+        checkingDisabled: checkingDisabled)
+    else { return }
+    counters.refreshes += 1
+    dispatch(slot: slot, now: now, environment: &environment)
+  }
+
+  /// Every upstream failed for `slot`: clients whose question has an entry
+  /// expired less than `stale` ago get it, with TTL 30 (RFC 8767 §5).
+  /// Returns whether one was found (then every waiter was answered).
+  func serveStale<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) -> Bool {
+    guard cache.isEnabled, settings.staleSeconds > 0 else { return false }
+    let transaction = transactions[slot]
+    let name = self.name(slot: slot)
+    let keyFlags = Self.cacheKeyFlags(
+      dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
+    guard
+      let number = cache.find(
+        name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags),
+      now < cache.expiresAt(number) + staleWindowMilliseconds
+    else { return false }
+    var cursor = transaction.firstWaiter
+    while cursor >= 0 {
+      let waiter = waiters[Int(cursor)]
+      cursor = waiter.next
+      counters.staleServed += 1
+      sendCached(
+        number, to: waiter, name: name, now: now, stale: now >= cache.expiresAt(number),
+        environment: &environment)
+    }
+    return true
+  }
+
+  /// Writes cache entry `number` as the reply to one client: its ID, RD/CD,
+  /// question case and EDNS; AA cleared (a cached answer is not
+  /// authoritative, RFC 1035 §6.1); every TTL less the time spent in cache,
+  /// or 30 when stale.
+  func sendCached<E: EngineEnvironment>(
+    _ number: Int, to waiter: Waiter, name: UnsafeRawBufferPointer, now: UInt64, stale: Bool,
+    environment: inout E
+  ) {
+    let stored = cache.storedMessage(number)
+    let output = replyOutput
+    let age = UInt32(truncatingIfNeeded: (now &- cache.storedAt(number)) / 1000)
+    guard let message = try? Message(validating: stored) else { return }
+    var flags = message.flags
+    flags.rawValue &=
+      ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled
+      | HeaderFlags.authoritative)
+    flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
+    let limit = replyLimit(
+      client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
+    let optLength = waiter.hasEDNS ? 11 : 0
+    var length = stored.count + optLength
+    if length <= min(limit, output.count) {
+      UnsafeMutableRawBufferPointer(rebasing: output[0..<stored.count]).copyMemory(from: stored)
+      output.setUInt16(waiter.clientID, at: HeaderField.id)
+      output.setUInt16(flags.rawValue, at: HeaderField.flags)
+      waiter.clientCase.apply(
+        to: name,
+        into: UnsafeMutableRawBufferPointer(
+          rebasing: output[HeaderField.size..<(HeaderField.size + name.count)]))
+      var records = message.records()
+      while let record = records.next() {
+        let ttl = stale ? Self.staleTTL : (record.ttl > age ? record.ttl - age : 0)
+        output.setUInt32(ttl, at: record.ttlOffset)
+      }
+      if waiter.hasEDNS {
+        output.setUInt16(UInt16(message.additionalCount + 1), at: HeaderField.additionalCount)
+        var writer = MessageWriter(
+          buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
+        try? writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize)
+      }
+    } else {
+      length = writeTruncated(
+        id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
+        type: message.questionType, rrClass: message.questionClass, hasEDNS: waiter.hasEDNS,
+        extendedRcode: 0)
+    }
+    send(replyLength: length, to: waiter.client, environment: &environment)
+    if environment.logsQueries {
+      environment.logQuery(
+        client: waiter.client, name: name, type: message.questionType,
+        outcome: stale ? .stale : .cached, upstream: -1)
+    }
+  }
+
+  /// Stores an accepted upstream answer for `slot`'s question if it may be
+  /// cached: NOERROR with answers (TTL: the smallest of its records, within
+  /// min-ttl and max-ttl), or NXDOMAIN/NODATA with an SOA in the authority section (TTL:
+  /// the smaller of the SOA's TTL and MINIMUM, at most neg-ttl-max, RFC 2308
+  /// §5). Not SERVFAIL or other errors, not TC=1.
+  func storeInCache(_ reply: Message, slot: Int, now: UInt64) {
+    guard cache.isEnabled, !reply.flags.has(HeaderFlags.truncated) else { return }
+    let rcode = reply.rcode
+    guard rcode == .noError || rcode == .nameError else { return }
+    let transaction = transactions[slot]
+    let name = self.name(slot: slot)
+    // The stored form is the relayed form for a lower-case, EDNS-less client.
+    var plain = Waiter()
+    plain.clientID = 0
+    plain.clientFlags =
+      reply.flags.rawValue
+      & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+    guard
+      let length = try? writeRelayed(
+        reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
+        rrClass: transaction.rrClass, extendedRcode: 0)
+    else { return }
+    let stored = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
+    guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
+      let ttl = cacheTTL(message)
+    else { return }
+    let positive = rcode == .noError && message.answerCount > 0
+    var records = message.records()
+    while let record = records.next() {
+      // Positive: each TTL within min-ttl...max-ttl, so none is below the
+      // entry's. Negative: none above the negative TTL (RFC 2308 §5).
+      let adjusted =
+        positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
+      stored.setUInt32(adjusted, at: record.ttlOffset)
+    }
+    let keyFlags = Self.cacheKeyFlags(
+      dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
+    if cache.insert(
+      name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
+      message: UnsafeRawBufferPointer(stored), now: now,
+      expiresAt: now + UInt64(ttl) * 1000)
+    {
+      counters.cacheInserts += 1
+    }
+  }
+
+  /// How long an answer may be cached, in seconds, or nil if it may not.
+  func cacheTTL(_ message: Message) -> UInt32? {
+    let answers = message.answerCount
+    let authorities = message.authorityCount
+    var records = message.records()
+    if message.rcode == .noError && answers > 0 {
+      // The smallest TTL of any record, within min-ttl...max-ttl.
+      var smallest = UInt32.max
+      while let record = records.next() { smallest = min(smallest, record.ttl) }
+      let ttl = min(max(smallest, settings.minTTL), settings.maxTTL)
+      return ttl > 0 ? ttl : nil
+    }
+    // NXDOMAIN or NODATA: the SOA of the authority section says how long.
+    for _ in 0..<answers { _ = records.next() }
+    for _ in 0..<authorities {
+      guard let record = records.next() else { break }
+      guard record.type == .soa, record.rdataLength >= 20 else { continue }
+      let minimum = message.bytes.getUInt32(at: record.end - 4)
+      let ttl = min(record.ttl, minimum, settings.negativeTTLMax)
+      return ttl > 0 ? ttl : nil
+    }
+    return nil
+  }
+
+  /// A waiter record for a client answered at once (from the cache).
+  func makeWaiter(for query: Message, client: ClientRef) -> Waiter {
+    var waiter = Waiter()
+    waiter.client = client
+    waiter.clientID = query.id
+    waiter.clientFlags =
+      query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+    let length = query.copyQuestionName(into: scratchCaseName, lowercase: false)
+    waiter.clientCase = CaseMask(of: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]))
+    if let opt = query.opt {
+      waiter.hasEDNS = true
+      waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
+    }
+    return waiter
+  }
+}

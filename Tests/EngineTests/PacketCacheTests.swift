@@ -1,0 +1,84 @@
+import DNSWire
+import Engine
+import XCTest
+
+/// The cache's own bookkeeping: index, FIFO eviction in a fixed arena.
+final class PacketCacheTests: XCTestCase {
+  func flat(_ text: String) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: 256)
+    let length = Array(text.utf8).withUnsafeBytes { raw in
+      output.withUnsafeMutableBytes { try! Name.parse(text: raw, into: $0) }
+    }
+    return Array(output[0..<length])
+  }
+
+  func insert(_ cache: PacketCache, _ name: String, payload: [UInt8], now: UInt64 = 0) -> Bool {
+    flat(name).withUnsafeBytes { key in
+      payload.withUnsafeBytes { message in
+        cache.insert(
+          name: key, type: .a, rrClass: .internet, keyFlags: 0, message: message, now: now,
+          expiresAt: now + 1000)
+      }
+    }
+  }
+
+  func lookup(_ cache: PacketCache, _ name: String) -> [UInt8]? {
+    flat(name).withUnsafeBytes { key in
+      cache.find(name: key, type: .a, rrClass: .internet, keyFlags: 0).map {
+        Array(cache.storedMessage($0))
+      }
+    }
+  }
+
+  func testFindsWhatWasInsertedIgnoringCase() {
+    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashSeed: 7)
+    XCTAssertTrue(insert(cache, "www.example.com", payload: [1, 2, 3]))
+    XCTAssertEqual(lookup(cache, "WWW.Example.COM"), [1, 2, 3])
+    XCTAssertNil(lookup(cache, "mail.example.com"))
+    // Another type or DO bit is another key.
+    flat("www.example.com").withUnsafeBytes { key in
+      XCTAssertNil(cache.find(name: key, type: .aaaa, rrClass: .internet, keyFlags: 0))
+      XCTAssertNil(
+        cache.find(name: key, type: .a, rrClass: .internet, keyFlags: PacketCache.doBit))
+    }
+  }
+
+  func testReplacingAnEntryKeepsOneLiveCopy() {
+    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashSeed: 7)
+    XCTAssertTrue(insert(cache, "a.example", payload: [1]))
+    XCTAssertTrue(insert(cache, "a.example", payload: [2, 2]))
+    XCTAssertEqual(lookup(cache, "a.example"), [2, 2])
+  }
+
+  /// 100,000 distinct names through a 64-entry, 4 KiB cache: the most
+  /// recent ones are found, older ones are gone, and the budget holds.
+  func testEvictionUnderPressureKeepsTheNewestWithinBudget() {
+    let cache = PacketCache(capacity: 64, arenaBytes: 4096, hashSeed: 99)
+    var generator = SystemRandomNumberGenerator()
+    for number in 0..<100_000 {
+      let payload = [UInt8](
+        repeating: UInt8(number & 0xFF), count: Int.random(in: 1...120, using: &generator))
+      XCTAssertTrue(insert(cache, "n\(number).example", payload: payload))
+      XCTAssertLessThanOrEqual(cache.count, 64)
+      XCTAssertLessThanOrEqual(cache.bytesInUse, 4096)
+    }
+    XCTAssertEqual(lookup(cache, "n99999.example")?.first, UInt8(99_999 & 0xFF))
+    XCTAssertNil(lookup(cache, "n0.example"))
+    // Every live entry is findable (the index and the ring agree).
+    var found = 0
+    for number in 99_900..<100_000 where lookup(cache, "n\(number).example") != nil { found += 1 }
+    XCTAssertEqual(found, cache.count)
+  }
+
+  func testAnEntryLargerThanTheArenaIsRefused() {
+    let cache = PacketCache(capacity: 4, arenaBytes: 64, hashSeed: 1)
+    XCTAssertFalse(insert(cache, "big.example", payload: [UInt8](repeating: 0, count: 100)))
+    XCTAssertTrue(insert(cache, "small.example", payload: [1]))
+  }
+
+  func testDisabledCacheStoresNothing() {
+    let cache = PacketCache(capacity: 0, arenaBytes: 4096, hashSeed: 1)
+    XCTAssertFalse(insert(cache, "a.example", payload: [1]))
+    XCTAssertNil(lookup(cache, "a.example"))
+  }
+}
