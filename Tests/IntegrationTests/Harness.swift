@@ -323,4 +323,13 @@ struct Reply {
   }
 
   var isValid: Bool { bytes.withUnsafeBytes { (try? Message(validating: $0)) != nil } }
+
+  /// The TTL of the first record, if any.
+  var firstTTL: UInt32? {
+    bytes.withUnsafeBytes { raw in
+      guard let message = try? Message(validating: raw) else { return nil }
+      var records = message.records()
+      return records.next()?.ttl
+    }
+  }
 }
