@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A first side-by-side measurement of forwarding cost: dnsward (the host
 # SwiftPM release build, and the Embedded firmware built for the host with
-# Board/CMakeLists.txt when cmake is available) and dnsmasq (cache off, since
-# dnsward has no cache yet) in front of the same Knot upstream on loopback,
+# Board/CMakeLists.txt when cmake is available) and dnsmasq, both with the
+# cache off (this measures forwarding) in front of the same Knot upstream on loopback,
 # the same dnsperf load, one after the other. Prints CPU microseconds per
 # answered query (utime+stime from /proc/PID/stat), qps, average latency,
 # lost queries and peak RSS (VmHWM), and dnsward's ratios.
@@ -75,6 +75,7 @@ cat >"$WORK/dnsward.conf" <<CONF
 listen 127.0.0.1:$PROXY
 upstream udp 127.0.0.1:$UPSTREAM
 override printer.lan 192.168.1.20
+cache 0
 log warning
 CONF
 "$DNSWARD" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
