@@ -43,6 +43,11 @@ extension Engine {
     }
     let nameLength = query.copyQuestionName(into: scratchName, lowercase: true)
     let lowercased = UnsafeRawBufferPointer(rebasing: scratchName[0..<nameLength])
+    if query.questionClass == .chaos,
+      answerChaos(query: query, name: lowercased, client: client, environment: &environment)
+    {
+      return
+    }
     if let match = settings.overrides.lookup(lowercased) {
       answerLocally(query: query, match: match, client: client, environment: &environment)
       return

@@ -54,6 +54,9 @@ public struct EngineCounters {
   public var malformedReplies: UInt64 = 0
   /// Replies for transactions that are no longer in flight.
   public var staleReplies: UInt64 = 0
+  /// CHAOS-class TXT questions answered locally (`hits.bind.`,
+  /// `stats.dnsward.`, ... — see Stats.swift).
+  public var chaosAnswered: UInt64 = 0
 
   public init() {}
 }

@@ -66,6 +66,8 @@ public enum QueryOutcome: Equatable {
   case formErr
   case notImp
   case badVersion
+  /// A CHAOS-class statistics or version question, answered locally.
+  case chaos
 }
 
 /// Everything the engine asks of the outside world. The loop implements it

@@ -65,6 +65,7 @@ struct LoopEnvironment: EngineEnvironment {
     case .formErr: log.append("FORMERR")
     case .notImp: log.append("NOTIMP")
     case .badVersion: log.append("BADVERS")
+    case .chaos: log.append("chaos statistics")
     }
     log.emit(.debug)
   }

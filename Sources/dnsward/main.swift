@@ -4,6 +4,7 @@
 //   dnsward --config FILE     run on FILE instead
 //   dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
 //   dnsward --print-config    print the summary of the compiled-in config
+//   dnsward stats [ADDR]      print a running dnsward's statistics (StatsCommand.swift)
 //
 // A firmware built with -DDNSWARD_RUNTIME_CONFIG=OFF (DNSWARD_COMPILED_CONFIG_ONLY)
 // leaves the config language out and runs only on its compiled-in config.
@@ -17,13 +18,20 @@ import Platform
 
 func usage() -> Never {
   #if DNSWARD_COMPILED_CONFIG_ONLY
-    let text = "usage: dnsward    (this build runs only on its compiled-in config)\n"
+    let text = """
+      usage: dnsward                   run on the compiled-in config
+             dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
+
+      (this build runs only on its compiled-in config)
+
+      """
   #else
     let text = """
       usage: dnsward                   run on the compiled-in config
              dnsward --config FILE     run on FILE
              dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
              dnsward --print-config    summary of the compiled-in config
+             dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
 
       """
   #endif
@@ -62,6 +70,9 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
 let arguments = ProcessControl.arguments()
 if arguments.isEmpty {
   ProcessControl.exit(serve(compiledSettings()))
+}
+if arguments.count <= 2 && isFlag(arguments[0], "stats") {
+  ProcessControl.exit(StatsCommand.run(arguments.dropFirst()))
 }
 #if !DNSWARD_COMPILED_CONFIG_ONLY
   if arguments.count == 2 && isFlag(arguments[0], "--config") {

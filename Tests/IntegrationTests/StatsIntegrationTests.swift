@@ -1,0 +1,155 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `dnsward stats [ADDR]` against the real server: the CLI asks
+/// `stats.dnsward. CH TXT` and prints `name value` lines.
+final class StatsIntegrationTests: XCTestCase {
+  struct Run {
+    var status: Int32
+    var output: String
+    var errors: String
+
+    /// `name value` lines as a dictionary (and checks their shape).
+    var values: [String: UInt64] {
+      var result: [String: UInt64] = [:]
+      for line in output.split(separator: "\n") {
+        let parts = line.split(separator: " ")
+        XCTAssertEqual(parts.count, 2, "line: \(line)")
+        if parts.count == 2 { result[String(parts[0])] = UInt64(parts[1]) }
+      }
+      return result
+    }
+  }
+
+  /// Runs the dnsward under test with `arguments`, the same way
+  /// `DnswardProcess` starts it (under `DNSWARD_TEST_RUNNER` when set).
+  func runDnsward(_ arguments: [String], timeout: TimeInterval = 10) throws -> Run {
+    guard let binary = DnswardProcess.binary else {
+      throw XCTSkip("dnsward binary not found next to the tests")
+    }
+    let process = Process()
+    let runner = (DnswardProcess.environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ")
+      .map(String.init)
+    if let tool = runner.first {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = [tool] + runner.dropFirst() + [binary.path] + arguments
+    } else {
+      process.executableURL = binary
+      process.arguments = arguments
+    }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Read before waiting, so that a full pipe cannot block the child.
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    if process.isRunning {
+      process.terminate()
+      XCTFail("dnsward \(arguments) did not exit")
+    }
+    return Run(
+      status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+      errors: String(decoding: errorData, as: UTF8.self))
+  }
+
+  static let config = """
+    listen 127.0.0.1:0
+    override printer.lan 192.168.1.20
+    override nas.lan 192.168.1.21
+    override tv.lan 192.168.1.22
+    block ads.example
+    cache 64
+    """
+
+  func testStatsCommandPrintsTheServersCounters() throws {
+    let dnsward = try DnswardProcess(config: Self.config)
+    defer { dnsward.stop() }
+    for (index, name) in ["printer.lan", "NAS.lan", "tv.lan", "printer.lan"].enumerated() {
+      let query = StubClient.query(name, id: UInt16(index))
+      let reply = Reply(StubClient.udp(query, port: dnsward.port))
+      XCTAssertEqual(reply?.rcode, 0, name)
+    }
+    XCTAssertEqual(
+      Reply(StubClient.udp(StubClient.query("ads.example", id: 9), port: dnsward.port))?.rcode, 3)
+
+    let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    let values = run.values
+    XCTAssertEqual(values["overridden"], 4)
+    XCTAssertEqual(values["blocked"], 1)
+    XCTAssertEqual(values["queries"], 6, "five client queries and the stats query")
+    XCTAssertEqual(values["chaosAnswered"], 1)
+    XCTAssertEqual(values["forwarded"], 0)
+    XCTAssertEqual(values["cacheCapacity"], 64)
+    XCTAssertEqual(values["truncated"], 0, "it fits the server's EDNS size: one UDP exchange")
+    XCTAssertEqual(run.output.split(separator: "\n").first, "queries 6", "the documented order")
+    XCTAssertEqual(values.count, run.output.split(separator: "\n").count, "no name twice")
+  }
+
+  func testStatsCommandRetriesOverTCPWhenTruncated() throws {
+    // With a 512-byte EDNS limit the list never fits in UDP.
+    let dnsward = try DnswardProcess(config: Self.config + "\nedns-size 512\n")
+    defer { dnsward.stop() }
+    _ = StubClient.udp(StubClient.query("printer.lan"), port: dnsward.port)
+    let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    let values = run.values
+    XCTAssertEqual(values["truncated"], 1, "the UDP answer was truncated...")
+    XCTAssertEqual(values["chaosAnswered"], 2, "...and asked again over TCP")
+    XCTAssertEqual(values["overridden"], 1)
+  }
+
+  func testStatsCommandOverIPv6() throws {
+    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    var loopback = StubClient.loopback6(0)
+    let bound = withUnsafePointer(to: &loopback) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+      }
+    }
+    close(probe)
+    guard bound == 0 else { throw XCTSkip("no IPv6 loopback on this machine") }
+    let dnsward = try DnswardProcess(config: Self.config + "\nlisten [::1]:0\n")
+    defer { dnsward.stop() }
+    let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
+    _ = StubClient.udp6(StubClient.query("tv.lan"), port: port)
+    let run = try runDnsward(["stats", "[::1]:\(port)"])
+    XCTAssertEqual(run.status, 0, run.errors)
+    XCTAssertEqual(run.values["overridden"], 1)
+  }
+
+  func testStatsCommandTimesOutWithExitStatus1() throws {
+    // A UDP socket that never answers.
+    let silent = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(silent) }
+    var address = StubClient.loopback(0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(silent, $0, length) == 0 && getsockname(silent, $0, &length) == 0
+      }
+    }
+    XCTAssertTrue(bound)
+    let port = UInt16(bigEndian: address.sin_port)
+    let started = Date()
+    let run = try runDnsward(["stats", "127.0.0.1:\(port)"])
+    XCTAssertEqual(run.status, 1)
+    XCTAssertTrue(run.errors.contains("no answer from 127.0.0.1:\(port) within 2 s"), run.errors)
+    XCTAssertEqual(run.output, "")
+    XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1.9)
+  }
+
+  func testStatsCommandRejectsABadAddress() throws {
+    let run = try runDnsward(["stats", "printer.lan:53"])
+    XCTAssertEqual(run.status, 2)
+    XCTAssertTrue(run.errors.contains("not an address"), run.errors)
+  }
+}
