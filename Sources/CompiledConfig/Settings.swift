@@ -91,6 +91,39 @@ public struct Settings {
   /// seen one query later. No effect while `staleSeconds` is 0 (not an
   /// error, so that `stale 0` can switch stale answers off on its own).
   public var staleFirst: Bool = false
+
+  // MARK: Persistent cache and prefetch.
+
+  /// `cache-file`: an absolute path where the cache is saved every
+  /// `cacheSaveSeconds` and on a clean shutdown, and from which it is loaded
+  /// at start-up, so that after a restart or a reboot the LAN gets answers
+  /// at once, even before the WAN link or the upstreams are up. Empty (the
+  /// default): no persistence. Loaded answers count as already expired:
+  /// they are served only as stale answers (RFC 8767), so the file is of
+  /// use only with `staleSeconds` above 0, and answers at once (rather than
+  /// after the upstreams failed) only with `staleFirst`. The file is read
+  /// and written after privileges are dropped, so its directory must be
+  /// writable by `user`; it is written mode 0600 (it tells which names the
+  /// LAN asked for), and one that another account could have written is
+  /// ignored, like a corrupt one. It is rewritten whole each time
+  /// (temporary file, fsync, rename): on a router, put it on tmpfs (`/tmp`
+  /// on OpenWrt, which then survives restarts but not reboots) or give flash
+  /// a long interval.
+  public var cacheFilePath: [UInt8] = []
+  /// `cache-save-interval`, seconds, 30...86_400: how often the cache file
+  /// is rewritten. Not on every change: flash wears with each write, and a
+  /// few minutes of new answers is all a crash loses. Default 5 minutes.
+  public var cacheSaveSeconds: UInt32 = 300
+  /// `prefetch NAME`: names kept warm by refreshing them shortly before they
+  /// expire. Concatenated lower-cased flat wire names (RFC 1035 §3.1, each
+  /// ending in its zero root octet, so the list is walked name by name with
+  /// no separator), in config order, without duplicates; empty: none.
+  public var prefetchNames: [UInt8] = []
+  /// `prefetch-hits`, 0...1_000_000: a cache entry hit more than this many
+  /// times is refreshed shortly before it expires, so popular answers never
+  /// lapse. 0: off.
+  public var prefetchHits: UInt32 = 0
+
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()
 

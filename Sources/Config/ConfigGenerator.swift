@@ -29,6 +29,10 @@ public enum ConfigGenerator {
     out.line("/// `user`: \(settings.user.isEmpty ? "none" : escaped(settings.user)).")
     out.byteArray("userNameBytes", settings.user)
     out.line()
+    out.line("/// `cache-file`: \(describePath(settings.cacheFilePath)).")
+    out.byteArray("cacheFilePathBytes", settings.cacheFilePath)
+    out.line()
+    emitPrefetchNames(settings.prefetchNames, into: &out)
     emitSettingsFunction(settings, into: &out)
     return out.text
   }
@@ -119,11 +123,50 @@ public enum ConfigGenerator {
     out.line("  settings.negativeTTLMax = \(settings.negativeTTLMax)")
     out.line("  settings.staleSeconds = \(settings.staleSeconds)")
     out.line("  settings.staleFirst = \(settings.staleFirst)")
+    out.line("  settings.cacheFilePath = cacheFilePathBytes")
+    out.line("  settings.cacheSaveSeconds = \(settings.cacheSaveSeconds)")
+    out.line("  settings.prefetchNames = prefetchNameBytes")
+    out.line("  settings.prefetchHits = \(settings.prefetchHits)")
     out.line("  settings.overrides = OverrideTable(")
     out.line(
       "    names: overrideNames, entries: overrideEntries, addressBytes: overrideAddressBytes)")
     out.line("  return settings")
     out.line("}")
+  }
+
+  /// `prefetch`: the concatenated flat names, one commented run per name.
+  static func emitPrefetchNames(_ names: [UInt8], into out: inout SourceText) {
+    out.line("/// `prefetch`: lower-cased flat wire names (RFC 1035 §3.1), one after another.")
+    guard !names.isEmpty else {
+      out.line("let prefetchNameBytes: [UInt8] = []")
+      out.line()
+      return
+    }
+    out.line("let prefetchNameBytes: [UInt8] = [")
+    for range in flatNameRanges(names) {
+      out.line("  // \(describeName(Array(names[range])))")
+      out.values(names[range].map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
+    }
+    out.line("]")
+    out.line()
+  }
+
+  /// The ranges of the names in a concatenation of flat names (each ends
+  /// at its zero root octet). The parser built it, so every length octet
+  /// is in bounds; a stray one ends the walk rather than trapping.
+  static func flatNameRanges(_ names: [UInt8]) -> [Range<Int>] {
+    var ranges: [Range<Int>] = []
+    var start = 0
+    var position = 0
+    while position < names.count {
+      let length = Int(names[position])
+      position += 1 + length
+      if length == 0 {
+        ranges.append(start..<position)
+        start = position
+      }
+    }
+    return ranges
   }
 
   // MARK: - Pieces

@@ -85,6 +85,8 @@ enum Directive: Int, CaseIterable {
   case cache, cacheBytes
   case minTTL, maxTTL, negativeTTLMax
   case stale, staleFirst
+  case cacheFile, cacheSaveInterval
+  case prefetch, prefetchHits
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -132,13 +134,17 @@ enum Directive: Int, CaseIterable {
     case .negativeTTLMax: return "neg-ttl-max"
     case .stale: return "stale"
     case .staleFirst: return "stale-first"
+    case .cacheFile: return "cache-file"
+    case .cacheSaveInterval: return "cache-save-interval"
+    case .prefetch: return "prefetch"
+    case .prefetchHits: return "prefetch-hits"
     }
   }
 
   /// The directives that may appear on several lines; the others at most once.
   var isRepeatable: Bool {
     switch self {
-    case .listen, .allow, .upstream, .override, .block: return true
+    case .listen, .allow, .upstream, .override, .block, .prefetch: return true
     default: return false
     }
   }
@@ -176,6 +182,11 @@ enum Directive: Int, CaseIterable {
     case .negativeTTLMax: return "neg-ttl-max DURATION, 0s...1d, e.g. 900 (seconds) or 1h"
     case .stale: return "stale DURATION, 0 (off)...7d, e.g. 1d or 86400 (seconds)"
     case .staleFirst: return "stale-first on|off"
+    case .cacheFile: return "cache-file PATH, absolute, e.g. /tmp/dnsward.cache"
+    case .cacheSaveInterval:
+      return "cache-save-interval DURATION, 30s...1d, e.g. 5m or 300 (seconds)"
+    case .prefetch: return "prefetch NAME"
+    case .prefetchHits: return "prefetch-hits COUNT, 0 (off)...1000000"
     }
   }
 }
@@ -186,6 +197,7 @@ struct NameLines {
   var exact = 0
   var wildcard = 0
   var block = 0
+  var prefetch = 0
 }
 
 /// The state of one parse: what has been read so far.
@@ -269,6 +281,13 @@ struct ConfigReader {
     case .stale:
       settings.staleSeconds = try seconds(arguments[0], for: directive, range: 0...604_800)
     case .staleFirst: settings.staleFirst = try onOff(arguments[0], for: directive)
+    case .cacheFile: settings.cacheFilePath = try cacheFilePath(arguments[0])
+    case .cacheSaveInterval:
+      // At least 30 s: the file is rewritten whole, and flash wears.
+      settings.cacheSaveSeconds = try seconds(arguments[0], for: directive, range: 30...86_400)
+    case .prefetch: try addPrefetch(arguments[0], line: line)
+    case .prefetchHits:
+      settings.prefetchHits = UInt32(try number(arguments[0], for: directive, range: 0...1_000_000))
     }
   }
 

@@ -154,6 +154,25 @@ extension ConfigReader {
     overrides.add(OverrideTableBuilder.Entry(name: name, kind: .block))
   }
 
+  /// `prefetch NAME`: a name kept warm; the engine reads the flat names
+  /// back from `Settings.prefetchNames`.
+  mutating func addPrefetch(_ nameToken: ArraySlice<UInt8>, line: Int) throws(LineError) {
+    if nameToken.first == UInt8(ascii: "*") {
+      throw LineError(
+        "prefetch takes a name, not a wildcard: only names asked before can be refreshed")
+    }
+    let name = try flatName(nameToken, written: nameToken)
+    guard name != Name.root else { throw LineError("the root name cannot be prefetched") }
+    var lines = nameLines.lines(for: name) ?? NameLines()
+    if lines.prefetch != 0 {
+      throw LineError(
+        "duplicate prefetch of \(quoted(nameToken)) (first on line \(lines.prefetch))")
+    }
+    lines.prefetch = line
+    nameLines.setLines(lines, for: name)
+    settings.prefetchNames.append(contentsOf: name)
+  }
+
   // MARK: - Values
 
   func endpoint(_ token: ArraySlice<UInt8>, allowAnyPort: Bool = false) throws(LineError)
@@ -229,15 +248,31 @@ extension ConfigReader {
     return false
   }
 
-  /// An absolute file path without control characters, at most PATH_MAX - 1.
-  func path(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+  /// An absolute file path without control characters, at most PATH_MAX - 1
+  /// (4095) bytes less `reserve`. `label` names it in messages.
+  func path(_ token: ArraySlice<UInt8>, label: String = "resolv-conf", reserve: Int = 0)
+    throws(LineError) -> [UInt8]
+  {
     guard token.first == UInt8(ascii: "/") else {
-      throw LineError("resolv-conf path \(quoted(token)) must be absolute")
+      throw LineError("\(label) path \(quoted(token)) must be absolute")
     }
-    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-      throw LineError("bad resolv-conf path \(quoted(token))")
+    guard token.count < 4096 - reserve, !token.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    else {
+      throw LineError("bad \(label) path \(quoted(token))")
     }
     return Array(token)
+  }
+
+  /// `cache-file PATH`: a file, not a directory; `PATH.tmp` (where it is
+  /// written before the rename) must fit PATH_MAX too.
+  func cacheFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let path = try path(token, label: "cache-file", reserve: 4)
+    guard path.last != UInt8(ascii: "/") else {
+      throw LineError(
+        "cache-file path \(quoted(token)) names a directory; name a file in it, "
+          + "e.g. /tmp/dnsward.cache")
+    }
+    return path
   }
 
   /// A portable user name (POSIX.1 §3.437 portable filename characters, not

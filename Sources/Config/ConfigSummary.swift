@@ -45,6 +45,7 @@ extension ConfigGenerator {
       "edns-size: \(settings.ednsPayloadSize), "
         + "case-randomization: \(settings.caseRandomization ? "on" : "off")")
     lines.append(cacheSummary(settings))
+    lines.append(persistenceSummary(settings))
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -63,5 +64,25 @@ extension ConfigGenerator {
     }
     return "cache: \(settings.cacheEntries) entries, \(settings.cacheBytes) bytes; "
       + "ttl \(settings.minTTL)...\(settings.maxTTL)s, \(negative); stale: \(stale)"
+  }
+
+  /// `cache-file: /tmp/dnsward.cache, saved every 300s; prefetch: 2 names;
+  /// prefetch-hits: 10` — with a note when the file can do nothing (loaded
+  /// answers are served only as stale answers).
+  static func persistenceSummary(_ settings: Settings) -> String {
+    var file = "off"
+    if !settings.cacheFilePath.isEmpty {
+      file =
+        escaped(settings.cacheFilePath) + ", saved every \(settings.cacheSaveSeconds)s"
+      if settings.cacheEntries == 0 {
+        file += " (no effect: the cache is off)"
+      } else if settings.staleSeconds == 0 {
+        file += " (no effect: loaded answers are served only as stale ones, and stale is off)"
+      }
+    }
+    let count = flatNameRanges(settings.prefetchNames).count
+    let prefetch = count == 0 ? "none" : "\(count) name\(count == 1 ? "" : "s")"
+    let hits = settings.prefetchHits == 0 ? "off" : "\(settings.prefetchHits)"
+    return "cache-file: \(file); prefetch: \(prefetch); prefetch-hits: \(hits)"
   }
 }
