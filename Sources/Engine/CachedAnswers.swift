@@ -47,6 +47,10 @@ extension Engine {
         checkingDisabled: checkingDisabled, now: now, environment: &environment)
     } else {
       counters.cacheHits += 1
+      refreshIfPopular(
+        number, name: name, type: query.questionType, rrClass: query.questionClass,
+        dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, now: now,
+        environment: &environment)
     }
     return true
   }

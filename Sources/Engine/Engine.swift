@@ -60,6 +60,8 @@ public final class Engine {
   let health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
+  /// When the `prefetch` names were last checked (0: never).
+  var lastPrefetchSweep: UInt64 = 0
 
   /// After this many consecutive failures an upstream is skipped for
   /// `downMilliseconds`, unless every upstream is down.
@@ -157,6 +159,7 @@ public final class Engine {
   /// Passes time: expires attempts whose deadline is due, failing over to
   /// the next upstream or answering SERVFAIL.
   public func tick<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    defer { sweepPrefetchNames(now: now, environment: &environment) }
     while oldest >= 0 {
       let slot = Int(oldest)
       guard transactions[slot].deadline <= now else { return }

@@ -119,6 +119,7 @@ public final class PacketCache {
   public func storedAt(_ number: Int) -> UInt64 { entries[number].storedAt }
 
   func noteHit(_ number: Int) { entries[number].hits &+= 1 }
+  public func hits(_ number: Int) -> UInt32 { entries[number].hits }
 
   /// Stores `message` (already in stored form) for the question, replacing
   /// an older entry for it; evicts the oldest entries to make room. Returns
