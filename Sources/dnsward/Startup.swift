@@ -48,6 +48,9 @@ func serve(_ settings: Settings) -> Int32 {
         .append(settings.user).emit(.debug)
     }
   }
+  // After dropping privileges: the file is then read as the account that
+  // writes it (its directory must be writable by `user`).
+  server.loadCacheFile()
   logStart(server: server, upstreams: upstreams, log: log)
   server.run()
   server.logCounters()

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,6 +127,33 @@ static inline long clinux_raise_open_files(unsigned long wanted) {
 
 // open(2) is variadic in C, which Swift cannot call.
 static inline int clinux_open_read(const char *path) { return open(path, O_RDONLY | O_CLOEXEC); }
+
+// A new file to be written whole: never through a symlink, never an existing
+// file (the caller removes a stale one first), so that nobody else can plant
+// it; 0600, since the cache file tells which names the LAN asked for.
+static inline int clinux_open_new(const char *path) {
+  return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+// 1 if `fd` is a regular file owned by this process's effective user or by
+// root and writable by nobody else; 0 if not; -1 (errno set) if fstat fails.
+static inline int clinux_is_private_file(int fd) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) return -1;
+  if (!S_ISREG(info.st_mode)) return 0;
+  if (info.st_uid != geteuid() && info.st_uid != 0) return 0;
+  return (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+// A directory, to fsync a rename in it.
+static inline int clinux_open_directory(const char *path) {
+  return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static inline int clinux_enoent(void) { return ENOENT; }
+
+// rename(2) is declared in stdio.h, which the rest of CLinux does without.
+extern int rename(const char *from, const char *to);
 
 static inline int clinux_set_int_option(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value);
