@@ -5,9 +5,11 @@ import DNSWire
 /// once — a table of `capacity` entries and an arena of `arenaBytes` — plus
 /// an open-addressing index. Inserting and looking up allocate nothing.
 ///
-/// Eviction is first-in first-out over a log-structured arena: entries are
-/// written one after the other and the oldest make room, so the arena never
-/// fragments and the memory budget is exact. An entry is the lower-cased name
+/// Eviction is CLOCK (second chance) over a log-structured arena: entries
+/// are written one after the other and the oldest make room, so the arena
+/// never fragments and the memory budget is exact; an oldest entry that was
+/// hit since it was written (or last moved) and is still fresh is moved to
+/// the write position instead, once per make-room, with its bit cleared. An entry is the lower-cased name
 /// (its key) followed by the message as it was relayed: header, question in
 /// lower case, records without OPT.
 ///
@@ -28,6 +30,11 @@ public final class PacketCache {
     var storedAt: UInt64 = 0
     var expiresAt: UInt64 = 0
     var hits: UInt32 = 0
+    /// Hit since it was written or last given a second chance.
+    var referenced = false
+    /// False once a newer answer for the same question replaced it: it only
+    /// waits for the ring to reclaim its bytes.
+    var live = true
     var length: Int { nameLength + messageLength }
   }
 
@@ -118,7 +125,10 @@ public final class PacketCache {
   public func expiresAt(_ number: Int) -> UInt64 { entries[number].expiresAt }
   public func storedAt(_ number: Int) -> UInt64 { entries[number].storedAt }
 
-  func noteHit(_ number: Int) { entries[number].hits &+= 1 }
+  public func noteHit(_ number: Int) {
+    entries[number].hits &+= 1
+    entries[number].referenced = true
+  }
   public func hits(_ number: Int) -> UInt32 { entries[number].hits }
 
   /// Stores `message` (already in stored form) for the question, replacing
@@ -135,8 +145,9 @@ public final class PacketCache {
       // Out of the index at once; its arena bytes are reclaimed when the
       // ring reaches it, like any other entry.
       removeFromIndex(existing)
+      entries[existing].live = false
     }
-    makeRoom(length)
+    makeRoom(length, now: now)
     let number = (oldest + count) % capacity
     count += 1
     let offset = writeOffset
@@ -154,31 +165,72 @@ public final class PacketCache {
       offset: offset, nameLength: name.count, messageLength: message.count, type: type,
       rrClass: rrClass, keyFlags: keyFlags, hash: key, storedAt: now, expiresAt: expiresAt,
       hits: 0)
-    var position = Int(key) & indexMask
-    while index[position] >= 0 { position = (position + 1) & indexMask }
-    index[position] = Int32(number)
+    addToIndex(number)
     return true
   }
 
-  /// Evicts the oldest entries until `length` bytes fit contiguously at the
-  /// write position (wrapping to the start of the arena when they do not fit
-  /// before its end) and an entry slot is free.
-  func makeRoom(_ length: Int) {
-    if count == capacity { evictOldest() }
-    if writeOffset + length > arenaBytes {
-      // Entries from the previous lap sit at or after the write position;
-      // they are the oldest. Drop them, then start the new lap at 0.
-      while count > 0, entries[oldest].offset >= writeOffset { evictOldest() }
-      writeOffset = 0
-    }
+  func addToIndex(_ number: Int) {
+    var position = Int(entries[number].hash) & indexMask
+    while index[position] >= 0 { position = (position + 1) & indexMask }
+    index[position] = Int32(number)
+  }
+
+  /// Makes `length` bytes fit contiguously at the write position (wrapping
+  /// to the start of the arena when they do not fit before its end) and an
+  /// entry slot free, retiring the oldest entries: each is evicted, or moved
+  /// to the write position if it earned a second chance. At most `count`
+  /// moves per call, so the loop ends even when every entry is hot.
+  func makeRoom(_ length: Int, now: UInt64) {
+    var chances = count
     while count > 0 {
       let entry = entries[oldest]
-      let overlaps =
-        entry.offset < writeOffset + length && entry.offset + entry.length > writeOffset
-      guard overlaps else { break }
-      evictOldest()
+      if count < capacity {
+        if writeOffset + length > arenaBytes {
+          // Entries from the previous lap sit at or after the write position;
+          // they are the oldest. Once they are gone, the new lap starts at 0.
+          guard entry.offset >= writeOffset else {
+            writeOffset = 0
+            continue
+          }
+        } else {
+          let overlaps =
+            entry.offset < writeOffset + length && entry.offset + entry.length > writeOffset
+          guard overlaps else { break }
+        }
+      }
+      // Between the write position and the oldest entry nothing is live, so
+      // the oldest can move there if it fits before the end of the arena.
+      if chances > 0, entry.live, entry.referenced, entry.expiresAt > now,
+        writeOffset + entry.length <= arenaBytes
+      {
+        chances -= 1
+        moveOldestToWritePosition()
+      } else {
+        evictOldest()
+      }
     }
-    if count == 0 { writeOffset = 0 }
+    if count == 0 || writeOffset + length > arenaBytes { writeOffset = 0 }
+  }
+
+  /// The oldest entry becomes the newest: its bytes move back to the write
+  /// position (nothing live lies between, and source and destination may
+  /// overlap, hence memmove semantics), its ring slot and index entry follow.
+  func moveOldestToWritePosition() {
+    var entry = entries[oldest]
+    removeFromIndex(oldest)
+    oldest = (oldest + 1) % capacity
+    count -= 1
+    if entry.offset != writeOffset {
+      (arena.baseAddress! + writeOffset).copyMemory(
+        from: arena.baseAddress! + entry.offset, byteCount: entry.length)
+    }
+    entry.offset = writeOffset
+    entry.referenced = false
+    writeOffset += entry.length
+    let number = (oldest + count) % capacity
+    count += 1
+    entries[number] = entry
+    addToIndex(number)
   }
 
   func evictOldest() {

@@ -3,7 +3,8 @@ import Engine
 import XCTest
 
 /// The cache's own bookkeeping: index, FIFO eviction in a fixed arena.
-final class PacketCacheTests: XCTestCase {
+/// Inserts and looks up names (type A, class IN, no DO/CD) in a cache.
+struct CacheProbe {
   func flat(_ text: String) -> [UInt8] {
     var output = [UInt8](repeating: 0, count: 256)
     let length = Array(text.utf8).withUnsafeBytes { raw in
@@ -22,6 +23,12 @@ final class PacketCacheTests: XCTestCase {
     }
   }
 
+  func find(_ cache: PacketCache, _ name: String) -> Int? {
+    flat(name).withUnsafeBytes { key in
+      cache.find(name: key, type: .a, rrClass: .internet, keyFlags: 0)
+    }
+  }
+
   func lookup(_ cache: PacketCache, _ name: String) -> [UInt8]? {
     flat(name).withUnsafeBytes { key in
       cache.find(name: key, type: .a, rrClass: .internet, keyFlags: 0).map {
@@ -29,6 +36,15 @@ final class PacketCacheTests: XCTestCase {
       }
     }
   }
+}
+
+final class PacketCacheTests: XCTestCase {
+  let helper = CacheProbe()
+  func flat(_ text: String) -> [UInt8] { helper.flat(text) }
+  func insert(_ cache: PacketCache, _ name: String, payload: [UInt8], now: UInt64 = 0) -> Bool {
+    helper.insert(cache, name, payload: payload, now: now)
+  }
+  func lookup(_ cache: PacketCache, _ name: String) -> [UInt8]? { helper.lookup(cache, name) }
 
   func testFindsWhatWasInsertedIgnoringCase() {
     let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashSeed: 7)
@@ -80,5 +96,40 @@ final class PacketCacheTests: XCTestCase {
     let cache = PacketCache(capacity: 0, arenaBytes: 4096, hashSeed: 1)
     XCTAssertFalse(insert(cache, "a.example", payload: [1]))
     XCTAssertNil(lookup(cache, "a.example"))
+  }
+}
+
+/// CLOCK: an entry hit since it was written survives its turn at the head of
+/// the ring; an entry nobody asked for does not.
+final class SecondChanceTests: XCTestCase {
+  let helper = CacheProbe()
+
+  func testAHotEntrySurvivesAStreamOfColdOnes() {
+    let cache = PacketCache(capacity: 32, arenaBytes: 2048, hashSeed: 5)
+    XCTAssertTrue(helper.insert(cache, "hot.example", payload: [7, 7, 7]))
+    XCTAssertTrue(helper.insert(cache, "cold.example", payload: [1, 1, 1]))
+    for number in 0..<5_000 {
+      // The hot name is asked now and then, as a popular name is.
+      if number % 10 == 0, let hit = helper.find(cache, "hot.example") { cache.noteHit(hit) }
+      XCTAssertTrue(
+        helper.insert(cache, "s\(number).example", payload: [UInt8](repeating: 2, count: 40)))
+      XCTAssertLessThanOrEqual(cache.count, 32)
+      XCTAssertLessThanOrEqual(cache.bytesInUse, 2048)
+    }
+    XCTAssertEqual(helper.lookup(cache, "hot.example"), [7, 7, 7])
+    XCTAssertNil(helper.lookup(cache, "cold.example"))
+  }
+
+  func testAnExpiredHotEntryIsNotKept() {
+    let cache = PacketCache(capacity: 8, arenaBytes: 512, hashSeed: 5)
+    XCTAssertTrue(helper.insert(cache, "hot.example", payload: [7], now: 0))
+    cache.noteHit(helper.find(cache, "hot.example")!)
+    // Inserted at now = 0 with a 1000 ms lifetime; the stream comes later.
+    for number in 0..<200 {
+      XCTAssertTrue(
+        helper.insert(
+          cache, "s\(number).example", payload: [UInt8](repeating: 2, count: 40), now: 5_000))
+    }
+    XCTAssertNil(helper.lookup(cache, "hot.example"))
   }
 }
