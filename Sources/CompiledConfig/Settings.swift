@@ -46,6 +46,10 @@ public struct Settings {
   public var user: [UInt8] = []
   /// `log`.
   public var logLevel: LogLevel = .info
+  /// `log-queries`: one line per answered query (client, name, type,
+  /// outcome, upstream, latency) at level info; off, they appear only with
+  /// `log debug`.
+  public var logQueries: Bool = false
   /// `tcp-clients`: simultaneous client TCP connections; the next is refused.
   public var tcpClients: Int = 32
   /// `tcp-idle`: an idle client connection is closed after this (RFC 7766 §6.2.3).

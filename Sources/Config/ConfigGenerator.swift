@@ -112,6 +112,7 @@ public enum ConfigGenerator {
     out.line("  settings.overrideTTL = \(settings.overrideTTL)")
     out.line("  settings.user = userNameBytes")
     out.line("  settings.logLevel = .\(logLevelName(settings.logLevel))")
+    out.line("  settings.logQueries = \(settings.logQueries)")
     out.line("  settings.tcpClients = \(settings.tcpClients)")
     out.line("  settings.tcpIdleMilliseconds = \(settings.tcpIdleMilliseconds)")
     out.line("  settings.ednsPayloadSize = \(settings.ednsPayloadSize)")

@@ -77,7 +77,7 @@ public enum ConfigParser {
 enum Directive: Int, CaseIterable {
   case listen, allow, upstream, timeout, inflight, override, block
   case overrideTTL
-  case user, log
+  case user, log, logQueries
   case tcpClients
   case tcpIdle
   case ednsSize
@@ -123,6 +123,7 @@ enum Directive: Int, CaseIterable {
     case .overrideTTL: return "override-ttl"
     case .user: return "user"
     case .log: return "log"
+    case .logQueries: return "log-queries"
     case .tcpClients: return "tcp-clients"
     case .tcpIdle: return "tcp-idle"
     case .ednsSize: return "edns-size"
@@ -171,6 +172,7 @@ enum Directive: Int, CaseIterable {
     case .overrideTTL: return "override-ttl SECONDS"
     case .user: return "user NAME"
     case .log: return "log error|warning|info|debug"
+    case .logQueries: return "log-queries on|off"
     case .tcpClients: return "tcp-clients COUNT"
     case .tcpIdle: return "tcp-idle DURATION, e.g. 10s"
     case .ednsSize: return "edns-size BYTES"
@@ -264,6 +266,7 @@ struct ConfigReader {
         try number(arguments[0], for: directive, range: 512...4096))
     case .user: settings.user = try userName(arguments[0])
     case .log: settings.logLevel = try logLevel(arguments[0])
+    case .logQueries: settings.logQueries = try onOff(arguments[0], for: directive)
     case .caseRandomization: settings.caseRandomization = try onOff(arguments[0], for: directive)
     case .cache:
       settings.cacheEntries = try number(arguments[0], for: directive, range: 0...1_048_576)

@@ -37,7 +37,9 @@ extension ConfigGenerator {
         + "\(counts[Int(OverrideKind.block.rawValue)]) blocked; "
         + "override-ttl: \(settings.overrideTTL)s")
     lines.append("user: " + (settings.user.isEmpty ? "unchanged" : escaped(settings.user)))
-    lines.append("log: \(logLevelName(settings.logLevel))")
+    lines.append(
+      "log: \(logLevelName(settings.logLevel)), "
+        + "log-queries: \(settings.logQueries ? "on" : "off")")
     lines.append(
       "tcp-clients: \(settings.tcpClients), "
         + "tcp-idle: \(describeDuration(milliseconds: settings.tcpIdleMilliseconds))")

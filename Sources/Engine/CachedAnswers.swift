@@ -37,7 +37,7 @@ extension Engine {
       counters.cacheMisses += 1
       return false
     }
-    let waiter = makeWaiter(for: query, client: client)
+    let waiter = makeWaiter(for: query, client: client, now: now)
     cache.noteHit(number)
     sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
     if stale {
@@ -95,7 +95,7 @@ extension Engine {
       counters.staleServed += 1
       sendCached(
         number, to: waiter, name: name, now: now, stale: now >= cache.expiresAt(number),
-        environment: &environment)
+        waited: true, environment: &environment)
     }
     return true
   }
@@ -104,9 +104,13 @@ extension Engine {
   /// question case and EDNS; AA cleared (a cached answer is not
   /// authoritative, RFC 1035 §6.1); every TTL less the time spent in cache,
   /// or 30 when stale.
+  ///
+  /// - Parameter waited: whether the client waited on a transaction (a stale
+  ///   answer after the upstreams failed): its latency is logged; a cache
+  ///   hit answered at once logs 0.
   func sendCached<E: EngineEnvironment>(
     _ number: Int, to waiter: Waiter, name: UnsafeRawBufferPointer, now: UInt64, stale: Bool,
-    environment: inout E
+    waited: Bool = false, environment: inout E
   ) {
     let stored = cache.storedMessage(number)
     let output = replyOutput
@@ -150,7 +154,8 @@ extension Engine {
     if environment.logsQueries {
       environment.logQuery(
         client: waiter.client, name: name, type: message.questionType,
-        outcome: stale ? .stale : .cached, upstream: -1)
+        outcome: stale ? .stale : .cached, upstream: -1,
+        latencyMilliseconds: waited ? Self.latency(of: waiter, now: now) : 0)
     }
   }
 
@@ -200,6 +205,11 @@ extension Engine {
     }
   }
 
+  /// Milliseconds `waiter` has waited at `now` (0 if the clock went back).
+  static func latency(of waiter: Waiter, now: UInt64) -> UInt64 {
+    now >= waiter.askedAt ? now - waiter.askedAt : 0
+  }
+
   /// How long an answer may be cached, in seconds, or nil if it may not.
   func cacheTTL(_ message: Message) -> UInt32? {
     let answers = message.answerCount
@@ -224,10 +234,12 @@ extension Engine {
     return nil
   }
 
-  /// A waiter record for a client answered at once (from the cache).
-  func makeWaiter(for query: Message, client: ClientRef) -> Waiter {
+  /// A waiter record for `client`'s query, asked at `now`: one answered at
+  /// once (from the cache), or one waiting on a transaction.
+  func makeWaiter(for query: Message, client: ClientRef, now: UInt64) -> Waiter {
     var waiter = Waiter()
     waiter.client = client
+    waiter.askedAt = now
     waiter.clientID = query.id
     waiter.clientFlags =
       query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)

@@ -90,7 +90,7 @@ extension Engine {
         return
       }
       counters.coalesced += 1
-      addWaiter(to: slot, query: query, client: client)
+      addWaiter(to: slot, query: query, client: client, now: now)
       return
     }
     guard !upstreams.isEmpty,
@@ -103,7 +103,7 @@ extension Engine {
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
-    addWaiter(to: slot, query: query, client: client)
+    addWaiter(to: slot, query: query, client: client, now: now)
     dispatch(slot: slot, now: now, environment: &environment)
   }
 
@@ -159,11 +159,11 @@ extension Engine {
     return false
   }
 
-  func addWaiter(to slot: Int, query: Message, client: ClientRef) {
+  func addWaiter(to slot: Int, query: Message, client: ClientRef, now: UInt64) {
     let index = Int(freeWaiters)
     freeWaiters = waiters[index].next
     waitersInUse += 1
-    var waiter = makeWaiter(for: query, client: client)
+    var waiter = makeWaiter(for: query, client: client, now: now)
     waiter.next = transactions[slot].firstWaiter
     waiters[index] = waiter
     transactions[slot].firstWaiter = Int32(index)

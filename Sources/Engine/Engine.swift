@@ -56,6 +56,17 @@ public final class Engine {
     var downUntil: UInt64 = 0
     var caseMismatches: UInt32 = 0
     var caseRandomization = true
+    /// Accepted replies from this upstream that were relayed or cached.
+    var answers: UInt64 = 0
+    /// Attempts sent to this upstream that missed their deadline.
+    var timeouts: UInt64 = 0
+    /// SERVFAIL/REFUSED/NOTIMP/FORMERR replies, send errors, failed
+    /// attempts and lost TCP connections.
+    var failures: UInt64 = 0
+    /// RFC 6298 §2 smoothed RTT (gain 1/8) of accepted replies, in
+    /// microseconds; meaningful once `hasRTTSample`.
+    var smoothedRTTMicroseconds: UInt64 = 0
+    var hasRTTSample = false
   }
   let health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
@@ -135,6 +146,15 @@ public final class Engine {
       && now < health[upstream].downUntil
   }
 
+  /// Per-upstream counters and smoothed RTT of upstream `index`
+  /// (0..<upstreams.count).
+  public func upstreamStatistics(_ index: Int) -> UpstreamStatistics {
+    let entry = health[index]
+    return UpstreamStatistics(
+      answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
+      smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000)
+  }
+
   /// Whether queries to `upstream` still use 0x20 case randomization.
   public func usesCaseRandomization(upstream: Int) -> Bool {
     settings.caseRandomization && health[upstream].caseRandomization
@@ -166,7 +186,7 @@ public final class Engine {
       counters.timeouts += 1
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)
-      noteFailure(upstream: upstream, now: now, environment: &environment)
+      noteFailure(upstream: upstream, now: now, kind: .timeout, environment: &environment)
       // Frees the slot (and may append a new one), so `oldest` moves on.
       failOver(slot: slot, now: now, environment: &environment)
     }

@@ -97,17 +97,19 @@ public protocol EngineEnvironment {
   var logsQueries: Bool { get }
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
-    upstream: Int)
+    upstream: Int, latencyMilliseconds: UInt64)
 }
 
 extension EngineEnvironment {
   /// Whether `logQuery` wants calls; the engine skips the work otherwise.
   public var logsQueries: Bool { false }
-  /// One line per answered question (`log debug`). `name` is the flat
-  /// lower-cased question name (empty when the query had none); `upstream`
-  /// is -1 for local answers.
+  /// One line per answered question (`log-queries on`, or `log debug`).
+  /// `name` is the flat lower-cased question name (empty when the query had
+  /// none); `upstream` is -1 for local answers; `latencyMilliseconds` is the
+  /// time from the query's arrival to its answer (0 for answers given at
+  /// once: overrides, cache hits, errors).
   public mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
-    upstream: Int
+    upstream: Int, latencyMilliseconds: UInt64
   ) {}
 }

@@ -57,7 +57,10 @@ extension Engine {
 
   /// Sends an accepted upstream answer to every waiting client, each with its
   /// own ID, RD/CD bits, question case and EDNS, truncated to its size.
-  func relay<E: EngineEnvironment>(_ reply: Message, slot: Int, environment: inout E) {
+  /// `now` (when the answer arrived) gives each client's logged latency.
+  func relay<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
     var cursor = transaction.firstWaiter
@@ -90,7 +93,8 @@ extension Engine {
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,
-          outcome: .answered(reply.rcode), upstream: Int(transaction.upstream))
+          outcome: .answered(reply.rcode), upstream: Int(transaction.upstream),
+          latencyMilliseconds: Self.latency(of: waiter, now: now))
       }
     }
   }
@@ -158,7 +162,7 @@ extension Engine {
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type, outcome: .servFail,
-          upstream: -1)
+          upstream: -1, latencyMilliseconds: Self.latency(of: waiter, now: now))
       }
     }
   }
@@ -210,7 +214,8 @@ extension Engine {
       let length = query?.copyQuestionName(into: scratchName, lowercase: true) ?? 0
       environment.logQuery(
         client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<length]),
-        type: query?.questionType ?? RRType(rawValue: 0), outcome: outcome, upstream: -1)
+        type: query?.questionType ?? RRType(rawValue: 0), outcome: outcome, upstream: -1,
+        latencyMilliseconds: 0)
     }
   }
 
@@ -277,7 +282,8 @@ extension Engine {
       let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
       environment.logQuery(
         client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
-        type: type, outcome: isBlock ? .blocked : .overridden, upstream: -1)
+        type: type, outcome: isBlock ? .blocked : .overridden, upstream: -1,
+        latencyMilliseconds: 0)
     }
   }
 }

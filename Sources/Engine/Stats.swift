@@ -15,7 +15,15 @@ import DNSWire
 /// | `cachesize.bind.`  | cache capacity in entries (0 when it is off)      |
 /// | `insertions.bind.` | answers stored in the cache                       |
 /// | `version.bind.`, `version.server.` | `"dnsward"`                       |
-/// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)` |
+/// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)`, then per upstream (below) |
+///
+/// After the `statistic(at:)` records, `stats.dnsward.` has four more per
+/// upstream `N` (its index in `upstreams`, configuration order), each its own
+/// RR and `"name=value"` string like the others: `upstreamN.answers`,
+/// `upstreamN.timeouts`, `upstreamN.failures` and `upstreamN.srtt-ms` (see
+/// `UpstreamStatistics`). Only the first `statisticsUpstreamLimit` (64)
+/// upstreams are listed, so the reply stays far below 65535 bytes: each
+/// record is at most 13 + 40 bytes, about 14 KB for 64 upstreams.
 ///
 /// Any other name or type in those zones gets REFUSED (there is no
 /// eviction counter, so `evictions.bind.` is refused too). CHAOS questions
@@ -72,6 +80,15 @@ extension Engine {
     }
   }
 
+  /// Upstreams listed in `stats.dnsward.` at most.
+  public static let statisticsUpstreamLimit = 64
+
+  /// Records in a `stats.dnsward.` answer: `statisticCount`, then four per
+  /// upstream (at most `statisticsUpstreamLimit` of them).
+  public var statisticRecordCount: Int {
+    Self.statisticCount + 4 * min(upstreams.count, Self.statisticsUpstreamLimit)
+  }
+
   /// Cache capacity in entries, 0 when the cache is off.
   var cacheCapacity: Int { cache.isEnabled ? cache.capacity : 0 }
 
@@ -111,7 +128,7 @@ extension Engine {
     let casedLength = query.copyQuestionName(into: scratchCaseName)
     let cased = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<casedLength])
     var answers = 1
-    if case .statistics = answer { answers = Self.statisticCount }
+    if case .statistics = answer { answers = statisticRecordCount }
     var writer = MessageWriter(buffer: replyOutput)
     var fits = true
     do throws(WireError) {
@@ -126,6 +143,14 @@ extension Engine {
         for index in 0..<Self.statisticCount {
           let (key, value) = statistic(at: index)
           try Self.writeTXT(&writer, key: key, value: value)
+        }
+        for upstream in 0..<min(upstreams.count, Self.statisticsUpstreamLimit) {
+          let entry = upstreamStatistics(upstream)
+          try Self.writeTXT(&writer, upstream: upstream, key: "answers", value: entry.answers)
+          try Self.writeTXT(&writer, upstream: upstream, key: "timeouts", value: entry.timeouts)
+          try Self.writeTXT(&writer, upstream: upstream, key: "failures", value: entry.failures)
+          try Self.writeTXT(
+            &writer, upstream: upstream, key: "srtt-ms", value: entry.smoothedRTTMilliseconds)
         }
       }
       if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
@@ -142,7 +167,9 @@ extension Engine {
     }
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
-      environment.logQuery(client: client, name: name, type: .txt, outcome: .chaos, upstream: -1)
+      environment.logQuery(
+        client: client, name: name, type: .txt, outcome: .chaos, upstream: -1,
+        latencyMilliseconds: 0)
     }
     return true
   }
@@ -235,6 +262,25 @@ extension Engine {
   {
     try writeTXTPrefix(
       &writer, stringLength: key.utf8CodeUnitCount + 1 + decimalLength(value))
+    try writer.write(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    try writer.writeUInt8(UInt8(ascii: "="))
+    try writeDecimal(&writer, value)
+  }
+
+  /// `upstreamN.key=value`.
+  static func writeTXT(
+    _ writer: inout MessageWriter, upstream: Int, key: StaticString, value: UInt64
+  ) throws(WireError) {
+    let prefix: StaticString = "upstream"
+    let index = UInt64(upstream)
+    try writeTXTPrefix(
+      &writer,
+      stringLength: prefix.utf8CodeUnitCount + decimalLength(index) + 1 + key.utf8CodeUnitCount
+        + 1 + decimalLength(value))
+    try writer.write(
+      UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    try writeDecimal(&writer, index)
+    try writer.writeUInt8(UInt8(ascii: "."))
     try writer.write(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
     try writer.writeUInt8(UInt8(ascii: "="))
     try writeDecimal(&writer, value)

@@ -59,6 +59,9 @@ struct Transaction {
   /// Bumped every time the slot is reused.
   var generation: UInt32 = 0
   var deadline: UInt64 = 0
+  /// When the current attempt was sent (the `now` of its dispatch), for the
+  /// upstream's smoothed RTT.
+  var sentAt: UInt64 = 0
   var upstream: Int16 = -1
   var transport: UpstreamTransport = .udp
   /// Upstreams already tried, one bit each (the first 64).
@@ -99,5 +102,8 @@ struct Waiter {
   var clientCase = CaseMask()
   var hasEDNS = false
   var clientPayloadSize: UInt16 = 512
+  /// When the query arrived (engine milliseconds): its logged latency is
+  /// measured from here.
+  var askedAt: UInt64 = 0
   var next: Int32 = -1
 }

@@ -47,7 +47,7 @@ extension Engine {
     if !reply.hasQuestion && isFailure {
       // Some servers leave the question out of error replies; the ID and
       // socket matched, so take it as this upstream failing.
-      noteFailure(upstream: upstreamIndex, now: now, environment: &environment)
+      noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
       counters.retried += 1
       failOver(slot: slot, now: now, environment: &environment)
       return
@@ -73,7 +73,7 @@ extension Engine {
     if isFailure {
       // An upstream that keeps answering SERVFAIL is as useless as a silent
       // one: it counts towards marking it down.
-      noteFailure(upstream: upstreamIndex, now: now, environment: &environment)
+      noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
       if chooseUpstream(tried: transaction.tried, now: now) != nil {
         counters.retried += 1
         failOver(slot: slot, now: now, environment: &environment)
@@ -88,10 +88,11 @@ extension Engine {
       }
     } else {
       noteSuccess(upstream: upstreamIndex, environment: &environment)
+      noteAnswer(upstream: upstreamIndex, sentAt: transaction.sentAt, now: now)
     }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
     storeInCache(reply, slot: slot, now: now)
-    relay(reply, slot: slot, environment: &environment)
+    relay(reply, slot: slot, now: now, environment: &environment)
     release(slot: slot)
   }
 

@@ -1,6 +1,38 @@
 import CompiledConfig
 import DNSWire
 
+/// What one upstream has done since start-up (`Engine.upstreamStatistics`).
+public struct UpstreamStatistics: Equatable {
+  /// Accepted replies that were relayed to clients or cached.
+  public var answers: UInt64
+  /// Attempts that missed their deadline.
+  public var timeouts: UInt64
+  /// SERVFAIL, REFUSED, NOTIMP and FORMERR replies, send errors, attempts
+  /// the transport reported failed, and lost TCP connections.
+  public var failures: UInt64
+  /// Smoothed round-trip time of accepted replies (RFC 6298 §2: the first
+  /// sample sets it, then srtt = 7/8 srtt + 1/8 sample), rounded to
+  /// milliseconds; 0 before the first answer.
+  public var smoothedRTTMilliseconds: UInt64
+
+  public init(answers: UInt64, timeouts: UInt64, failures: UInt64, smoothedRTTMilliseconds: UInt64)
+  {
+    self.answers = answers
+    self.timeouts = timeouts
+    self.failures = failures
+    self.smoothedRTTMilliseconds = smoothedRTTMilliseconds
+  }
+}
+
+/// Which per-upstream counter a failure goes to.
+enum UpstreamFailure {
+  /// The attempt missed its deadline (`timeouts`).
+  case timeout
+  /// An error reply, a send error, a failed attempt or a lost connection
+  /// (`failures`).
+  case error
+}
+
 extension Engine {
   /// Sends the slot's question to an upstream: `preferred` (a retry over TCP
   /// or without 0x20) or the first untried one that is not down. Tries the
@@ -23,6 +55,7 @@ extension Engine {
       transactions[slot].upstream = Int16(upstream)
       transactions[slot].transport = chosenTransport
       transactions[slot].deadline = now + UInt64(settings.timeoutMilliseconds)
+      transactions[slot].sentAt = now
       transactions[slot].sentID = freshID(
         upstream: upstream, transport: chosenTransport, except: slot, environment: &environment)
       let randomizeCase =
@@ -39,7 +72,7 @@ extension Engine {
         return
       }
       environment.releaseUpstream(transaction: handle(slot: slot), transport: chosenTransport)
-      noteFailure(upstream: upstream, now: now, environment: &environment)
+      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
       preferred = nil
       transportOverride = nil
     }
@@ -121,8 +154,18 @@ extension Engine {
     return writer.count
   }
 
-  func noteFailure<E: EngineEnvironment>(upstream: Int, now: UInt64, environment: inout E) {
+  /// Counts a failure of `upstream` towards marking it down, and in its
+  /// `timeouts` or `failures`. `kind` defaults to `.timeout` because the
+  /// deadline expiry in `tick` calls this without it; every other caller
+  /// passes `.error`.
+  func noteFailure<E: EngineEnvironment>(
+    upstream: Int, now: UInt64, kind: UpstreamFailure, environment: inout E
+  ) {
     guard upstream >= 0 && upstream < upstreams.count else { return }
+    switch kind {
+    case .timeout: health[upstream].timeouts += 1
+    case .error: health[upstream].failures += 1
+    }
     health[upstream].consecutiveFailures += 1
     if health[upstream].consecutiveFailures == Self.failuresBeforeDown {
       environment.report(.upstreamDown, upstream: upstream)
@@ -137,6 +180,22 @@ extension Engine {
       environment.report(.upstreamRecovered, upstream: upstream)
     }
     health[upstream].consecutiveFailures = 0
+  }
+
+  /// An accepted reply from `upstream` to an attempt sent at `sentAt` will
+  /// be relayed or cached: count it and fold its round-trip time into the
+  /// smoothed RTT (RFC 6298 §2.2/2.3, alpha = 1/8).
+  func noteAnswer(upstream: Int, sentAt: UInt64, now: UInt64) {
+    guard upstream >= 0 && upstream < upstreams.count else { return }
+    let sample = (now >= sentAt ? now - sentAt : 0) &* 1000
+    health[upstream].answers += 1
+    if health[upstream].hasRTTSample {
+      health[upstream].smoothedRTTMicroseconds =
+        (7 &* health[upstream].smoothedRTTMicroseconds &+ sample) / 8
+    } else {
+      health[upstream].smoothedRTTMicroseconds = sample
+      health[upstream].hasRTTSample = true
+    }
   }
 
   /// The attempt in `slot` failed: release it and try the next upstream as a
@@ -170,7 +229,9 @@ extension Engine {
       failed = true
       failOver(slot: slot, now: now, environment: &environment)
     }
-    if failed { noteFailure(upstream: upstream, now: now, environment: &environment) }
+    if failed {
+      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+    }
   }
 }
 
@@ -184,7 +245,9 @@ extension Engine {
     guard slot < capacity, transactions[slot].state == .active,
       transactions[slot].generation == transaction.generation
     else { return }
-    noteFailure(upstream: Int(transactions[slot].upstream), now: now, environment: &environment)
+    noteFailure(
+      upstream: Int(transactions[slot].upstream), now: now, kind: .error,
+      environment: &environment)
     failOver(slot: slot, now: now, environment: &environment)
   }
 }

@@ -40,15 +40,21 @@ struct LoopEnvironment: EngineEnvironment {
 
   mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
 
-  var logsQueries: Bool { server.log.enabled(.debug) }
+  /// With `log-queries on` the query lines are written at info (shown with
+  /// the default `log info`); otherwise at debug.
+  var querySeverity: LogSeverity { server.settings.logQueries ? .info : .debug }
 
-  /// `query 127.0.0.1:40000 example.com. type 1: answered NOERROR by 1.1.1.1:53`
+  var logsQueries: Bool { server.log.enabled(querySeverity) }
+
+  /// `query 192.168.1.20:40000 udp www.example.com. type 1: rcode 0 from
+  /// 127.0.0.1:5300 in 12 ms`
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
-    upstream: Int
+    upstream: Int, latencyMilliseconds: UInt64
   ) {
     let log = server.log
-    log.start(.debug).append("query ").append(address: SocketAddress(client.endpoint))
+    let severity = querySeverity
+    log.start(severity).append("query ").append(address: SocketAddress(client.endpoint))
     log.append(client.isTCP ? " tcp " : " udp ")
     server.formatName(name)
     log.append(" type ").append(decimal: UInt64(type.rawValue)).append(": ")
@@ -67,7 +73,8 @@ struct LoopEnvironment: EngineEnvironment {
     case .badVersion: log.append("BADVERS")
     case .chaos: log.append("chaos statistics")
     }
-    log.emit(.debug)
+    log.append(" in ").append(decimal: latencyMilliseconds).append(" ms")
+    log.emit(severity)
   }
 
   mutating func report(_ event: EngineEvent, upstream: Int) {

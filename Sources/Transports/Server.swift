@@ -256,6 +256,17 @@ public final class Server {
           + engineCounters.malformedReplies
       )
       .emit(.info)
+    // One line per upstream: its answers, timeouts, failures and smoothed RTT.
+    for upstream in 0..<engine.upstreams.count {
+      let statistics = engine.upstreamStatistics(upstream)
+      log.start(.info).append("upstream ").append(decimal: upstream)
+        .append(" ").append(address: upstreamAddresses[upstream])
+        .append(" answers ").append(decimal: statistics.answers)
+        .append(" timeouts ").append(decimal: statistics.timeouts)
+        .append(" failures ").append(decimal: statistics.failures)
+        .append(" srtt-ms ").append(decimal: statistics.smoothedRTTMilliseconds)
+        .emit(.info)
+    }
   }
 
   /// Saves the cache file if there is one, and closes every socket; the

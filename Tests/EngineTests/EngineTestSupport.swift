@@ -52,6 +52,16 @@ struct Released: Equatable {
   var transport: UpstreamTransport
 }
 
+/// One `logQuery` call, the name in presentation form.
+struct LoggedQuery: Equatable {
+  var client: ClientRef
+  var name: String
+  var type: RRType
+  var outcome: QueryOutcome
+  var upstream: Int
+  var latencyMilliseconds: UInt64
+}
+
 struct Reported: Equatable {
   var event: EngineEvent
   var upstream: Int
@@ -112,6 +122,22 @@ struct FakeEnvironment: EngineEnvironment {
 
   mutating func report(_ event: EngineEvent, upstream: Int) {
     events.append(Reported(event: event, upstream: upstream))
+  }
+
+  /// Whether `logQuery` is wanted (and `loggedQueries` recorded).
+  var recordsQueries = false
+  var loggedQueries: [LoggedQuery] = []
+
+  var logsQueries: Bool { recordsQueries }
+
+  mutating func logQuery(
+    client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
+    upstream: Int, latencyMilliseconds: UInt64
+  ) {
+    loggedQueries.append(
+      LoggedQuery(
+        client: client, name: nameText(Array(name)), type: type, outcome: outcome,
+        upstream: upstream, latencyMilliseconds: latencyMilliseconds))
   }
 }
 
