@@ -146,7 +146,11 @@ public enum CacheFile {
     guard checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<bodyEnd])) == stored else {
       throw .badChecksum
     }
-    let count = Int(bytes.getUInt32(at: Field.count))
+    // Each entry takes at least one byte, so a valid count is at most the
+    // file's size; clamping there keeps the conversion safe where Int is 32
+    // bits (armv7), and a count past the real entries still fails below, at
+    // the first entry that is not there.
+    let count = Int(min(UInt64(bytes.getUInt32(at: Field.count)), UInt64(bytes.count)))
     var position = Field.headerSize
     // Each entry takes at least one byte, so the loop ends within the file
     // whatever the count says.
@@ -212,7 +216,7 @@ extension PacketCache {
   /// answer for its question stays in the ring until its bytes are
   /// reclaimed, but it is out of the index.
   func isIndexed(_ number: Int) -> Bool {
-    var position = Int(entries[number].hash) & indexMask
+    var position = Int(truncatingIfNeeded: entries[number].hash) & indexMask
     while index[position] >= 0 {
       if Int(index[position]) == number { return true }
       position = (position + 1) & indexMask

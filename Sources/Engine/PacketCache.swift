@@ -107,7 +107,7 @@ public final class PacketCache {
   ) -> Int? {
     guard isEnabled else { return nil }
     let wanted = hash(name, type: type, keyFlags: keyFlags)
-    var position = Int(wanted) & indexMask
+    var position = Int(truncatingIfNeeded: wanted) & indexMask
     while index[position] >= 0 {
       let number = Int(index[position])
       let entry = entries[number]
@@ -170,7 +170,7 @@ public final class PacketCache {
   }
 
   func addToIndex(_ number: Int) {
-    var position = Int(entries[number].hash) & indexMask
+    var position = Int(truncatingIfNeeded: entries[number].hash) & indexMask
     while index[position] >= 0 { position = (position + 1) & indexMask }
     index[position] = Int32(number)
   }
@@ -242,7 +242,7 @@ public final class PacketCache {
   /// Takes entry `number` out of the index if it is there (backward-shift
   /// deletion keeps every probe chain unbroken without tombstones).
   func removeFromIndex(_ number: Int) {
-    var position = Int(entries[number].hash) & indexMask
+    var position = Int(truncatingIfNeeded: entries[number].hash) & indexMask
     while index[position] >= 0 && Int(index[position]) != number {
       position = (position + 1) & indexMask
     }
@@ -250,7 +250,7 @@ public final class PacketCache {
     var hole = position
     var probe = (hole + 1) & indexMask
     while index[probe] >= 0 {
-      let home = Int(entries[Int(index[probe])].hash) & indexMask
+      let home = Int(truncatingIfNeeded: entries[Int(index[probe])].hash) & indexMask
       // Move the entry back into the hole unless its home lies cyclically
       // in (hole, probe].
       let distanceToProbe = (probe - home) & indexMask
