@@ -156,6 +156,15 @@ enum StatsCommand {
 
   // MARK: - UDP, then TCP
 
+  /// A UDP or TCP socket for `target`'s family.
+  static func openSocket(for target: SocketAddress, tcp: Bool) throws(Failure) -> FileDescriptor {
+    do throws(Errno) {
+      return try tcp ? Socket.tcp(for: target) : Socket.udp(for: target)
+    } catch {
+      throw .system(error)
+    }
+  }
+
   /// Sends `query` over UDP and returns the first datagram that answers
   /// it, in `buffer`.
   static func exchangeUDP(
@@ -165,12 +174,7 @@ enum StatsCommand {
     let deadline = MonotonicClock.nowMilliseconds() + timeoutMilliseconds
     let poller = try Poller()
     defer { poller.close() }
-    let fd: FileDescriptor
-    do throws(Errno) {
-      fd = try Socket.udp(for: target)
-    } catch {
-      throw .system(error)
-    }
+    let fd = try openSocket(for: target, tcp: false)
     defer { fd.close() }
     do throws(Errno) {
       // Connected: the kernel drops datagrams from anyone else.
@@ -207,12 +211,7 @@ enum StatsCommand {
     let deadline = MonotonicClock.nowMilliseconds() + timeoutMilliseconds
     let poller = try Poller()
     defer { poller.close() }
-    let fd: FileDescriptor
-    do throws(Errno) {
-      fd = try Socket.tcp(for: target)
-    } catch {
-      throw .system(error)
-    }
+    let fd = try openSocket(for: target, tcp: true)
     defer { fd.close() }
     var connected = false
     do throws(Errno) {
