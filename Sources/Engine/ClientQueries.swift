@@ -49,7 +49,8 @@ extension Engine {
       return
     }
     if let match = settings.overrides.lookup(lowercased) {
-      answerLocally(query: query, match: match, client: client, environment: &environment)
+      answerLocally(
+        query: query, name: lowercased, match: match, client: client, environment: &environment)
       return
     }
     if answerFromCache(

@@ -221,8 +221,10 @@ extension Engine {
 
   /// Answers from the override table: addresses for A/AAAA/ANY, NODATA for
   /// other types, NXDOMAIN for blocked names. Authoritative, like a hosts file.
+  /// `lowercased` is the question name as the override table was searched.
   func answerLocally<E: EngineEnvironment>(
-    query: Message, match: OverrideMatch, client: ClientRef, environment: inout E
+    query: Message, name lowercased: UnsafeRawBufferPointer, match: OverrideMatch,
+    client: ClientRef, environment: inout E
   ) {
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
@@ -265,25 +267,31 @@ extension Engine {
         fits = false
       }
     }
-    var length = writer.count
-    let limit = replyLimit(
-      client: client, hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512)
-    if !fits || length > limit {
-      let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
-      length = writeTruncated(
-        id: query.id, flags: flags,
-        name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
-        clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass,
-        hasEDNS: hasEDNS, extendedRcode: 0)
-    }
+    let length = fitLocalReply(
+      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
+      name: lowercased, clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass)
     if isBlock { counters.blocked += 1 } else { counters.overridden += 1 }
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
-      let lowered = query.copyQuestionName(into: scratchName, lowercase: true)
       environment.logQuery(
-        client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<lowered]),
-        type: type, outcome: isBlock ? .blocked : .overridden, upstream: -1,
-        latencyMilliseconds: 0)
+        client: client, name: lowercased, type: type, outcome: isBlock ? .blocked : .overridden,
+        upstream: -1, latencyMilliseconds: 0)
     }
+  }
+
+  /// A reply the engine wrote itself (`length` bytes, `Int.max` when it did
+  /// not fit the buffer) as the client may receive it: unchanged if within
+  /// its size, else header and question with TC=1 (RFC 7766 §5).
+  func fitLocalReply(
+    length: Int, query: Message, client: ClientRef, flags: HeaderFlags,
+    name: UnsafeRawBufferPointer, clientCase: CaseMask, type: RRType, rrClass: RRClass
+  ) -> Int {
+    let hasEDNS = query.opt != nil
+    let limit = replyLimit(
+      client: client, hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512)
+    guard length > limit else { return length }
+    return writeTruncated(
+      id: query.id, flags: flags, name: name, clientCase: clientCase, type: type,
+      rrClass: rrClass, hasEDNS: hasEDNS, extendedRcode: 0)
   }
 }

@@ -157,14 +157,9 @@ extension Engine {
     } catch {
       fits = false
     }
-    var length = writer.count
-    let limit = replyLimit(
-      client: client, hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512)
-    if !fits || length > limit {
-      length = writeTruncated(
-        id: query.id, flags: flags, name: name, clientCase: CaseMask(of: cased), type: .txt,
-        rrClass: .chaos, hasEDNS: hasEDNS, extendedRcode: 0)
-    }
+    let length = fitLocalReply(
+      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
+      name: name, clientCase: CaseMask(of: cased), type: .txt, rrClass: .chaos)
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
