@@ -42,6 +42,7 @@ let package = Package(
       name: "dnsward",
       dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
     .testTarget(
       name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),

@@ -27,13 +27,18 @@ public struct SocketAddress: Equatable {
   /// Fills a sockaddr_storage and returns its length.
   func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
     var storage = sockaddr_storage()
-    var bytes: (UInt64, UInt64) = (high.bigEndian, low.bigEndian)
-    let length = withUnsafeBytes(of: &bytes) { raw in
-      clinux_make_sockaddr(
-        &storage, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), port, isIPv6 ? 1 : 0)
-    }
+    let length = write(into: &storage)
     return withUnsafePointer(to: &storage) { pointer in
       pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+    }
+  }
+
+  /// Writes this address as a sockaddr into `storage`; returns its length.
+  func write(into storage: inout sockaddr_storage) -> socklen_t {
+    var bytes: (UInt64, UInt64) = (high.bigEndian, low.bigEndian)
+    return withUnsafeBytes(of: &bytes) { raw in
+      clinux_make_sockaddr(
+        &storage, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), port, isIPv6 ? 1 : 0)
     }
   }
 

@@ -13,10 +13,9 @@ struct LoopEnvironment: EngineEnvironment {
       server.tcpClients.send(framed: framed, connection: client.connection, server: server)
       return
     }
-    let message = UnsafeRawBufferPointer(rebasing: framed[2...])
-    let listener = server.udpListeners[Int(client.listener)]
-    let sent = (try? Socket.send(listener, message, to: SocketAddress(client.endpoint))) ?? false
-    if !sent { server.counters.sendErrors += 1 }
+    server.sendReply(
+      UnsafeRawBufferPointer(rebasing: framed[2...]), listener: Int(client.listener),
+      to: SocketAddress(client.endpoint))
   }
 
   mutating func sendToUpstream(

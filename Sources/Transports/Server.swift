@@ -47,11 +47,19 @@ public final class Server {
   /// A name in presentation form for the log: every octet may take four
   /// characters (`\DDD`).
   let nameText: UnsafeMutableRawBufferPointer
-  /// One datagram or TCP message at a time is read here.
+  /// One upstream datagram or TCP message at a time is read here.
   let receiveBuffer: UnsafeMutableRawBufferPointer
   static let udpReceiveSize = 4096
   /// Datagrams handled per readiness event before others get a turn.
   static let batchLimit = 64
+  /// Client datagrams arrive through one recvmmsg(2) per `batchSize`.
+  static let batchSize = 16
+  let inbound: DatagramBatch
+  /// UDP replies wait here until the events of one loop turn are handled
+  /// (or the batch fills), then leave in one sendmmsg(2); all of them go
+  /// out of `outboundListener`.
+  let outbound: DatagramBatch
+  var outboundListener = 0
 
   /// `cache-file`: when it was last written (or the loop started), and the
   /// engine's insert count then; a save with no insert since is skipped,
@@ -85,6 +93,10 @@ public final class Server {
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
+    inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
+    // The largest UDP reply the engine writes (Engine.replyLimit).
+    outbound = DatagramBatch(
+      capacity: Self.batchSize, slotSize: max(512, Int(settings.ednsPayloadSize)))
     nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
@@ -144,6 +156,7 @@ public final class Server {
       var environment = LoopEnvironment(server: self)
       engine.tick(now: now, environment: &environment)
       tcpUpstreams.processBroken(server: self, now: now)
+      flushReplies()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
         tcpClients.closeIdle(server: self, now: now)
@@ -182,21 +195,44 @@ public final class Server {
     }
   }
 
+  /// Reads client datagrams a batch at a time until the socket is drained
+  /// (a short batch) or `batchLimit` were handled.
   func receiveFromClients(listener: Int, now: UInt64) {
     let fd = udpListeners[listener]
-    let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
     var environment = LoopEnvironment(server: self)
-    for _ in 0..<Self.batchLimit {
-      guard let received = try? Socket.receive(fd, into: buffer) else { return }
-      if received.truncated {
-        counters.oversized += 1
-        continue
+    var handled = 0
+    while handled < Self.batchLimit {
+      guard let received = try? inbound.receive(from: fd), received > 0 else { return }
+      for index in 0..<received {
+        guard !inbound.isTruncated(at: index), let peer = inbound.peer(at: index) else {
+          counters.oversized += 1
+          continue
+        }
+        let client = ClientRef(endpoint: Endpoint(peer), listener: UInt16(listener))
+        engine.handleClientQuery(
+          inbound.bytes(at: index), from: client, now: now, environment: &environment)
       }
-      let client = ClientRef(endpoint: Endpoint(received.from), listener: UInt16(listener))
-      engine.handleClientQuery(
-        UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), from: client, now: now,
-        environment: &environment)
+      handled += received
+      if received < inbound.capacity { return }
     }
+  }
+
+  /// Queues a UDP reply for the next sendmmsg(2); sends at once what cannot
+  /// wait (a full batch, another listener, a reply larger than a slot).
+  func sendReply(_ message: UnsafeRawBufferPointer, listener: Int, to peer: SocketAddress) {
+    if outbound.count > 0, listener != outboundListener || outbound.isFull {
+      flushReplies()
+    }
+    outboundListener = listener
+    if outbound.append(message, to: peer) { return }
+    let sent = (try? Socket.send(udpListeners[listener], message, to: peer)) ?? false
+    if !sent { counters.sendErrors += 1 }
+  }
+
+  /// Sends the queued UDP replies.
+  func flushReplies() {
+    guard outbound.count > 0 else { return }
+    counters.sendErrors += UInt64(outbound.send(on: udpListeners[outboundListener]))
   }
 
   func receiveFromUpstream(slot: Int, generation: UInt32, now: UInt64) {
@@ -273,6 +309,7 @@ public final class Server {
   /// process is about to exit.
   public func shutdown() {
     if persistsCache { saveCacheFile(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
+    flushReplies()
     for fd in udpListeners { fd.close() }
     for fd in tcpListeners { fd.close() }
     for slot in 0..<settings.inflight { transactionSockets[slot].close() }

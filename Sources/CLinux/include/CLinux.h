@@ -28,6 +28,16 @@
 // also turn sockaddr parameters into transparent unions Swift cannot pass.
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
+// recvmmsg(2) and sendmmsg(2) have the same problem; struct mmsghdr too.
+// This one has the kernel's layout: a msghdr, then the byte count.
+struct clinux_mmsghdr {
+  struct msghdr msg_hdr;
+  unsigned int msg_len;
+};
+extern int recvmmsg(int fd, struct clinux_mmsghdr *messages, unsigned int count, int flags,
+                    struct timespec *timeout);
+extern int sendmmsg(int fd, struct clinux_mmsghdr *messages, unsigned int count, int flags);
+
 static inline int clinux_errno(void) { return errno; }
 static inline int clinux_eagain(void) { return EAGAIN; }
 static inline int clinux_ewouldblock(void) { return EWOULDBLOCK; }
@@ -204,6 +214,72 @@ static inline int clinux_drop_privileges(const char *user) {
   if (setgid(entry->pw_gid) != 0) return errno;
   if (setuid(entry->pw_uid) != 0) return errno;
   return 0;
+}
+
+// One datagram of a batch: its buffer, the bytes in it, and its peer. The
+// caller owns the buffers; the arrays below live on the stack of one call.
+struct clinux_datagram {
+  uint8_t *bytes;
+  uint32_t capacity;
+  uint32_t length;
+  int truncated;
+  socklen_t peer_length;
+  struct sockaddr_storage peer;
+};
+
+#define CLINUX_BATCH_MAX 64
+
+// recvmmsg(2) into up to `count` (at most CLINUX_BATCH_MAX) datagrams of a
+// non-blocking socket: returns how many arrived (0 when none was waiting,
+// -1 with errno on an error). A datagram larger than its buffer is marked
+// truncated.
+static inline int clinux_receive_datagrams(int fd, struct clinux_datagram *datagrams, int count) {
+  struct clinux_mmsghdr headers[CLINUX_BATCH_MAX];
+  struct iovec vectors[CLINUX_BATCH_MAX];
+  if (count > CLINUX_BATCH_MAX) count = CLINUX_BATCH_MAX;
+  memset(headers, 0, sizeof(struct clinux_mmsghdr) * (size_t)count);
+  for (int i = 0; i < count; i++) {
+    vectors[i].iov_base = datagrams[i].bytes;
+    vectors[i].iov_len = datagrams[i].capacity;
+    headers[i].msg_hdr.msg_iov = &vectors[i];
+    headers[i].msg_hdr.msg_iovlen = 1;
+    headers[i].msg_hdr.msg_name = &datagrams[i].peer;
+    headers[i].msg_hdr.msg_namelen = sizeof datagrams[i].peer;
+  }
+  int received;
+  do {
+    received = recvmmsg(fd, headers, (unsigned int)count, 0, NULL);
+  } while (received < 0 && errno == EINTR);
+  if (received < 0) return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+  for (int i = 0; i < received; i++) {
+    datagrams[i].length = headers[i].msg_len;
+    datagrams[i].truncated = (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+    datagrams[i].peer_length = headers[i].msg_hdr.msg_namelen;
+  }
+  return received;
+}
+
+// sendmmsg(2) of `count` (at most CLINUX_BATCH_MAX) datagrams, each to its
+// peer. Returns how many the kernel took from the front (at least 1), or -1
+// with errno when the first one failed.
+static inline int clinux_send_datagrams(int fd, struct clinux_datagram *datagrams, int count) {
+  struct clinux_mmsghdr headers[CLINUX_BATCH_MAX];
+  struct iovec vectors[CLINUX_BATCH_MAX];
+  if (count > CLINUX_BATCH_MAX) count = CLINUX_BATCH_MAX;
+  memset(headers, 0, sizeof(struct clinux_mmsghdr) * (size_t)count);
+  for (int i = 0; i < count; i++) {
+    vectors[i].iov_base = datagrams[i].bytes;
+    vectors[i].iov_len = datagrams[i].length;
+    headers[i].msg_hdr.msg_iov = &vectors[i];
+    headers[i].msg_hdr.msg_iovlen = 1;
+    headers[i].msg_hdr.msg_name = &datagrams[i].peer;
+    headers[i].msg_hdr.msg_namelen = datagrams[i].peer_length;
+  }
+  int sent;
+  do {
+    sent = sendmmsg(fd, headers, (unsigned int)count, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent;
 }
 
 #endif
