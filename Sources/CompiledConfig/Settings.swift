@@ -52,6 +52,10 @@ public struct Settings {
   public var logQueries: Bool = false
   /// `tcp-clients`: simultaneous client TCP connections; the next is refused.
   public var tcpClients: Int = 32
+  /// `workers`: processes, each with its own loop, cache and transaction
+  /// ring, sharing the listen addresses through SO_REUSEPORT. Every buffer
+  /// above is per worker.
+  public var workers: Int = 1
   /// `tcp-idle`: an idle client connection is closed after this (RFC 7766 §6.2.3).
   public var tcpIdleMilliseconds: UInt32 = 10_000
   /// `edns-size`: the UDP payload size dnsward advertises upstream and to

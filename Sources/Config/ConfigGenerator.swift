@@ -114,6 +114,7 @@ public enum ConfigGenerator {
     out.line("  settings.logLevel = .\(logLevelName(settings.logLevel))")
     out.line("  settings.logQueries = \(settings.logQueries)")
     out.line("  settings.tcpClients = \(settings.tcpClients)")
+    out.line("  settings.workers = \(settings.workers)")
     out.line("  settings.tcpIdleMilliseconds = \(settings.tcpIdleMilliseconds)")
     out.line("  settings.ednsPayloadSize = \(settings.ednsPayloadSize)")
     out.line("  settings.caseRandomization = \(settings.caseRandomization)")

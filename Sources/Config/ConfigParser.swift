@@ -87,6 +87,7 @@ enum Directive: Int, CaseIterable {
   case stale, staleFirst
   case cacheFile, cacheSaveInterval
   case prefetch, prefetchHits
+  case workers
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -139,6 +140,7 @@ enum Directive: Int, CaseIterable {
     case .cacheSaveInterval: return "cache-save-interval"
     case .prefetch: return "prefetch"
     case .prefetchHits: return "prefetch-hits"
+    case .workers: return "workers"
     }
   }
 
@@ -189,6 +191,7 @@ enum Directive: Int, CaseIterable {
       return "cache-save-interval DURATION, 30s...1d, e.g. 5m or 300 (seconds)"
     case .prefetch: return "prefetch NAME"
     case .prefetchHits: return "prefetch-hits COUNT, 0 (off)...1000000"
+    case .workers: return "workers COUNT, 1...64"
     }
   }
 }
@@ -291,6 +294,8 @@ struct ConfigReader {
     case .prefetch: try addPrefetch(arguments[0], line: line)
     case .prefetchHits:
       settings.prefetchHits = UInt32(try number(arguments[0], for: directive, range: 0...1_000_000))
+    case .workers:
+      settings.workers = try number(arguments[0], for: directive, range: 1...64)
     }
   }
 

@@ -42,7 +42,8 @@ extension ConfigGenerator {
         + "log-queries: \(settings.logQueries ? "on" : "off")")
     lines.append(
       "tcp-clients: \(settings.tcpClients), "
-        + "tcp-idle: \(describeDuration(milliseconds: settings.tcpIdleMilliseconds))")
+        + "tcp-idle: \(describeDuration(milliseconds: settings.tcpIdleMilliseconds)), "
+        + "workers: \(settings.workers)")
     lines.append(
       "edns-size: \(settings.ednsPayloadSize), "
         + "case-randomization: \(settings.caseRandomization ? "on" : "off")")

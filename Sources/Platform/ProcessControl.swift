@@ -29,4 +29,16 @@ public enum ProcessControl {
   public static func exit(_ status: Int32) -> Never {
     CLinux.exit(status)
   }
+
+  /// fork(2) for a worker (the child gets SIGTERM when this process exits):
+  /// 0 in the child, the child's pid in the parent, -1 on failure.
+  public static func forkWorker() -> Int32 { clinux_fork_worker() }
+
+  /// The errno of the last failed call.
+  public static var lastError: Int32 { clinux_errno() }
+
+  public static func terminate(_ pid: Int32) { _ = clinux_terminate(pid) }
+
+  /// Waits for child `pid` to end: its exit status, 128 + signal, or -1.
+  public static func wait(_ pid: Int32) -> Int32 { clinux_wait_child(pid) }
 }

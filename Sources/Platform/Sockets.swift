@@ -20,9 +20,15 @@ public enum Socket {
   }
 
   /// Binds a listener: SO_REUSEADDR, and IPV6_V6ONLY for IPv6 so that an
-  /// IPv4 listener on the same port can coexist.
-  public static func bindListener(_ fd: FileDescriptor, to address: SocketAddress) throws(Errno) {
+  /// IPv4 listener on the same port can coexist; SO_REUSEPORT when several
+  /// workers share the address.
+  public static func bindListener(
+    _ fd: FileDescriptor, to address: SocketAddress, reusePort: Bool = false
+  ) throws(Errno) {
     _ = clinux_set_int_option(fd.rawValue, SOL_SOCKET, SO_REUSEADDR, 1)
+    if reusePort, clinux_set_int_option(fd.rawValue, SOL_SOCKET, SO_REUSEPORT, 1) != 0 {
+      throw Errno(rawValue: clinux_errno())
+    }
     if address.isIPv6 {
       _ = clinux_set_int_option(fd.rawValue, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1)
     }

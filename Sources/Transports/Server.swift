@@ -23,6 +23,9 @@ public final class Server {
   public let settings: Settings
   public let engine: Engine
   public let log: LogLine
+  /// Which of the `workers` processes this is; worker 0 alone keeps the
+  /// cache file and logs the start-up summary.
+  public let worker: Int
   public internal(set) var counters = TransportCounters()
   let epoll: Epoll
   let random = SecureRandom()
@@ -31,10 +34,10 @@ public final class Server {
 
   /// Listening sockets, in `listen` order; the index is the engine's
   /// `ClientRef.listener`.
-  var udpListeners: [FileDescriptor] = []
-  var tcpListeners: [FileDescriptor] = []
+  let udpListeners: [FileDescriptor]
+  let tcpListeners: [FileDescriptor]
   /// Where each listener really is (port 0 in a config binds a free port).
-  public internal(set) var boundAddresses: [SocketAddress] = []
+  public let boundAddresses: [SocketAddress]
 
   let upstreamAddresses: [SocketAddress]
   /// The UDP socket of each ring slot's current attempt, and its generation.
@@ -67,19 +70,30 @@ public final class Server {
   var lastCacheSave: UInt64 = 0
   var insertsAtLastSave: UInt64 = 0
 
-  public enum StartError: Error {
-    case epoll(Errno)
-    case bind(SocketAddress, Errno)
+  /// The event loop could not be set up (epoll or signalfd failed).
+  public struct StartError: Error {
+    public var code: Errno
   }
 
-  public init(settings: Settings, upstreams: [UpstreamServer], log: LogLine) throws(StartError) {
+  /// A server on sockets already bound (`Listeners.open`); it owns them
+  /// from here on. Random state is drawn here, so each worker process must
+  /// make its own server after fork(2).
+  public init(
+    settings: Settings, upstreams: [UpstreamServer], listeners: Listeners, log: LogLine,
+    worker: Int = 0
+  ) throws(StartError) {
     self.settings = settings
     self.log = log
+    self.worker = worker
+    udpListeners = listeners.udp
+    tcpListeners = listeners.tcp
+    boundAddresses = listeners.addresses
     do {
       epoll = try Epoll()
       signals = try Signals.descriptor()
     } catch {
-      throw .epoll(error)
+      listeners.close()
+      throw StartError(code: error)
     }
     let seedSource = SecureRandom()
     engine = Engine(
@@ -100,31 +114,17 @@ public final class Server {
     nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
+      for index in 0..<udpListeners.count {
+        try epoll.add(
+          udpListeners[index], events: Epoll.readable,
+          token: Token.make(.udpListener, slot: index))
+        try epoll.add(
+          tcpListeners[index], events: Epoll.readable,
+          token: Token.make(.tcpListener, slot: index))
+      }
     } catch {
-      throw .epoll(error)
-    }
-    for endpoint in settings.listen {
-      try openListeners(SocketAddress(endpoint))
-    }
-  }
-
-  private func openListeners(_ address: SocketAddress) throws(StartError) {
-    let index = udpListeners.count
-    do {
-      let udp = try Socket.udp(for: address)
-      try Socket.bindListener(udp, to: address)
-      // Port 0 asks the kernel for one; TCP then listens on the same port.
-      let bound = Socket.localAddress(udp) ?? address
-      let tcp = try Socket.tcp(for: bound)
-      try Socket.bindListener(tcp, to: bound)
-      try Socket.listen(tcp, backlog: 128)
-      try epoll.add(udp, events: Epoll.readable, token: Token.make(.udpListener, slot: index))
-      try epoll.add(tcp, events: Epoll.readable, token: Token.make(.tcpListener, slot: index))
-      udpListeners.append(udp)
-      tcpListeners.append(tcp)
-      boundAddresses.append(bound)
-    } catch {
-      throw .bind(address, error)
+      listeners.close()
+      throw StartError(code: error)
     }
   }
 
@@ -266,7 +266,9 @@ public final class Server {
   /// One log line with every counter (SIGUSR1, and at exit).
   public func logCounters() {
     let engineCounters = engine.counters
-    log.start(.info).append("queries ").append(decimal: engineCounters.queries)
+    log.start(.info)
+    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    log.append("queries ").append(decimal: engineCounters.queries)
       .append(" forwarded ").append(decimal: engineCounters.forwarded)
       .append(" answered ").append(decimal: engineCounters.answered)
       .append(" overridden ").append(decimal: engineCounters.overridden)
@@ -295,7 +297,9 @@ public final class Server {
     // One line per upstream: its answers, timeouts, failures and smoothed RTT.
     for upstream in 0..<engine.upstreams.count {
       let statistics = engine.upstreamStatistics(upstream)
-      log.start(.info).append("upstream ").append(decimal: upstream)
+      log.start(.info)
+      if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+      log.append("upstream ").append(decimal: upstream)
         .append(" ").append(address: upstreamAddresses[upstream])
         .append(" answers ").append(decimal: statistics.answers)
         .append(" timeouts ").append(decimal: statistics.timeouts)
@@ -322,9 +326,11 @@ public final class Server {
 /// shutdown, and loaded at start-up (format and trust: `CacheFile`).
 extension Server {
   /// Whether the cache file is used: configured, with a cache, and with
-  /// `stale` on (loaded answers are served only as stale ones).
+  /// `stale` on (loaded answers are served only as stale ones); by worker 0
+  /// alone, so that workers never write the file at once.
   public var persistsCache: Bool {
-    !settings.cacheFilePath.isEmpty && engine.cache.isEnabled && settings.staleSeconds > 0
+    worker == 0 && !settings.cacheFilePath.isEmpty && engine.cache.isEnabled
+      && settings.staleSeconds > 0
   }
 
   var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }

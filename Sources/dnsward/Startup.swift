@@ -16,46 +16,97 @@ func serve(_ settings: Settings) -> Int32 {
       .append(" but inflight and tcp-clients need ").append(decimal: descriptorsNeeded)
       .append("; queries past the limit get SERVFAIL").emit(.warning)
   }
-  let server: Server
-  do {
-    server = try Server(settings: settings, upstreams: upstreams, log: log)
+  let sets: [Listeners]
+  do throws(Listeners.OpenError) {
+    sets = try Listeners.open(settings.listen, workers: settings.workers)
   } catch {
     switch error {
-    case .epoll(let code):
-      log.start(.error).append("cannot set up the event loop: ").append(errno: code).emit(.error)
     case .bind(let address, let code):
       log.start(.error).append("cannot listen on ").append(address: address).append(": ")
         .append(errno: code).emit(.error)
     }
     return 1
   }
-  if !settings.user.isEmpty {
-    if Privileges.effectiveUserID == 0 {
-      do {
-        try Privileges.drop(to: settings.user)
-        log.start(.info).append("running as user ").append(settings.user).emit(.info)
-      } catch {
-        log.start(.error).append("cannot switch to user ").append(settings.user).append(": ")
-        switch error {
-        case .unknownUser: log.append("no such user")
-        case .failed(let code): log.append(errno: code)
-        }
-        log.emit(.error)
-        return 1
-      }
-    } else {
-      log.start(.debug).append("not root; keeping the current user instead of ")
-        .append(settings.user).emit(.debug)
-    }
+  guard dropPrivileges(settings, log: log) else {
+    for set in sets { set.close() }
+    return 1
   }
-  // After dropping privileges: the file is then read as the account that
-  // writes it (its directory must be writable by `user`).
-  server.loadCacheFile()
-  logStart(server: server, upstreams: upstreams, log: log)
+  let (worker, children) = startWorkers(count: sets.count, log: log)
+  for index in 0..<sets.count where index != worker { sets[index].close() }
+  let server: Server
+  do {
+    server = try Server(
+      settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker)
+  } catch {
+    log.start(.error).append("cannot set up the event loop: ").append(errno: error.code)
+      .emit(.error)
+    stopWorkers(children)
+    return 1
+  }
+  if worker == 0 {
+    // After dropping privileges: the file is then read as the account that
+    // writes it (its directory must be writable by `user`).
+    server.loadCacheFile()
+    logStart(server: server, upstreams: upstreams, log: log)
+  }
   server.run()
   server.logCounters()
   server.shutdown()
+  stopWorkers(children)
   return 0
+}
+
+/// Switches to `user` when running as root. Returns false (logged) when
+/// that fails: better not to run than to run as root by surprise.
+func dropPrivileges(_ settings: Settings, log: LogLine) -> Bool {
+  guard !settings.user.isEmpty else { return true }
+  guard Privileges.effectiveUserID == 0 else {
+    log.start(.debug).append("not root; keeping the current user instead of ")
+      .append(settings.user).emit(.debug)
+    return true
+  }
+  do {
+    try Privileges.drop(to: settings.user)
+    log.start(.info).append("running as user ").append(settings.user).emit(.info)
+    return true
+  } catch {
+    log.start(.error).append("cannot switch to user ").append(settings.user).append(": ")
+    switch error {
+    case .unknownUser: log.append("no such user")
+    case .failed(let code): log.append(errno: code)
+    }
+    log.emit(.error)
+    return false
+  }
+}
+
+/// `workers N`: forks workers 1..<N, each to run its own loop on its own
+/// listener set. Returns this process's worker number and, in worker 0
+/// (the original process), the children's pids. A worker that cannot be
+/// forked is logged and left out; its listeners are closed, so the kernel
+/// gives its share of clients to the others.
+func startWorkers(count: Int, log: LogLine) -> (worker: Int, children: [Int32]) {
+  var children: [Int32] = []
+  for worker in 1..<max(count, 1) {
+    let pid = ProcessControl.forkWorker()
+    if pid == 0 { return (worker, []) }
+    if pid < 0 {
+      log.start(.warning).append("cannot start worker ").append(decimal: worker).append(": ")
+        .append(errno: Errno(rawValue: ProcessControl.lastError)).emit(.warning)
+      continue
+    }
+    children.append(pid)
+  }
+  if count > 1 {
+    log.start(.info).append("workers: ").append(decimal: children.count + 1).emit(.info)
+  }
+  return (0, children)
+}
+
+/// Asks every worker to stop (SIGTERM) and waits for them.
+func stopWorkers(_ children: [Int32]) {
+  for pid in children { ProcessControl.terminate(pid) }
+  for pid in children { _ = ProcessControl.wait(pid) }
 }
 
 func logStart(server: Server, upstreams: [UpstreamServer], log: LogLine) {

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -280,6 +282,32 @@ static inline int clinux_send_datagrams(int fd, struct clinux_datagram *datagram
     sent = sendmmsg(fd, headers, (unsigned int)count, MSG_NOSIGNAL);
   } while (sent < 0 && errno == EINTR);
   return sent;
+}
+
+// fork(2) for a worker process. The child gets SIGTERM when the parent
+// exits (PR_SET_PDEATHSIG), and stops at once if the parent is already gone.
+static inline int clinux_fork_worker(void) {
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(0);
+  }
+  return (int)pid;
+}
+
+static inline int clinux_terminate(int pid) { return kill((pid_t)pid, SIGTERM); }
+
+// Waits for child `pid`; returns its exit status, 128 + the signal that
+// ended it, or -1.
+static inline int clinux_wait_child(int pid) {
+  int status = 0;
+  while (waitpid((pid_t)pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
 }
 
 #endif

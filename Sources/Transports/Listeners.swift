@@ -1,0 +1,74 @@
+import CompiledConfig
+import Platform
+
+/// The client-facing sockets of one worker: a UDP and a TCP socket per
+/// `listen` address, in config order (the index is `ClientRef.listener`).
+///
+/// With `workers N`, every worker has its own set, bound to the same
+/// addresses with SO_REUSEPORT: the kernel then spreads clients over the
+/// workers by address hash, and only sockets of this same user can join
+/// the group (so another account cannot steal the port).
+public struct Listeners {
+  public internal(set) var udp: [FileDescriptor] = []
+  public internal(set) var tcp: [FileDescriptor] = []
+  /// Where each listener really is (port 0 in a config binds a free port).
+  public internal(set) var addresses: [SocketAddress] = []
+
+  public enum OpenError: Error {
+    case bind(SocketAddress, Errno)
+  }
+
+  /// Opens and binds one set. Closes what it opened when one address fails.
+  public static func open(_ addresses: [SocketAddress], reusePort: Bool) throws(OpenError)
+    -> Listeners
+  {
+    var listeners = Listeners()
+    for address in addresses {
+      do throws(Errno) {
+        try listeners.add(address, reusePort: reusePort)
+      } catch {
+        listeners.close()
+        throw .bind(address, error)
+      }
+    }
+    return listeners
+  }
+
+  /// Opens the UDP and TCP socket of one address; on failure, whatever of
+  /// them was opened is already in the set, for `close()`.
+  private mutating func add(_ address: SocketAddress, reusePort: Bool) throws(Errno) {
+    let udp = try Socket.udp(for: address)
+    self.udp.append(udp)
+    try Socket.bindListener(udp, to: address, reusePort: reusePort)
+    // Port 0 asks the kernel for one; TCP then listens on the same port.
+    let bound = Socket.localAddress(udp) ?? address
+    addresses.append(bound)
+    let tcp = try Socket.tcp(for: bound)
+    self.tcp.append(tcp)
+    try Socket.bindListener(tcp, to: bound, reusePort: reusePort)
+    try Socket.listen(tcp, backlog: 128)
+  }
+
+  /// `count` sets for `workers`: the first binds the `listen` endpoints
+  /// (learning kernel-chosen ports), the others join it on the same ports.
+  public static func open(_ endpoints: [Endpoint], workers count: Int) throws(OpenError)
+    -> [Listeners]
+  {
+    let reusePort = count > 1
+    var sets = [try open(endpoints.map { SocketAddress($0) }, reusePort: reusePort)]
+    while sets.count < count {
+      do {
+        sets.append(try open(sets[0].addresses, reusePort: true))
+      } catch {
+        for set in sets { set.close() }
+        throw error
+      }
+    }
+    return sets
+  }
+
+  public func close() {
+    for fd in udp { fd.close() }
+    for fd in tcp { fd.close() }
+  }
+}
