@@ -111,17 +111,6 @@ public enum Name {
     return lhs.count - rhs.count
   }
 
-  /// FNV-1a over the lower-cased bytes of a flat name; `seed` keys it.
-  public static func hashIgnoringCase(_ name: UnsafeRawBufferPointer, seed: UInt32 = 0x811C_9DC5)
-    -> UInt32
-  {
-    var hash = seed
-    for byte in name {
-      hash = (hash ^ UInt32(asciiLowercased(byte))) &* 0x0100_0193
-    }
-    return hash
-  }
-
   /// 0x20 encoding (draft-vixie-dnsext-dns0x20): sets the case of each letter
   /// of a flat name from successive bits of `bits`, taking more words from
   /// `nextBits` as needed. Length octets are never touched.

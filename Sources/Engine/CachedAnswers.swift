@@ -61,7 +61,7 @@ extension Engine {
     name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass, dnssecOK: Bool,
     checkingDisabled: Bool, now: UInt64, environment: inout E
   ) {
-    let hash = Name.hashIgnoringCase(name, seed: hashSeed)
+    let hash = nameHash(name)
     guard !upstreams.isEmpty,
       findInFlight(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,

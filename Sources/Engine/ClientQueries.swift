@@ -61,6 +61,11 @@ extension Engine {
     forward(query: query, name: lowercased, client: client, now: now, environment: &environment)
   }
 
+  /// The coalescing bucket hash of a lower-cased name (low 32 bits).
+  func nameHash(_ name: UnsafeRawBufferPointer) -> UInt32 {
+    UInt32(truncatingIfNeeded: Name.hashIgnoringCase(name, key: hashKey))
+  }
+
   func isAllowed(_ address: IPAddress) -> Bool {
     for prefix in settings.effectiveAllow where prefix.contains(address) {
       return true
@@ -75,7 +80,7 @@ extension Engine {
   ) {
     let dnssecOK = query.opt?.dnssecOK ?? false
     let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
-    let hash = Name.hashIgnoringCase(name, seed: hashSeed)
+    let hash = nameHash(name)
     guard freeWaiters >= 0 else {
       counters.ringFull += 1
       replyError(

@@ -41,7 +41,7 @@ public final class Engine {
   /// `Transaction.nextInBucket`. Keyed with a random seed so that a client
   /// cannot aim many names at one bucket.
   let buckets: UnsafeMutablePointer<Int32>
-  let hashSeed: UInt32
+  let hashKey: HashKey
 
   /// Output buffers with 2 bytes of headroom for TCP framing.
   let replyBuffer: UnsafeMutableRawBufferPointer
@@ -85,14 +85,15 @@ public final class Engine {
   public static let maxMessage = 65535
   static let framing = 2
 
-  /// - Parameter hashSeed: random, from the CSPRNG, keys the coalescing hash.
-  public init(settings: Settings, upstreams: [UpstreamServer], hashSeed: UInt32) {
+  /// - Parameter hashKey: random, from the CSPRNG, keys the coalescing and
+  ///   cache hashes (SipHash-1-3), so clients cannot aim at one bucket.
+  public init(settings: Settings, upstreams: [UpstreamServer], hashKey: HashKey) {
     precondition(
       settings.inflight > 0 && settings.inflight & (settings.inflight - 1) == 0,
       "inflight must be a power of two")
     self.settings = settings
     self.upstreams = upstreams
-    self.hashSeed = hashSeed
+    self.hashKey = hashKey
     capacity = settings.inflight
     bucketMask = UInt32(capacity - 1)
     transactions = .allocate(capacity: capacity)
@@ -118,7 +119,7 @@ public final class Engine {
     scratchCaseName = .allocate(byteCount: Self.nameStride, alignment: 8)
     cache = PacketCache(
       capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
-      hashSeed: hashSeed &* 0x2545_F491 ^ 0x9E37_79B9)
+      hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
     health = .allocate(capacity: max(upstreams.count, 1))
     health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
   }

@@ -50,15 +50,15 @@ public final class PacketCache {
   /// -1 for empty. At most half full (`indexMask + 1 >= 2 * capacity`).
   let index: UnsafeMutablePointer<Int32>
   let indexMask: Int
-  let hashSeed: UInt32
+  let hashKey: HashKey
 
   public static let doBit: UInt8 = 1
   public static let cdBit: UInt8 = 2
 
-  public init(capacity: Int, arenaBytes: Int, hashSeed: UInt32) {
+  public init(capacity: Int, arenaBytes: Int, hashKey: HashKey) {
     self.capacity = max(capacity, 0)
     self.arenaBytes = capacity > 0 ? max(arenaBytes, 0) : 0
-    self.hashSeed = hashSeed
+    self.hashKey = hashKey
     entries = .allocate(capacity: max(self.capacity, 1))
     entries.initialize(repeating: Entry(), count: max(self.capacity, 1))
     arena = .allocate(byteCount: max(self.arenaBytes, 1), alignment: 8)
@@ -95,9 +95,12 @@ public final class PacketCache {
     return UnsafeRawBufferPointer(rebasing: arena[start..<(start + entry.messageLength)])
   }
 
+  /// The keyed hash of an entry's key (the class is compared, not hashed:
+  /// nearly every question is IN). Entries keep its low 32 bits.
   func hash(_ name: UnsafeRawBufferPointer, type: RRType, keyFlags: UInt8) -> UInt32 {
-    Name.hashIgnoringCase(name, seed: hashSeed ^ UInt32(type.rawValue) &* 0x9E37_79B1)
-      ^ UInt32(keyFlags)
+    UInt32(
+      truncatingIfNeeded: Name.hashIgnoringCase(
+        name, key: hashKey, tweak: UInt64(type.rawValue) | UInt64(keyFlags) << 16))
   }
 
   /// The entry for a question, expired or not (the caller decides what an

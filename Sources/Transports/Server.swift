@@ -98,7 +98,7 @@ public final class Server {
     let seedSource = SecureRandom()
     engine = Engine(
       settings: settings, upstreams: upstreams,
-      hashSeed: UInt32(truncatingIfNeeded: seedSource.nextUInt64()))
+      hashKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
     upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
     transactionSockets = .allocate(capacity: settings.inflight)
     transactionSockets.initialize(repeating: .invalid, count: settings.inflight)

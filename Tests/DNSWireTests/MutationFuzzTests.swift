@@ -147,7 +147,7 @@ final class MutationFuzzTests: XCTestCase {
       _ = formatted(bytes)
       bytes.withUnsafeBytes { raw in
         _ = Name.labelCount(raw)
-        _ = Name.hashIgnoringCase(raw)
+        _ = Name.hashIgnoringCase(raw, key: HashKey(k0: 1, k1: 2))
         _ = Name.parentOffset(raw, from: 0)
       }
       bytes.withUnsafeMutableBytes { raw in Name.randomizeCase(raw) { 0x5555_5555_5555_5555 } }

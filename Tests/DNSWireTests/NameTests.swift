@@ -173,11 +173,8 @@ final class NameTests: XCTestCase {
   private func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
     a.withUnsafeBytes { x in b.withUnsafeBytes { Name.compareIgnoringCase(x, $0) } }
   }
-  private func hash(_ a: [UInt8], seed: UInt32? = nil) -> UInt32 {
-    a.withUnsafeBytes { raw in
-      if let seed { return Name.hashIgnoringCase(raw, seed: seed) }
-      return Name.hashIgnoringCase(raw)
-    }
+  private func hash(_ a: [UInt8], seed: UInt64 = 0) -> UInt64 {
+    a.withUnsafeBytes { raw in Name.hashIgnoringCase(raw, key: HashKey(k0: seed, k1: ~seed)) }
   }
 
   func testCaseInsensitiveEqualityCompareAndHash() {

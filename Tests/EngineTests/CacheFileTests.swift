@@ -91,7 +91,9 @@ final class CacheFileTests: XCTestCase {
     }
   }
 
-  func freshCache() -> PacketCache { PacketCache(capacity: 16, arenaBytes: 4096, hashSeed: 0xBEEF) }
+  func freshCache() -> PacketCache {
+    PacketCache(capacity: 16, arenaBytes: 4096, hashKey: HashKey(k0: 0xBEEF, k1: 0))
+  }
 
   func bigEndian(_ value: UInt64, bytes: Int) -> [UInt8] {
     (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) }
@@ -122,7 +124,7 @@ final class CacheFileTests: XCTestCase {
 
   /// Three entries: fresh, expired (DO bit), and a negative answer.
   func sampleCache() -> PacketCache {
-    let cache = PacketCache(capacity: 16, arenaBytes: 4096, hashSeed: 7)
+    let cache = PacketCache(capacity: 16, arenaBytes: 4096, hashKey: HashKey(k0: 7, k1: 0))
     insert(cache, "a.example", now: 1_000, expiresAt: 301_000)
     insert(
       cache, "b.example", type: .aaaa, keyFlags: PacketCache.doBit, now: 1_000, expiresAt: 2_000)
@@ -136,7 +138,7 @@ final class CacheFileTests: XCTestCase {
 
   /// The layout, field by field, for one entry.
   func testGoldenBytes() {
-    let cache = PacketCache(capacity: 4, arenaBytes: 1024, hashSeed: 1)
+    let cache = PacketCache(capacity: 4, arenaBytes: 1024, hashKey: HashKey(k0: 1, k1: 0))
     let message = storedAnswer("a.b", ttl: 300)
     insert(cache, "A.b", message: message, now: 1_000, expiresAt: 301_500)
     let file = serialize(cache, now: 1_000)
@@ -180,7 +182,7 @@ final class CacheFileTests: XCTestCase {
   /// A replaced entry is saved once (its newest answer); an entry expired
   /// longer ago than `keepExpired` is left out, one within it has TTL 0.
   func testOnlyLiveServableEntriesAreSaved() throws {
-    let cache = PacketCache(capacity: 16, arenaBytes: 4096, hashSeed: 3)
+    let cache = PacketCache(capacity: 16, arenaBytes: 4096, hashKey: HashKey(k0: 3, k1: 0))
     insert(
       cache, "old.example", message: storedAnswer("old.example", address: [1, 1, 1, 1]),
       now: 0, expiresAt: 100_000)
@@ -211,7 +213,7 @@ final class CacheFileTests: XCTestCase {
   func testRoundTripLoadsEveryEntryExpired() throws {
     let original = sampleCache()
     let file = serialize(original, now: 2_500)
-    let loaded = PacketCache(capacity: 16, arenaBytes: 4096, hashSeed: 0xD1FF)
+    let loaded = PacketCache(capacity: 16, arenaBytes: 4096, hashKey: HashKey(k0: 0xD1FF, k1: 0))
     XCTAssertEqual(try load(file, into: loaded, now: 9_000).get(), 3)
     XCTAssertEqual(loaded.count, 3)
     let keys: [(String, RRType, UInt8)] = [
@@ -234,9 +236,9 @@ final class CacheFileTests: XCTestCase {
   /// Entries go in oldest first: from a file with more entries than the
   /// cache holds, the newest survive.
   func testMoreEntriesThanCapacityKeepsTheNewest() throws {
-    let big = PacketCache(capacity: 64, arenaBytes: 8192, hashSeed: 5)
+    let big = PacketCache(capacity: 64, arenaBytes: 8192, hashKey: HashKey(k0: 5, k1: 0))
     for index in 0..<10 { insert(big, "n\(index).example", now: 0, expiresAt: 1_000) }
-    let small = PacketCache(capacity: 4, arenaBytes: 8192, hashSeed: 6)
+    let small = PacketCache(capacity: 4, arenaBytes: 8192, hashKey: HashKey(k0: 6, k1: 0))
     let file = serialize(big, now: 0)
     XCTAssertLessThanOrEqual(file.count, small.maxFileSize)
     XCTAssertEqual(try load(file, into: small).get(), 10)
@@ -325,7 +327,7 @@ final class CacheFileTests: XCTestCase {
     XCTAssertEqual(loadError(huge, into: cache), .tooLarge)
     XCTAssertEqual(loadError([UInt8](repeating: 0xFF, count: 1 << 20), into: cache), .tooLarge)
     // A disabled cache loads nothing and checks nothing.
-    let off = PacketCache(capacity: 0, arenaBytes: 4096, hashSeed: 1)
+    let off = PacketCache(capacity: 0, arenaBytes: 4096, hashKey: HashKey(k0: 1, k1: 0))
     XCTAssertEqual(try load(huge, into: off).get(), 0)
   }
 

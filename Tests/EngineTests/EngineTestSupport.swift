@@ -173,7 +173,9 @@ final class Harness {
 
   init(_ config: String = twoUpstreams, seed: UInt64 = 0x0DD5_EED5, hashSeed: UInt32 = 0x5EED) {
     let settings = makeSettings(config)
-    engine = Engine(settings: settings, upstreams: settings.upstreams, hashSeed: hashSeed)
+    engine = Engine(
+      settings: settings, upstreams: settings.upstreams,
+      hashKey: HashKey(k0: UInt64(hashSeed), k1: 0x5EED_5EED))
     environment = FakeEnvironment(seed: seed)
   }
 

@@ -47,7 +47,7 @@ final class PacketCacheTests: XCTestCase {
   func lookup(_ cache: PacketCache, _ name: String) -> [UInt8]? { helper.lookup(cache, name) }
 
   func testFindsWhatWasInsertedIgnoringCase() {
-    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashSeed: 7)
+    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashKey: HashKey(k0: 7, k1: 0))
     XCTAssertTrue(insert(cache, "www.example.com", payload: [1, 2, 3]))
     XCTAssertEqual(lookup(cache, "WWW.Example.COM"), [1, 2, 3])
     XCTAssertNil(lookup(cache, "mail.example.com"))
@@ -60,7 +60,7 @@ final class PacketCacheTests: XCTestCase {
   }
 
   func testReplacingAnEntryKeepsOneLiveCopy() {
-    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashSeed: 7)
+    let cache = PacketCache(capacity: 8, arenaBytes: 4096, hashKey: HashKey(k0: 7, k1: 0))
     XCTAssertTrue(insert(cache, "a.example", payload: [1]))
     XCTAssertTrue(insert(cache, "a.example", payload: [2, 2]))
     XCTAssertEqual(lookup(cache, "a.example"), [2, 2])
@@ -69,7 +69,7 @@ final class PacketCacheTests: XCTestCase {
   /// 100,000 distinct names through a 64-entry, 4 KiB cache: the most
   /// recent ones are found, older ones are gone, and the budget holds.
   func testEvictionUnderPressureKeepsTheNewestWithinBudget() {
-    let cache = PacketCache(capacity: 64, arenaBytes: 4096, hashSeed: 99)
+    let cache = PacketCache(capacity: 64, arenaBytes: 4096, hashKey: HashKey(k0: 99, k1: 0))
     var generator = SystemRandomNumberGenerator()
     for number in 0..<100_000 {
       let payload = [UInt8](
@@ -87,13 +87,13 @@ final class PacketCacheTests: XCTestCase {
   }
 
   func testAnEntryLargerThanTheArenaIsRefused() {
-    let cache = PacketCache(capacity: 4, arenaBytes: 64, hashSeed: 1)
+    let cache = PacketCache(capacity: 4, arenaBytes: 64, hashKey: HashKey(k0: 1, k1: 0))
     XCTAssertFalse(insert(cache, "big.example", payload: [UInt8](repeating: 0, count: 100)))
     XCTAssertTrue(insert(cache, "small.example", payload: [1]))
   }
 
   func testDisabledCacheStoresNothing() {
-    let cache = PacketCache(capacity: 0, arenaBytes: 4096, hashSeed: 1)
+    let cache = PacketCache(capacity: 0, arenaBytes: 4096, hashKey: HashKey(k0: 1, k1: 0))
     XCTAssertFalse(insert(cache, "a.example", payload: [1]))
     XCTAssertNil(lookup(cache, "a.example"))
   }
@@ -105,7 +105,7 @@ final class SecondChanceTests: XCTestCase {
   let helper = CacheProbe()
 
   func testAHotEntrySurvivesAStreamOfColdOnes() {
-    let cache = PacketCache(capacity: 32, arenaBytes: 2048, hashSeed: 5)
+    let cache = PacketCache(capacity: 32, arenaBytes: 2048, hashKey: HashKey(k0: 5, k1: 0))
     XCTAssertTrue(helper.insert(cache, "hot.example", payload: [7, 7, 7]))
     XCTAssertTrue(helper.insert(cache, "cold.example", payload: [1, 1, 1]))
     for number in 0..<5_000 {
@@ -121,7 +121,7 @@ final class SecondChanceTests: XCTestCase {
   }
 
   func testAnExpiredHotEntryIsNotKept() {
-    let cache = PacketCache(capacity: 8, arenaBytes: 512, hashSeed: 5)
+    let cache = PacketCache(capacity: 8, arenaBytes: 512, hashKey: HashKey(k0: 5, k1: 0))
     XCTAssertTrue(helper.insert(cache, "hot.example", payload: [7], now: 0))
     cache.noteHit(helper.find(cache, "hot.example")!)
     // Inserted at now = 0 with a 1000 ms lifetime; the stream comes later.
