@@ -63,6 +63,14 @@ public enum Socket {
     }
   }
 
+  /// Dissolves a UDP socket's association (connect to AF_UNSPEC). For a
+  /// socket never bound explicitly, Linux also releases its port: datagrams
+  /// to it are no longer delivered, and the next `connect` binds a fresh
+  /// random port (the kernel's ephemeral-port choice).
+  public static func disconnect(_ fd: FileDescriptor) throws(Errno) {
+    _ = try systemCall { Int(clinux_disconnect(fd.rawValue)) }
+  }
+
   /// The result of a non-blocking connect, once writable: nil if connected.
   public static func pendingError(_ fd: FileDescriptor) -> Errno? {
     let code = clinux_socket_error(fd.rawValue)

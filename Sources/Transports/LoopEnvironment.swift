@@ -31,10 +31,7 @@ struct LoopEnvironment: EngineEnvironment {
 
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
     guard transport == .udp else { return }
-    let slot = Int(transaction.slot)
-    guard server.transactionGenerations[slot] == transaction.generation else { return }
-    server.transactionSockets[slot].close()
-    server.transactionSockets[slot] = .invalid
+    server.endUDPAttempt(slot: Int(transaction.slot), generation: transaction.generation)
   }
 
   mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
@@ -100,30 +97,43 @@ extension Server {
     log.append(UnsafeRawBufferPointer(rebasing: nameText[0..<written]))
   }
 
-  /// A UDP query from a socket of its own: connect(2) to the upstream binds
-  /// it to a port the kernel picks at random from the ephemeral range, and
-  /// makes the kernel drop datagrams from any other source (RFC 5452 §4.5).
+  /// A UDP query from the slot's own socket: connect(2) to the upstream
+  /// binds it to a port the kernel picks at random from the ephemeral
+  /// range, and makes the kernel drop datagrams from any other source
+  /// (RFC 5452 §4.5, §9.2). The socket is opened at the slot's first query
+  /// (or when the upstream's family differs) and registered with epoll once.
   func sendUDPQuery(
     _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
   )
     -> Bool
   {
     let slot = Int(transaction.slot)
-    transactionSockets[slot].close()
-    transactionSockets[slot] = .invalid
     let address = upstreamAddresses[upstream]
-    guard let fd = try? Socket.udp(for: address) else {
-      counters.sendErrors += 1
-      return false
+    endUDPAttempt(slot: slot, generation: transactionGenerations[slot])
+    if transactionSockets[slot].isValid && transactionSocketIsIPv6[slot] != address.isIPv6 {
+      transactionSockets[slot].close()
+      transactionSockets[slot] = .invalid
     }
-    do {
-      guard try Socket.connect(fd, to: address) else {
-        fd.close()
+    if !transactionSockets[slot].isValid {
+      guard let fd = try? Socket.udp(for: address) else {
+        counters.sendErrors += 1
         return false
       }
-      try epoll.add(
-        fd, events: Epoll.readable,
-        token: Token.make(.upstreamUDP, slot: slot, generation: transaction.generation))
+      do {
+        try epoll.add(fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
+      } catch {
+        fd.close()
+        counters.sendErrors += 1
+        return false
+      }
+      transactionSockets[slot] = fd
+      transactionSocketIsIPv6[slot] = address.isIPv6
+    }
+    let fd = transactionSockets[slot]
+    do {
+      guard try Socket.connect(fd, to: address) else { return false }
+      transactionConnected[slot] = true
+      transactionGenerations[slot] = transaction.generation
       if try Socket.send(fd, message) == nil {
         // Socket buffer full: the datagram is lost as on a busy network; the
         // deadline will move the query on.
@@ -131,11 +141,23 @@ extension Server {
       }
     } catch {
       counters.sendErrors += 1
-      fd.close()
+      endUDPAttempt(slot: slot, generation: transaction.generation)
       return false
     }
-    transactionSockets[slot] = fd
-    transactionGenerations[slot] = transaction.generation
     return true
+  }
+
+  /// Disconnects the slot's socket when attempt `generation` is the one in
+  /// flight: its port is released, so nothing more reaches it. A socket that
+  /// cannot be disconnected is closed (the next attempt opens another).
+  func endUDPAttempt(slot: Int, generation: UInt32) {
+    guard transactionConnected[slot], transactionGenerations[slot] == generation else { return }
+    transactionConnected[slot] = false
+    do {
+      try Socket.disconnect(transactionSockets[slot])
+    } catch {
+      transactionSockets[slot].close()
+      transactionSockets[slot] = .invalid
+    }
   }
 }

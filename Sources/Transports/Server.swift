@@ -40,9 +40,18 @@ public final class Server {
   public let boundAddresses: [SocketAddress]
 
   let upstreamAddresses: [SocketAddress]
-  /// The UDP socket of each ring slot's current attempt, and its generation.
+  /// Each ring slot's UDP socket, opened at the slot's first UDP query and
+  /// kept: every attempt connects it afresh (a new random port, the
+  /// kernel's choice) and the end of the attempt disconnects it (the port
+  /// is released, nothing more is delivered). That costs connect+disconnect
+  /// per query instead of socket+connect+epoll_ctl+close.
   let transactionSockets: UnsafeMutablePointer<FileDescriptor>
+  /// The generation of the slot's current attempt, valid while connected.
   let transactionGenerations: UnsafeMutablePointer<UInt32>
+  /// Whether the slot's socket is connected (an attempt is in flight), and
+  /// whether it is an IPv6 socket.
+  let transactionConnected: UnsafeMutablePointer<Bool>
+  let transactionSocketIsIPv6: UnsafeMutablePointer<Bool>
 
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
@@ -104,6 +113,10 @@ public final class Server {
     transactionSockets.initialize(repeating: .invalid, count: settings.inflight)
     transactionGenerations = .allocate(capacity: settings.inflight)
     transactionGenerations.initialize(repeating: 0, count: settings.inflight)
+    transactionConnected = .allocate(capacity: settings.inflight)
+    transactionConnected.initialize(repeating: false, count: settings.inflight)
+    transactionSocketIsIPv6 = .allocate(capacity: settings.inflight)
+    transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
@@ -189,7 +202,7 @@ public final class Server {
       tcpClients.handle(
         event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
     case .upstreamUDP:
-      receiveFromUpstream(slot: slot, generation: Token.generation(token), now: now)
+      receiveFromUpstream(slot: slot, now: now)
     case .upstreamTCP:
       tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
     }
@@ -235,13 +248,16 @@ public final class Server {
     counters.sendErrors += UInt64(outbound.send(on: udpListeners[outboundListener]))
   }
 
-  func receiveFromUpstream(slot: Int, generation: UInt32, now: UInt64) {
+  func receiveFromUpstream(slot: Int, now: UInt64) {
     let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
     var environment = LoopEnvironment(server: self)
-    let handle = TransactionHandle(slot: UInt32(slot), generation: generation)
+    let handle = TransactionHandle(slot: UInt32(slot), generation: transactionGenerations[slot])
     for _ in 0..<Self.batchLimit {
-      // The engine may have finished the transaction and closed the socket.
-      guard transactionSockets[slot].isValid, transactionGenerations[slot] == generation else {
+      // The engine may have finished the attempt and disconnected the
+      // socket; a datagram still queued from it is then left for the next
+      // attempt's reply matching, which cannot mistake it (another ID and
+      // question), rather than spend a read on it now.
+      guard transactionConnected[slot], transactionGenerations[slot] == handle.generation else {
         return
       }
       let received: (count: Int, truncated: Bool, from: SocketAddress)?
@@ -316,7 +332,9 @@ public final class Server {
     flushReplies()
     for fd in udpListeners { fd.close() }
     for fd in tcpListeners { fd.close() }
-    for slot in 0..<settings.inflight { transactionSockets[slot].close() }
+    for slot in 0..<settings.inflight where transactionSockets[slot].isValid {
+      transactionSockets[slot].close()
+    }
     tcpClients.closeAll(server: self)
     tcpUpstreams.closeAll()
   }

@@ -41,6 +41,9 @@ final class FakeUpstream: @unchecked Sendable {
   private var _udpQueries = 0
   private var _tcpQueries = 0
   var udpQueries: Int { lock.withLock { _udpQueries } }
+  /// The source port of every UDP query, in arrival order.
+  private var _udpSourcePorts: [UInt16] = []
+  var udpSourcePorts: [UInt16] { lock.withLock { _udpSourcePorts } }
   var tcpQueries: Int { lock.withLock { _tcpQueries } }
 
   init(_ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1)) throws {
@@ -98,7 +101,10 @@ final class FakeUpstream: @unchecked Sendable {
         }
       }
       guard count > 0 else { continue }
-      lock.withLock { _udpQueries += 1 }
+      lock.withLock {
+        _udpQueries += 1
+        _udpSourcePorts.append(UInt16(bigEndian: from.sin_port))
+      }
       let query = Array(buffer[0..<count])
       let peer = from
       let replies = answers(to: query, overTCP: false)

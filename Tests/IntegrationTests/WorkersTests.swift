@@ -74,3 +74,32 @@ final class WorkersTests: XCTestCase {
     XCTAssertTrue(dnsward.log.contains(":2: "), dnsward.log)
   }
 }
+
+/// RFC 5452 §9.2: every upstream query from a fresh random source port.
+final class SourcePortTests: XCTestCase {
+  func testEveryUpstreamQueryComesFromAFreshPort() throws {
+    let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 80))
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        cache 0
+        """)
+    defer { dnsward.stop() }
+    let queries = 40
+    for index in 0..<queries {
+      // One at a time: each reuses the ring slot (and socket) of the last.
+      let reply = Reply(StubClient.udp(StubClient.query("n\(index).example"), port: dnsward.port))
+      XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
+    }
+    let ports = upstream.udpSourcePorts
+    XCTAssertEqual(ports.count, queries)
+    // Random draws from the ephemeral range may repeat now and then, but
+    // not often, and never twice in a row from one reused socket.
+    XCTAssertGreaterThan(Set(ports).count, queries - 3, "\(ports)")
+    for index in 1..<ports.count {
+      XCTAssertNotEqual(ports[index], ports[index - 1], "\(ports)")
+    }
+  }
+}

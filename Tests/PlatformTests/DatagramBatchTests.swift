@@ -129,3 +129,33 @@ final class DatagramBatchTests: XCTestCase {
     XCTAssertEqual(Array(received.bytes(at: 1)), datagram(2))
   }
 }
+
+/// A disconnected UDP socket gives its kernel-chosen port back.
+final class DisconnectTests: XCTestCase {
+  func testReconnectDrawsANewPortAndTheOldOneIsClosed() throws {
+    let loopback = SocketAddress(ipv4: 0x7F00_0001, port: 0)
+    let peer = try Socket.udp(for: loopback)
+    try Socket.bind(peer, to: loopback)
+    let peerAddress = try XCTUnwrap(Socket.localAddress(peer))
+    let client = try Socket.udp(for: loopback)
+    defer {
+      peer.close()
+      client.close()
+    }
+    var ports: [UInt16] = []
+    for _ in 0..<8 {
+      XCTAssertTrue(try Socket.connect(client, to: peerAddress))
+      ports.append(try XCTUnwrap(Socket.localAddress(client)).port)
+      try Socket.disconnect(client)
+      XCTAssertEqual(Socket.localAddress(client)?.port, 0, "the port is released")
+    }
+    XCTAssertGreaterThan(Set(ports).count, 6, "\(ports)")
+    // A datagram to a released port reaches nobody.
+    var old = peerAddress
+    old.port = ports[7]
+    let probe: [UInt8] = [1, 2, 3]
+    _ = try probe.withUnsafeBytes { try Socket.send(peer, $0, to: old) }
+    let batch = DatagramBatch(capacity: 1, slotSize: 16)
+    XCTAssertEqual(try batch.receive(from: client), 0)
+  }
+}

@@ -167,6 +167,16 @@ static inline int clinux_enoent(void) { return ENOENT; }
 // rename(2) is declared in stdio.h, which the rest of CLinux does without.
 extern int rename(const char *from, const char *to);
 
+// connect(2) to AF_UNSPEC: dissolves a UDP socket's association. A socket
+// whose port the kernel chose (never bound explicitly) also gives the port
+// back, so the next connect(2) draws a new random one.
+static inline int clinux_disconnect(int fd) {
+  struct sockaddr address;
+  memset(&address, 0, sizeof address);
+  address.sa_family = AF_UNSPEC;
+  return connect(fd, &address, sizeof address);
+}
+
 static inline int clinux_set_int_option(int fd, int level, int name, int value) {
   return setsockopt(fd, level, name, &value, sizeof value);
 }
