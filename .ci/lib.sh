@@ -19,11 +19,13 @@ else:
 EOF
 }
 
-# start_knot PORT: Knot DNS on 127.0.0.1:PORT serving a small zone,
+# start_knot PORT [EXTRA]: Knot DNS on 127.0.0.1:PORT serving a small zone,
 # example.test, that exercises A, AAAA, CNAME chains, NXDOMAIN and a large
-# answer. Sets KNOT_DIR and KNOT_PID; stop_knot ends it.
+# answer. EXTRA, optional, is a file of more records (relative names, e.g.
+# wildcards) appended to the zone. Sets KNOT_DIR and KNOT_PID; stop_knot
+# ends it.
 start_knot() {
-  local port=$1
+  local port=$1 extra=${2:-}
   KNOT_DIR=$(mktemp -d)
   cat >"$KNOT_DIR/example.test.zone" <<ZONE
 \$ORIGIN example.test.
@@ -37,6 +39,7 @@ alias   CNAME alias2.example.test.
 alias2  CNAME www.example.test.
 ZONE
   for i in $(seq 1 80); do echo "big A 198.51.100.$i" >>"$KNOT_DIR/example.test.zone"; done
+  if [ -n "$extra" ]; then cat "$extra" >>"$KNOT_DIR/example.test.zone"; fi
   cat >"$KNOT_DIR/knot.conf" <<CONF
 server:
     rundir: "$KNOT_DIR"

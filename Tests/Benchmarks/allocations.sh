@@ -1,51 +1,518 @@
 #!/usr/bin/env bash
-# Zero heap allocations per query, measured: runs the release dnsward under
-# valgrind twice, with N and 10×N queries (forwarded to Knot on loopback, and
-# answered from the override table), and compares valgrind's "total heap
-# usage". Equal totals mean no query allocated.
+# Zero heap allocations per query in steady state, counted. The release
+# dnsward runs under an LD_PRELOAD allocation counter (malloc-counter.c: every
+# malloc, calloc, realloc, reallocarray, aligned_alloc, posix_memalign,
+# memalign, valloc, pvalloc and free of the process, in a file that this
+# script reads while dnsward runs). Each workload is warmed up, then QUERIES
+# (100,000) queries are sent with dnsperf, and the counters are read before
+# and after. One allocation during a run fails the script, and the stacks of
+# the first ones are printed (symbolized with addr2line).
 #
-#   bash Tests/Benchmarks/allocations.sh        # N = 2000
+#   bash Tests/Benchmarks/allocations.sh
+#   QUERIES=20000 WORKLOADS="hot cold" bash Tests/Benchmarks/allocations.sh
+#   DNSWARD_BIN=/tmp/alloc-fw/dnsward.stripped bash Tests/Benchmarks/allocations.sh
 #
-# Needs valgrind, dnsperf and knot. Only 127.0.0.1 is used.
+# Workloads (UDP clients unless said otherwise):
+#   hot            1,000 names, every answer a cache hit
+#   nxdomain       1,000 non-existent names, negative-cache hits
+#   override       override and block table hits (A, AAAA, NODATA, NXDOMAIN)
+#   mixed          80% hot A/AAAA hits, 20% new names forwarded (A and AAAA)
+#   cold           QUERIES distinct names, each forwarded to Knot and cached;
+#                  the cache (4,096 entries) evicts on every insert
+#   hot-do         the hot names, A and AAAA, with EDNS and the DO bit
+#   large          answers of 40 and 80 records and CNAME chains, with EDNS
+#                  (cache hits; the 80 records are over edns-size: TC=1)
+#   truncated      the same without EDNS: both large answers get TC=1
+#   tcp            the mixed workload from TCP clients (dnsperf -m tcp)
+#   upstream-tcp   distinct names forwarded over a TCP upstream (a second
+#                  dnsward, `upstream tcp`)
+#   dead-upstream  distinct names, the only upstream a closed port: SERVFAIL
+#   stale          the upstream gone, every answer an expired entry served
+#                  stale (`stale 1d`, entries cached with max-ttl 1s by a
+#                  Knot of their own, then stopped)
+#   workers        the mixed workload against `workers 2` (two processes
+#                  sharing the listener; forked, so they share the counter
+#                  file and the counts are their sum); 16 dnsperf clients so
+#                  that both get traffic in the warm-up
+#
+# Why warm up: a process allocates a little the first time a path runs
+# (the host build's first query initializes the global defaultAllowPrefixes
+# array and Swift metadata: 3 allocations), never again after. There is no
+# slack: the count over each run must be 0.
+#
+# Control: at the end the main dnsward is stopped with SIGTERM; saving its
+# cache file at shutdown allocates (it builds the file in an array), and the
+# counter must see that, or the zeros would prove nothing.
+#
+# The firmware (Embedded Swift, built for the host) with this config inside:
+#   PROXY_PORT=27451 KNOT_PORT=27450 bash Tests/Benchmarks/allocations.sh --write-config /tmp/alloc-fw.conf
+#   cmake -S Board -B /tmp/alloc-fw -G Ninja -DDNSWARD_TARGET=host -DDNSWARD_CONFIG=/tmp/alloc-fw.conf
+#   cmake --build /tmp/alloc-fw
+#   DNSWARD_COMPILED_CONFIG=1 PROXY_PORT=27451 KNOT_PORT=27450 \
+#     DNSWARD_BIN=/tmp/alloc-fw/dnsward.stripped bash Tests/Benchmarks/allocations.sh
+#
+# Environment:
+#   DNSWARD_BIN      the binary to test (default: a release build with
+#                    --scratch-path $ALLOC_SCRATCH, default /tmp/alloc-build)
+#   QUERIES          queries per workload (default 100000; a multiple of 2000)
+#   WORKLOADS        which ones, space-separated (default: all, in the order above)
+#   STRICT=1         a missing tool fails instead of skipping
+#   SHOW_CONTROL_STACKS=1  print the stacks of the control's allocations
+#   DNSWARD_COMPILED_CONFIG=1
+#                    run the main dnsward without --config: a firmware with
+#                    this script's config compiled in (see --write-config);
+#                    PROXY_PORT and KNOT_PORT must be the ports in it. The
+#                    other instances still use --config if the binary has it.
+#
+#   PROXY_PORT=N KNOT_PORT=M bash Tests/Benchmarks/allocations.sh --write-config FILE
+#                    writes the main config for those ports and exits.
+#
+# Needs gcc, dnsperf, knotd and dig (addr2line to symbolize stacks). Takes
+# about a minute after the build. Only 127.0.0.1 is used.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
-N=${N:-2000}
-swift build -c release --package-path "$ROOT" --product dnsward >/dev/null
-DNSWARD=$(swift build -c release --package-path "$ROOT" --show-bin-path)/dnsward
-WORK=$(mktemp -d)
-trap 'stop_knot; rm -rf "$WORK"' EXIT
-UPSTREAM=$(free_port 28300)
-PROXY=$(free_port $((UPSTREAM + 1)))
-start_knot "$UPSTREAM"
-cat >"$WORK/dnsward.conf" <<CONF
-listen 127.0.0.1:$PROXY
-upstream udp 127.0.0.1:$UPSTREAM
-override printer.lan 192.168.1.20
+QUERIES=${QUERIES:-100000}
+ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp dead-upstream stale workers"
+WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
+SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
+STARTED=$SECONDS
+
+fail() {
+  echo "allocations.sh: FAILED: $*" >&2
+  exit 1
+}
+skip() {
+  [ "${STRICT:-0}" = 1 ] && fail "$*"
+  echo "allocations.sh: SKIPPED: $*"
+  exit 0
+}
+
+# The config under test. 4,096 cache entries: the hot sets (2,000 entries at
+# most) fit and the cold names evict (1m of cache-bytes holds 4,096 of these
+# answers, so the entry table is the limit). The cache file is saved only at
+# shutdown (the interval is a day): that save is the control.
+write_config() {  # write_config FILE PROXY_PORT UPSTREAM_PORT CACHE_FILE [udp|tcp]
+  cat >"$1" <<CONF
+# generated by Tests/Benchmarks/allocations.sh — do not edit
+listen 127.0.0.1:$2
+upstream ${5:-udp} 127.0.0.1:$3
+timeout 2s
+inflight 1024
+cache 4096
+cache-bytes 1m
+stale 1d
+cache-file $4
+cache-save-interval 1d
+tcp-clients 32
+override printer.lan 192.168.1.20 fd00::20
+override nas.lan 192.168.1.21
+override *.home.lan 192.168.1.30 fd00::30
+block ads.example
 log warning
 CONF
-printf 'www.example.test A\nwww.example.test AAAA\nalias.example.test A\nnope.example.test A\n' \
-  >"$WORK/forwarded.txt"
-printf 'printer.lan A\n' >"$WORK/local.txt"
-
-# run COUNT: prints valgrind's heap total for COUNT forwarded + COUNT local queries.
-run() {
-  local count=$1 pid
-  valgrind --tool=memcheck --leak-check=no "$DNSWARD" --config "$WORK/dnsward.conf" \
-    2>"$WORK/valgrind-$count.log" &
-  pid=$!
-  sleep 3
-  dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/forwarded.txt" -n $((count / 4)) -c 4 -Q 2000 \
-    >"$WORK/forwarded-$count.log" 2>&1
-  dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/local.txt" -n "$count" -c 4 -Q 4000 \
-    >"$WORK/local-$count.log" 2>&1
-  kill -INT "$pid"
-  wait "$pid" || true
-  local completed
-  completed=$(cat "$WORK/forwarded-$count.log" "$WORK/local-$count.log" |
-    awk '/Queries completed/ {sum += $3} END {print sum}')
-  printf '%7d queries answered: %s\n' "$completed" \
-    "$(grep -o 'total heap usage.*' "$WORK/valgrind-$count.log")"
 }
-run "$N"
-run $((N * 10))
+
+if [ "${1:-}" = --write-config ]; then
+  [ $# -eq 2 ] && [ -n "${PROXY_PORT:-}" ] && [ -n "${KNOT_PORT:-}" ] ||
+    fail "usage: PROXY_PORT=N KNOT_PORT=M $0 --write-config FILE"
+  write_config "$2" "$PROXY_PORT" "$KNOT_PORT" "/tmp/dnsward-allocations.$PROXY_PORT.cache"
+  exit 0
+fi
+[ $# -eq 0 ] || fail "unknown arguments: $* (settings come from the environment; see the top of $0)"
+[ $((QUERIES % 2000)) -eq 0 ] && [ "$QUERIES" -gt 0 ] || fail "QUERIES must be a multiple of 2000"
+for workload in $WORKLOADS; do
+  [[ " $ALL_WORKLOADS " == *" $workload "* ]] || fail "unknown workload $workload (known: $ALL_WORKLOADS)"
+done
+
+for tool in gcc dnsperf knotd dig; do
+  command -v "$tool" >/dev/null ||
+    skip "$tool is not installed (Debian: apt-get install gcc dnsperf knot dnsutils)"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-allocations.XXXXXX")
+PIDS=()
+STALE_KNOT_PID=
+STALE_KNOT_DIR=
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}" $STALE_KNOT_PID; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  [ -n "$STALE_KNOT_DIR" ] && rm -rf "$STALE_KNOT_DIR"
+  stop_knot
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# take_port VAR: a free port, never one handed out before in this run.
+NEXT_PORT=$((${PROXY_PORT:-0} > ${KNOT_PORT:-0} ? ${PROXY_PORT:-0} + 1 : ${KNOT_PORT:-0} + 1))
+[ "$NEXT_PORT" -gt 27300 ] || NEXT_PORT=27300
+take_port() {
+  local taken
+  taken=$(free_port "$NEXT_PORT")
+  NEXT_PORT=$((taken + 1))
+  printf -v "$1" '%s' "$taken"
+}
+
+# --- the binary and the counter -------------------------------------------
+if [ -n "${DNSWARD_BIN:-}" ]; then
+  DNSWARD=$DNSWARD_BIN
+  [ -x "$DNSWARD" ] || fail "DNSWARD_BIN=$DNSWARD is not an executable"
+else
+  command -v swift >/dev/null || PATH=/opt/swift/usr/bin:$PATH
+  command -v swift >/dev/null || skip "no swift toolchain (or set DNSWARD_BIN)"
+  echo "building the release dnsward (--scratch-path $SCRATCH)"
+  swift build -c release --package-path "$ROOT" --product dnsward --scratch-path "$SCRATCH" \
+    >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "swift build"; }
+  DNSWARD=$(swift build -c release --package-path "$ROOT" --scratch-path "$SCRATCH" \
+    --show-bin-path)/dnsward
+fi
+gcc -O2 -Wall -Wextra -shared -fPIC -fno-builtin -o "$WORK/malloc-counter.so" \
+  "$ROOT/Tests/Benchmarks/malloc-counter.c" -ldl || fail "gcc malloc-counter.so"
+gcc -O2 -Wall -Wextra -DMALLOC_COUNTER_READER -o "$WORK/malloc-counter" \
+  "$ROOT/Tests/Benchmarks/malloc-counter.c" || fail "gcc malloc-counter"
+
+# --- Knot, with wildcards for any number of distinct names -----------------
+# Names under nx.example.test do not exist: NXDOMAIN with the SOA, negatively
+# cached for the SOA MINIMUM (60 s).
+cat >"$WORK/extra.zone" <<'ZONE'
+*.hot    A     192.0.2.1
+*.hot    AAAA  2001:db8::1
+*.cold   A     192.0.2.2
+*.cold   AAAA  2001:db8::2
+*.mixed  A     192.0.2.3
+*.mixed  AAAA  2001:db8::3
+ZONE
+# 40 addresses: about 700 bytes, over 512 but within edns-size 1232 (the
+# zone's `big`, 80 of them, is over 1232 and always goes out with TC=1).
+for i in $(seq 1 40); do echo "med A 198.51.100.$i" >>"$WORK/extra.zone"; done
+if [ -z "${KNOT_PORT:-}" ]; then take_port KNOT_PORT; fi
+start_knot "$KNOT_PORT" "$WORK/extra.zone"
+
+# --- dnsward instances under the counter -----------------------------------
+# start_dnsward NAME PORT CONFIG|-: starts dnsward with the counter file
+# $WORK/NAME.counters and the stacks file $WORK/NAME.stacks, and waits until
+# it answers. CONFIG "-": the compiled-in config.
+declare -A INSTANCE_PORT INSTANCE_PID
+start_dnsward() {
+  local name=$1 port=$2 config=$3 args=() pid
+  [ "$config" != - ] && args=(--config "$config")
+  MALLOC_COUNTER_FILE="$WORK/$name.counters" MALLOC_COUNTER_STACKS="$WORK/$name.stacks" \
+    LD_PRELOAD="$WORK/malloc-counter.so" \
+    "$DNSWARD" "${args[@]}" 2>"$WORK/$name.log" &
+  pid=$!
+  PIDS+=("$pid")
+  for _ in $(seq 1 100); do
+    if [[ $(dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" printer.lan A 2>/dev/null) == 192.168.1.20 ]]; then
+      "$WORK/malloc-counter" "$WORK/$name.counters" >/dev/null 2>&1 ||
+        fail "$name: dnsward answers but $WORK/$name.counters is no counter file (LD_PRELOAD ignored? a static binary?)"
+      INSTANCE_PORT[$name]=$port
+      INSTANCE_PID[$name]=$pid
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.log"; fail "$name: dnsward exited"; }
+    sleep 0.1
+  done
+  cat "$WORK/$name.log"
+  fail "$name: dnsward does not answer on 127.0.0.1:$port"
+}
+
+# instance NAME: the dnsward NAME, started on first use; sets IPORT.
+# main: the config above; upstream-tcp: the same with `upstream tcp`;
+# dead-upstream: its upstream a closed port; stale: its own Knot (stopped by
+# the stale workload) and max-ttl 1s.
+instance() {
+  local name=$1 port upstream
+  if [ -z "${INSTANCE_PORT[$name]:-}" ]; then
+    if [ "$name" = main ] && [ "${DNSWARD_COMPILED_CONFIG:-0}" = 1 ]; then
+      [ -n "${PROXY_PORT:-}" ] || fail "DNSWARD_COMPILED_CONFIG=1 needs PROXY_PORT and KNOT_PORT"
+      rm -f "/tmp/dnsward-allocations.$PROXY_PORT.cache"
+      start_dnsward main "$PROXY_PORT" -
+    else
+      take_port port
+      case $name in
+        main) write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache" ;;
+        upstream-tcp) write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache" tcp ;;
+        dead-upstream)
+          take_port upstream  # nothing listens there: ICMP port unreachable
+          write_config "$WORK/$name.conf" "$port" "$upstream" "$WORK/$name.cache"
+          ;;
+        stale)
+          local knot_dir=$KNOT_DIR knot_pid=$KNOT_PID
+          take_port STALE_KNOT_PORT
+          start_knot "$STALE_KNOT_PORT" "$WORK/extra.zone"
+          STALE_KNOT_DIR=$KNOT_DIR STALE_KNOT_PID=$KNOT_PID KNOT_DIR=$knot_dir KNOT_PID=$knot_pid
+          write_config "$WORK/$name.conf" "$port" "$STALE_KNOT_PORT" "$WORK/$name.cache"
+          echo "max-ttl 1s" >>"$WORK/$name.conf"
+          ;;
+        workers)
+          write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
+          echo "workers 2" >>"$WORK/$name.conf"
+          ;;
+      esac
+      start_dnsward "$name" "$port" "$WORK/$name.conf"
+    fi
+  fi
+  IPORT=${INSTANCE_PORT[$name]}
+}
+
+# can_configure [LINE]: whether the binary takes --config (with LINE added
+# to the config), so that instances other than main can be started.
+can_configure() {
+  write_config "$WORK/check.conf" 1 1 "$WORK/check.cache"
+  [ $# -eq 0 ] || echo "$1" >>"$WORK/check.conf"
+  "$DNSWARD" --check "$WORK/check.conf" >/dev/null 2>&1
+}
+
+# --- query files -----------------------------------------------------------
+# A run is exactly QUERIES queries: a file of QUERIES lines read once, or a
+# short file read QUERIES / lines times (dnsperf -n).
+names() {  # names FORMAT FIRST COUNT TYPES...: FORMAT with a %d, the types in turn
+  awk -v fmt="$1" -v first="$2" -v count="$3" -v types="${*:4}" 'BEGIN {
+    n = split(types, t, " ")
+    for (i = 0; i < count; i++) printf fmt " %s\n", first + i, t[i % n + 1]
+  }'
+}
+names 'h%d.hot.example.test' 0 1000 A >"$WORK/hot.txt"
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "h%d.hot.example.test A\nh%d.hot.example.test AAAA\n", i, i }' \
+  >"$WORK/hot-both.txt"
+names 'x%d.nx.example.test' 0 1000 A >"$WORK/nx.txt"
+cat >"$WORK/override.txt" <<'Q'
+printer.lan A
+printer.lan AAAA
+PRINTER.Lan A
+printer.lan MX
+nas.lan A
+nas.lan AAAA
+tv.home.lan A
+a.b.home.lan AAAA
+ads.example A
+www.ads.example AAAA
+Q
+cat >"$WORK/large.txt" <<'Q'
+big.example.test A
+med.example.test A
+alias.example.test A
+alias.example.test AAAA
+www.example.test AAAA
+Q
+# mixed PREFIX: QUERIES lines; every fifth a new name under mixed.example.test
+# (A and AAAA in turn), the others hot names (A for a thousand, then AAAA).
+mixed() {
+  awk -v prefix="$1" -v count="$QUERIES" 'BEGIN {
+    for (i = 0; i < count; i++) {
+      if (i % 5 == 4) printf "%s%d.mixed.example.test %s\n", prefix, i, (int(i / 5) % 2) ? "AAAA" : "A"
+      else printf "h%d.hot.example.test %s\n", (i * 7) % 1000, (int(i / 1000) % 2) ? "AAAA" : "A"
+    }
+  }'
+}
+# Warm-ups of mixed workloads: misses first, so the hot entries are then the
+# newest ones, and hit (CLOCK gives them a second chance).
+mixed_warm() {
+  names "$1%d.mixed.example.test" 0 5000 A AAAA
+  cat "$WORK/hot-both.txt" "$WORK/hot-both.txt"
+}
+mixed m >"$WORK/mixed.txt"
+mixed_warm w >"$WORK/mixed-warm.txt"
+mixed t >"$WORK/tcp.txt"
+mixed_warm v >"$WORK/tcp-warm.txt"
+mixed k >"$WORK/workers.txt"
+mixed_warm j >"$WORK/workers-warm.txt"
+names 'w%d.cold.example.test' 0 10000 A >"$WORK/cold-warm.txt"
+names 'c%d.cold.example.test' 0 "$QUERIES" A >"$WORK/cold.txt"
+names 'u%d.cold.example.test' 0 5000 A AAAA >"$WORK/upstream-tcp-warm.txt"
+names 'd%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/upstream-tcp.txt"
+names 'e%d.cold.example.test' 0 5000 A AAAA >"$WORK/dead-warm.txt"
+names 'f%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/dead.txt"
+
+# --- measuring -------------------------------------------------------------
+counters() {  # counters INSTANCE: "allocs frees bytes stacks"
+  "$WORK/malloc-counter" "$WORK/$1.counters" | tr ' ' '\n' |
+    awk -F= '{ v[$1] = $2 } END { print v["allocs"], v["frees"], v["bytes"], v["stacks"] }'
+}
+# engine_stats PORT: the engine's counters the table shows, from `dnsward
+# stats`: hits, forwarded, local answers, inserts, SERVFAIL, stale, TC.
+engine_stats() {
+  "$DNSWARD" stats "127.0.0.1:$1" 2>/dev/null | awk '{ v[$1] = $2 } END {
+    print v["cacheHits"] + 0, v["forwarded"] + 0, v["overridden"] + v["blocked"], v["cacheInserts"] + 0,
+      v["servFail"] + 0, v["staleServed"] + 0, v["truncated"] + 0 }'
+}
+dnsperf_run() {  # dnsperf_run PORT MODE FILE RUNS LOG [ARGS...]; CLIENTS (4) sockets
+  local port=$1 mode=$2 file=$3 runs=$4 log=$5
+  shift 5
+  dnsperf -s 127.0.0.1 -p "$port" -m "$mode" -d "$file" -n "$runs" -c "${CLIENTS:-4}" -q 200 -t 5 "$@" \
+    >"$log" 2>&1 || { cat "$log"; fail "dnsperf -d $file"; }
+}
+
+FAILED=()
+TABLE="$WORK/table"
+header() {
+  printf '%-13s %4s %8s %5s %6s %5s %9s | %7s %7s %7s %7s %7s %7s %7s\n' workload mode answered lost \
+    allocs frees per-query hits fwd local inserts srvfail stale tc
+}
+
+# measure WORKLOAD INSTANCE MODE WARM_FILE WARM_RUNS FILE [DNSPERF ARGS...]:
+# warm up, then QUERIES queries from FILE (read as often as needed), counted.
+measure() {
+  local workload=$1 name=$2 mode=$3 warm=$4 warm_runs=$5 file=$6
+  shift 6
+  instance "$name"
+  local port=$IPORT lines runs
+  lines=$(wc -l <"$file")
+  runs=$((QUERIES / lines))
+  [ $((lines * runs)) -eq "$QUERIES" ] || fail "$workload: $lines lines do not divide $QUERIES"
+  dnsperf_run "$port" "$mode" "$warm" "$warm_runs" "$WORK/$workload-warm.dnsperf" "$@"
+  local stats0 stats1 allocs0 frees0 bytes0 stacks0 allocs1 frees1 bytes1 stacks1 seconds=$SECONDS
+  read -r -a stats0 <<<"$(engine_stats "$port")"
+  "$WORK/malloc-counter" "$WORK/$name.counters" arm 50
+  read -r allocs0 frees0 bytes0 stacks0 <<<"$(counters "$name")"
+  dnsperf_run "$port" "$mode" "$file" "$runs" "$WORK/$workload.dnsperf" "$@"
+  read -r allocs1 frees1 bytes1 stacks1 <<<"$(counters "$name")"
+  "$WORK/malloc-counter" "$WORK/$name.counters" disarm
+  seconds=$((SECONDS - seconds))
+  read -r -a stats1 <<<"$(engine_stats "$port")"
+  local completed lost allocs=$((allocs1 - allocs0)) frees=$((frees1 - frees0))
+  local bytes=$((bytes1 - bytes0)) i deltas=()
+  completed=$(awk '/Queries completed/ {print $3}' "$WORK/$workload.dnsperf")
+  lost=$(awk '/Queries lost/ {print $3}' "$WORK/$workload.dnsperf")
+  for i in 0 1 2 3 4 5 6; do
+    # With workers, `dnsward stats` reaches one of them: no totals to show.
+    if [ "$name" = workers ]; then deltas+=(-); else deltas+=($((${stats1[$i]:-0} - ${stats0[$i]:-0}))); fi
+  done
+  printf '%-13s %4s %8d %5d %6d %5d %9s | %7s %7s %7s %7s %7s %7s %7s\n' "$workload" "$mode" \
+    "${completed:-0}" "${lost:-0}" "$allocs" "$frees" \
+    "$(awk -v a="$allocs" -v q="${completed:-0}" 'BEGIN { printf "%.4f", q ? a / q : 0 }')" \
+    "${deltas[@]}" | tee -a "$TABLE"
+  if [ "$allocs" -gt 0 ]; then
+    FAILED+=("$workload: $allocs allocations ($bytes bytes) and $frees frees during ${completed:-0} answered queries")
+    echo "$workload $name $stacks0 $stacks1" >>"$WORK/failed-stacks"
+  elif [ "$frees" -gt 0 ]; then
+    echo "warning: $workload: $frees frees (and no allocation) during the run" >&2
+  fi
+  if [ "${completed:-0}" -lt $((QUERIES * 99 / 100)) ]; then
+    cat "$WORK/$workload.dnsperf"
+    FAILED+=("$workload: only ${completed:-0} of $QUERIES queries answered (the run proves little)")
+  fi
+  echo "$workload: ${seconds}s" >>"$WORK/times"
+}
+
+# print_stacks INSTANCE FIRST LAST: the distinct stacks among the recorded
+# allocations FIRST+1..LAST, most frequent first (at most 5), symbolized.
+print_stacks() {
+  local instance=$1 first=$2 last=$3 line where
+  awk -v first="$first" -v last="$last" '
+    /^allocation / { n = $2 + 0; keep = (n > first && n <= last)
+                     if (keep) { key[++count] = ""; head[count] = $0 }; next }
+    keep { key[count] = key[count] $0 "\n" }
+    END {
+      for (i = 1; i <= count; i++) {
+        if (!(key[i] in seen)) { order[++distinct] = key[i]; example[key[i]] = head[i] }
+        seen[key[i]]++
+      }
+      for (d = 1; d <= distinct; d++)
+        for (e = d + 1; e <= distinct; e++)
+          if (seen[order[e]] > seen[order[d]]) { t = order[d]; order[d] = order[e]; order[e] = t }
+      for (d = 1; d <= distinct && d <= 5; d++) {
+        printf "--- %d of the %d recorded allocations have this stack (e.g. %s)\n",
+          seen[order[d]], count, example[order[d]]
+        printf "%s", order[d]
+      }
+    }' "$WORK/$instance.stacks" | while IFS= read -r line; do
+    if [[ $line =~ ^\ \ (/[^ ]+)\ (0x[0-9a-f]+) ]] && command -v addr2line >/dev/null; then
+      where=$(addr2line -p -f -i -e "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" 2>/dev/null | tr '\n' ' ')
+      if command -v swift-demangle >/dev/null; then where=$(swift-demangle --simplified <<<"$where"); fi
+      printf '  %s %s  %s\n' "${BASH_REMATCH[1]##*/}" "${BASH_REMATCH[2]}" "$where"
+    else
+      printf '%s\n' "$line"
+    fi
+  done
+}
+
+instance main
+echo "dnsward: $DNSWARD"
+echo "$QUERIES queries per workload after a warm-up; Knot on 127.0.0.1:$KNOT_PORT"
+echo "(hits .. tc: the engine's own counters over the run; local = overridden + blocked)"
+header | tee "$TABLE"
+for workload in $WORKLOADS; do
+  case $workload in
+    upstream-tcp | dead-upstream | stale)
+      if ! can_configure; then
+        echo "$workload: skipped (needs a second dnsward with --config, which this binary lacks)" |
+          tee -a "$TABLE"
+        continue
+      fi
+      ;;
+    workers)
+      if ! can_configure "workers 2"; then
+        echo "$workload: skipped (this binary takes no --config with \`workers 2\`)" | tee -a "$TABLE"
+        continue
+      fi
+      ;;
+  esac
+  case $workload in
+    hot) measure hot main udp "$WORK/hot.txt" 2 "$WORK/hot.txt" ;;
+    nxdomain) measure nxdomain main udp "$WORK/nx.txt" 2 "$WORK/nx.txt" ;;
+    override) measure override main udp "$WORK/override.txt" 10 "$WORK/override.txt" ;;
+    mixed) measure mixed main udp "$WORK/mixed-warm.txt" 1 "$WORK/mixed.txt" ;;
+    cold) measure cold main udp "$WORK/cold-warm.txt" 1 "$WORK/cold.txt" ;;
+    hot-do) measure hot-do main udp "$WORK/hot-both.txt" 2 "$WORK/hot-both.txt" -D ;;
+    large) measure large main udp "$WORK/large.txt" 10 "$WORK/large.txt" -e ;;
+    truncated) measure truncated main udp "$WORK/large.txt" 10 "$WORK/large.txt" ;;
+    tcp) measure tcp main tcp "$WORK/tcp-warm.txt" 1 "$WORK/tcp.txt" ;;
+    upstream-tcp) measure upstream-tcp upstream-tcp udp "$WORK/upstream-tcp-warm.txt" 1 "$WORK/upstream-tcp.txt" ;;
+    dead-upstream) measure dead-upstream dead-upstream udp "$WORK/dead-warm.txt" 1 "$WORK/dead.txt" ;;
+    stale)
+      # Cache the hot names (max-ttl 1s), stop their Knot, let them expire;
+      # the warm-up in measure then already goes through the stale path.
+      instance stale
+      dnsperf_run "$IPORT" udp "$WORK/hot-both.txt" 1 "$WORK/stale-fill.dnsperf"
+      kill "$STALE_KNOT_PID"
+      wait "$STALE_KNOT_PID" 2>/dev/null || true
+      STALE_KNOT_PID=
+      sleep 1.5
+      measure stale stale udp "$WORK/hot-both.txt" 1 "$WORK/hot-both.txt"
+      ;;
+    workers) CLIENTS=16 measure workers workers udp "$WORK/workers-warm.txt" 1 "$WORK/workers.txt" ;;
+  esac
+done
+
+# The control: the shutdown save of the cache file allocates.
+read -r control_before _ _ control_stacks <<<"$(counters main)"
+"$WORK/malloc-counter" "$WORK/main.counters" arm
+kill -TERM "${INSTANCE_PID[main]}"
+status=0
+wait "${INSTANCE_PID[main]}" || status=$?
+[ "$status" -eq 0 ] || FAILED+=("dnsward exited with status $status on SIGTERM")
+read -r control_after _ _ control_stacks_after <<<"$(counters main)"
+control=$((control_after - control_before))
+rm -f "/tmp/dnsward-allocations.${PROXY_PORT:-none}.cache"
+echo "control: dnsward saving its cache file at shutdown: $control allocations counted"
+[ "$control" -gt 0 ] ||
+  FAILED+=("control: the counter saw no allocation when dnsward saved its cache file, so it is not counting dnsward's allocations and the zeros prove nothing")
+if [ "${SHOW_CONTROL_STACKS:-0}" = 1 ]; then
+  echo "stacks of the control's allocations:"
+  print_stacks main "$control_stacks" "$control_stacks_after"
+fi
+
+for name in "${!INSTANCE_PORT[@]}"; do
+  if [ -s "$WORK/$name.log" ]; then
+    echo "dnsward ($name) wrote to its log:"
+    sed 's/^/  /' "$WORK/$name.log"
+  fi
+done
+echo "run times: $(paste -sd, "$WORK/times" | sed 's/,/, /g'); total $((SECONDS - STARTED))s"
+if [ ${#FAILED[@]} -gt 0 ]; then
+  if [ -f "$WORK/failed-stacks" ]; then
+    while read -r workload name first last; do
+      echo "stacks of the allocations during $workload:"
+      print_stacks "$name" "$first" "$last"
+    done <"$WORK/failed-stacks"
+  fi
+  echo "the table again:"
+  cat "$TABLE"
+  for message in "${FAILED[@]}"; do echo "allocations.sh: FAILED: $message" >&2; done
+  exit 1
+fi
+echo "allocations.sh: no heap allocation in $(($(grep -c " | " "$TABLE") - 1)) workloads of $QUERIES queries each"
