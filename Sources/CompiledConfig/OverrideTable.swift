@@ -23,66 +23,60 @@ public struct OverrideMatch {
 
 /// The static host table, shared by the generated source and `--config`.
 ///
-/// Layout, chosen so the generator can emit it as three integer arrays that
-/// land in read-only data:
-/// - `names`: lower-cased flat wire names, concatenated;
-/// - `entries`: `wordsPerEntry` words per entry, sorted by name (lower-cased
-///   byte order, then kind): name offset; name length | kind << 8 |
-///   IPv4 count << 16 | IPv6 count << 24; address offset;
+/// Three byte tables, laid out so that the generator can emit the large
+/// ones as string literals, which swiftc compiles in seconds even at tens
+/// of megabytes (an array literal of a million integers does not compile in
+/// reasonable time) and which land in read-only data:
+/// - `records`: one `OverrideRecord` per entry (header, then the lower-cased
+///   flat name), sorted by name in lower-cased byte order, then by kind;
+/// - `index`: the offset of each entry's record in `records`, in
+///   `OverrideRecord.offsetDigits` base-128 digits;
 /// - `addressBytes`: RDATA of each entry, its IPv4 addresses then its IPv6.
 ///
+/// Every byte of `index` and of the record headers is below 0x80, and so is
+/// every byte of the names the config language accepts.
+///
 /// Lookup is a binary search per candidate name: no hashing, no allocation.
+/// The tables come from `OverrideTableBuilder`; reads past the end of
+/// `records` yield zero bytes instead of trapping, so even a damaged table
+/// cannot make a lookup touch memory outside it.
 public struct OverrideTable {
-  public static let wordsPerEntry = 3
-  public let names: [UInt8]
-  public let entries: [UInt32]
-  public let addressBytes: [UInt8]
+  public let records: TableBytes
+  public let index: TableBytes
+  public let addressBytes: TableBytes
 
-  public init(names: [UInt8] = [], entries: [UInt32] = [], addressBytes: [UInt8] = []) {
-    precondition(entries.count % Self.wordsPerEntry == 0, "override entries are 3 words each")
-    self.names = names
-    self.entries = entries
+  public init(
+    records: TableBytes = TableBytes(), index: TableBytes = TableBytes(),
+    addressBytes: TableBytes = TableBytes()
+  ) {
+    precondition(
+      index.count % OverrideRecord.offsetDigits == 0, "override index entries are 4 digits each")
+    self.records = records
+    self.index = index
     self.addressBytes = addressBytes
   }
 
-  public var count: Int { entries.count / Self.wordsPerEntry }
+  public var count: Int { index.count / OverrideRecord.offsetDigits }
 
   public func kind(at index: Int) -> OverrideKind {
-    OverrideKind(rawValue: UInt8(truncatingIfNeeded: entries[index * 3 + 1] >> 8)) ?? .block
-  }
-
-  func nameRange(at index: Int) -> Range<Int> {
-    let offset = Int(entries[index * 3])
-    return offset..<(offset + Int(entries[index * 3 + 1] & 0xFF))
+    withView { $0.kind(index) }
   }
 
   public func match(at index: Int) -> OverrideMatch {
-    let packed = entries[index * 3 + 1]
-    return OverrideMatch(
-      kind: kind(at: index), ipv4Offset: Int(entries[index * 3 + 2]),
-      ipv4Count: Int((packed >> 16) & 0xFF), ipv6Count: Int(packed >> 24))
+    withView { $0.match(index) }
   }
 
   /// Calls `body` with the flat name of entry `index`.
   public func withName<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-    let range = nameRange(at: index)
-    return names.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+    withView { view in body(view.name(index)) }
   }
 
-  /// The first entry whose name is not below `name` in table order.
-  func lowerBound(_ name: UnsafeRawBufferPointer, in names: UnsafeRawBufferPointer) -> Int {
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = (low + high) / 2
-      let entryName = UnsafeRawBufferPointer(rebasing: names[nameRange(at: middle)])
-      if Name.compareIgnoringCase(entryName, name) < 0 {
-        low = middle + 1
-      } else {
-        high = middle
-      }
+  /// Where entry `index`'s record lies in `records`: header and name.
+  public func recordRange(at index: Int) -> Range<Int> {
+    withView { view in
+      let end = view.nameRange(index).upperBound
+      return min(view.recordOffset(index), end)..<end
     }
-    return low
   }
 
   /// Finds the entry that answers `name` (a flat name; case is ignored).
@@ -92,25 +86,22 @@ public struct OverrideTable {
   /// a block or a wildcard override.
   public func lookup(_ name: UnsafeRawBufferPointer) -> OverrideMatch? {
     guard count > 0 else { return nil }
-    return names.withUnsafeBytes { names -> OverrideMatch? in
+    return withView { view -> OverrideMatch? in
       var suffix = 0
       var isQueriedName = true
       while suffix < name.count {
         let candidate = UnsafeRawBufferPointer(rebasing: name[suffix...])
-        var index = lowerBound(candidate, in: names)
-        while index < count,
-          Name.compareIgnoringCase(
-            UnsafeRawBufferPointer(rebasing: names[nameRange(at: index)]), candidate) == 0
-        {
-          switch kind(at: index) {
+        var entry = view.lowerBound(candidate)
+        while entry < view.count, view.compareName(entry, candidate) == 0 {
+          switch view.kind(entry) {
           case .exact where isQueriedName, .block:
-            return match(at: index)
+            return view.match(entry)
           case .wildcard where !isQueriedName:
-            return match(at: index)
+            return view.match(entry)
           default:
             break
           }
-          index += 1
+          entry += 1
         }
         guard name[suffix] != 0 else { break }
         suffix += 1 + Int(name[suffix])
@@ -119,55 +110,151 @@ public struct OverrideTable {
       return nil
     }
   }
+
+  func withView<R>(_ body: (OverrideTableView) -> R) -> R {
+    records.withUnsafeBytes { records in
+      index.withUnsafeBytes { index in body(OverrideTableView(records: records, index: index)) }
+    }
+  }
 }
 
-/// Builds an `OverrideTable` from entries in any order; used by the config
-/// compiler (which then prints the arrays) and by `--config` at start-up.
-public struct OverrideTableBuilder {
-  public struct Entry {
-    public var name: [UInt8]
-    public var kind: OverrideKind
-    public var ipv4: [UInt8]
-    public var ipv6: [UInt8]
-    public init(name: [UInt8], kind: OverrideKind, ipv4: [UInt8] = [], ipv6: [UInt8] = []) {
-      self.name = name
-      self.kind = kind
-      self.ipv4 = ipv4
-      self.ipv6 = ipv6
+/// The bytes of one entry in `OverrideTable.records`. Numbers are base-128
+/// digits, least significant first, so each of their bytes is below 0x80:
+///
+/// ```
+/// +0  kind            OverrideKind raw value
+///     exact and wildcard entries only:
+/// +1  IPv4 count      2 digits (at most 255)
+/// +3  IPv6 count      2 digits (at most 255)
+/// +5  address offset  4 digits, into `addressBytes`
+/// +1 or +9            the flat name (RFC 1035 §3.1), lower-cased, ending
+///                     in its zero root octet
+/// ```
+public enum OverrideRecord {
+  static let kind = 0
+  static let ipv4Count = 1..<3
+  static let ipv6Count = 3..<5
+  static let addressOffset = 5..<9
+  /// Digits of a record offset (in `index`) and of an address offset.
+  public static let offsetDigits = 4
+  /// Offsets are 4 base-128 digits: `records` and `addressBytes` stay
+  /// below 256 MiB (about ten million names).
+  public static let offsetLimit = 1 << (7 * offsetDigits)
+
+  public static func headerSize(_ kind: OverrideKind) -> Int {
+    kind == .block ? 1 : addressOffset.upperBound
+  }
+
+  /// Appends `value` (below 128^digits) as base-128 digits, least significant first.
+  static func appendDigits(_ value: Int, count digits: Int, to bytes: inout [UInt8]) {
+    precondition(value >= 0 && value < 1 << (7 * digits), "value does not fit its digits")
+    for digit in 0..<digits {
+      bytes.append(UInt8(truncatingIfNeeded: value >> (7 * digit)) & 0x7F)
     }
   }
+}
 
-  public private(set) var pending: [Entry] = []
-  public init() {}
+/// Reads an `OverrideTable` through raw pointers, valid for one closure.
+struct OverrideTableView {
+  let records: UnsafeRawBufferPointer
+  let index: UnsafeRawBufferPointer
 
-  /// At most 255 addresses of each family per entry (they are counted in a byte).
-  public mutating func add(_ entry: Entry) {
-    precondition(entry.ipv4.count / 4 <= 255 && entry.ipv6.count / 16 <= 255, "too many addresses")
-    pending.append(entry)
+  var count: Int { index.count / OverrideRecord.offsetDigits }
+
+  /// The byte of `records` at `offset`, or 0 past its end.
+  func recordByte(_ offset: Int) -> UInt8 {
+    offset < records.count ? records[offset] : 0
   }
 
-  public func build() -> OverrideTable {
-    let sorted = pending.sorted { lhs, rhs in
-      let order = lhs.name.withUnsafeBytes { left in
-        rhs.name.withUnsafeBytes { right in Name.compareIgnoringCase(left, right) }
+  func digits(_ range: Range<Int>, from start: Int) -> Int {
+    var value = 0
+    for position in range.reversed() {
+      value = value << 7 | Int(recordByte(start + position) & 0x7F)
+    }
+    return value
+  }
+
+  func recordOffset(_ entry: Int) -> Int {
+    let start = entry * OverrideRecord.offsetDigits
+    var value = 0
+    for position in (start..<(start + OverrideRecord.offsetDigits)).reversed() {
+      value = value << 7 | Int(index[position] & 0x7F)
+    }
+    return value
+  }
+
+  func kind(_ entry: Int) -> OverrideKind {
+    OverrideKind(rawValue: recordByte(recordOffset(entry) + OverrideRecord.kind)) ?? .block
+  }
+
+  func match(_ entry: Int) -> OverrideMatch {
+    let record = recordOffset(entry)
+    let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
+    guard kind != .block else {
+      return OverrideMatch(kind: kind, ipv4Offset: 0, ipv4Count: 0, ipv6Count: 0)
+    }
+    return OverrideMatch(
+      kind: kind, ipv4Offset: digits(OverrideRecord.addressOffset, from: record),
+      ipv4Count: digits(OverrideRecord.ipv4Count, from: record),
+      ipv6Count: digits(OverrideRecord.ipv6Count, from: record))
+  }
+
+  func nameStart(_ entry: Int) -> Int {
+    let record = recordOffset(entry)
+    let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
+    return record + OverrideRecord.headerSize(kind)
+  }
+
+  /// Where the flat name of `entry` lies: its labels up to the root
+  /// octet, cut at the end of `records`.
+  func nameRange(_ entry: Int) -> Range<Int> {
+    let start = min(nameStart(entry), records.count)
+    var end = start
+    while end < records.count {
+      let length = Int(records[end])
+      end += 1
+      if length == 0 { break }
+      end += length
+    }
+    return start..<min(end, records.count)
+  }
+
+  func name(_ entry: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: records[nameRange(entry)])
+  }
+
+  /// The sign of (name of `entry`) − `candidate` in the order of
+  /// `Name.compareIgnoringCase`: byte by byte with `candidate` lower-cased,
+  /// a proper prefix first. The entry's name ends at its root octet, found
+  /// by following its length octets, so its length is never stored.
+  func compareName(_ entry: Int, _ candidate: UnsafeRawBufferPointer) -> Int {
+    let start = nameStart(entry)
+    var nextLengthOctet = 0
+    for position in 0..<candidate.count {
+      let stored = recordByte(start + position)
+      let wanted = Name.asciiLowercased(candidate[position])
+      if stored != wanted { return stored < wanted ? -1 : 1 }
+      if position == nextLengthOctet {
+        // The stored name ends here: equal if the candidate does too.
+        if stored == 0 { return position + 1 == candidate.count ? 0 : -1 }
+        nextLengthOctet += 1 + Int(stored)
       }
-      return order != 0 ? order < 0 : lhs.kind.rawValue < rhs.kind.rawValue
     }
-    var names: [UInt8] = []
-    var entries: [UInt32] = []
-    var addresses: [UInt8] = []
-    names.reserveCapacity(sorted.reduce(0) { $0 + $1.name.count })
-    entries.reserveCapacity(sorted.count * OverrideTable.wordsPerEntry)
-    for entry in sorted {
-      entries.append(UInt32(names.count))
-      entries.append(
-        UInt32(entry.name.count) | UInt32(entry.kind.rawValue) << 8
-          | UInt32(entry.ipv4.count / 4) << 16 | UInt32(entry.ipv6.count / 16) << 24)
-      entries.append(UInt32(addresses.count))
-      names.append(contentsOf: entry.name)
-      addresses.append(contentsOf: entry.ipv4)
-      addresses.append(contentsOf: entry.ipv6)
+    return 1
+  }
+
+  /// The first entry whose name is not below `candidate` in table order.
+  func lowerBound(_ candidate: UnsafeRawBufferPointer) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low + high) / 2
+      if compareName(middle, candidate) < 0 {
+        low = middle + 1
+      } else {
+        high = middle
+      }
     }
-    return OverrideTable(names: names, entries: entries, addressBytes: addresses)
+    return low
   }
 }

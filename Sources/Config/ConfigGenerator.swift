@@ -5,12 +5,14 @@ import DNSWire
 /// `CompiledConfig` and defines `public func compiledSettings() -> Settings`.
 ///
 /// Invariants of the output, so that it builds for the firmware too:
-/// - it uses integers, `Bool` and enum cases only — no `String`, no
-///   Foundation — so it compiles in Embedded Swift;
-/// - every table is a global `let` array of integer literals with an explicit
-///   element type, which the optimizer places in read-only data;
-/// - the override arrays are exactly those of the `OverrideTable` the parser
-///   built, so their order is the sorted order `lookup` searches;
+/// - it uses integers, `Bool`, enum cases and `StaticString` only — no
+///   `String`, no Foundation — so it compiles in Embedded Swift;
+/// - every table is a global `let`: the override records and index are
+///   `StaticString` literals (`StaticStringLiteral`: swiftc compiles a
+///   million-name table in seconds), the other tables arrays of integer
+///   literals with an explicit element type; both land in read-only data;
+/// - the override tables hold exactly the bytes of the `OverrideTable` the
+///   parser built, so their order is the sorted order `lookup` searches;
 /// - the output depends only on the settings and `sourceName`, so an
 ///   unchanged config yields a byte-identical file.
 public enum ConfigGenerator {
@@ -38,28 +40,34 @@ public enum ConfigGenerator {
   }
 
   static func emitOverrideTables(_ table: OverrideTable, into out: inout SourceText) {
-    out.line("/// Override names: lower-cased flat wire names (RFC 1035 §3.1) in table order.")
-    out.line("let overrideNames: [UInt8] = [")
-    for index in 0..<table.count {
-      let range = nameRange(table, index)
-      out.line("  // \(describeName(Array(table.names[range])))")
-      out.values(table.names[range].map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
+    let records = Array(table.records)
+    let recordRanges = (0..<table.count).map { table.recordRange(at: $0) }
+    out.line("/// Override records in table order, one per line (`OverrideRecord`): the kind")
+    out.line("/// (0 exact, 1 wildcard, 2 block); for overrides the A count, AAAA count and")
+    out.line("/// address offset in base-128 digits; the lower-cased flat name (RFC 1035 §3.1).")
+    if StaticStringLiteral.canEncode(records) {
+      out.lines(
+        StaticStringLiteral.declaration(
+          "overrideRecords", pieces: recordRanges.map { records[$0] }, piecePerLine: true))
+    } else {
+      // A byte 0x80 or above has no one-byte spelling in a string literal.
+      out.line("let overrideRecords: [UInt8] = [")
+      for (index, range) in recordRanges.enumerated() {
+        out.line("  // \(entryLabel(table, index))")
+        out.values(records[range].map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
+      }
+      out.line("]")
     }
-    out.line("]")
     out.line()
-    out.line("/// Override entries, \(OverrideTable.wordsPerEntry) words each: name offset;")
-    out.line("/// name length | kind << 8 | IPv4 count << 16 | IPv6 count << 24; address offset.")
-    out.line("let overrideEntries: [UInt32] = [")
-    for index in 0..<table.count {
-      let base = index * OverrideTable.wordsPerEntry
-      let match = table.match(at: index)
-      let packed = "0x" + grouped(hexDigits(UInt64(table.entries[base + 1]), width: 8))
-      let words = ["\(table.entries[base])", packed, "\(table.entries[base + 2])"]
-      out.line(
-        "  \(words.joined(separator: ", ")),  // \(entryLabel(table, index)), "
-          + "\(match.ipv4Count) A, \(match.ipv6Count) AAAA")
-    }
-    out.line("]")
+    out.line("/// Where each record starts in `overrideRecords`: \(OverrideRecord.offsetDigits)")
+    out.line("/// base-128 digits per entry, least significant first.")
+    let index = Array(table.index)
+    let digits = OverrideRecord.offsetDigits
+    out.lines(
+      StaticStringLiteral.declaration(
+        "overrideIndex",
+        pieces: stride(from: 0, to: index.count, by: digits).map { index[$0..<($0 + digits)] },
+        piecePerLine: false))
     out.line()
     out.line("/// Override RDATA: each entry's A records (4 bytes), then its AAAA records (16).")
     out.line("let overrideAddressBytes: [UInt8] = [")
@@ -130,8 +138,8 @@ public enum ConfigGenerator {
     out.line("  settings.prefetchNames = prefetchNameBytes")
     out.line("  settings.prefetchHits = \(settings.prefetchHits)")
     out.line("  settings.overrides = OverrideTable(")
-    out.line(
-      "    names: overrideNames, entries: overrideEntries, addressBytes: overrideAddressBytes)")
+    out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
+    out.line("    addressBytes: TableBytes(overrideAddressBytes))")
     out.line("  return settings")
     out.line("}")
   }
@@ -173,15 +181,9 @@ public enum ConfigGenerator {
 
   // MARK: - Pieces
 
-  static func nameRange(_ table: OverrideTable, _ index: Int) -> Range<Int> {
-    let offset = Int(table.entries[index * OverrideTable.wordsPerEntry])
-    let length = Int(table.entries[index * OverrideTable.wordsPerEntry + 1] & 0xFF)
-    return offset..<(offset + length)
-  }
-
   /// `dev.lan. wildcard` — the name and what the entry does, for comments.
   static func entryLabel(_ table: OverrideTable, _ index: Int) -> String {
-    let name = describeName(Array(table.names[nameRange(table, index)]))
+    let name = table.withName(at: index) { describeName(Array($0)) }
     switch table.kind(at: index) {
     case .exact: return "\(name) exact"
     case .wildcard: return "*.\(name) wildcard"
@@ -232,6 +234,10 @@ struct SourceText {
   mutating func line(_ content: String = "") {
     text += content
     text += "\n"
+  }
+
+  mutating func lines(_ contents: [String]) {
+    for content in contents { line(content) }
   }
 
   /// Comma-terminated literals, `perLine` to a line, indented two spaces.

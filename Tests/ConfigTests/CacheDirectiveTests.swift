@@ -163,7 +163,7 @@ final class CacheDirectiveTests: XCTestCase {
         values["staleSeconds"].flatMap { UInt32($0) }, settings.staleSeconds, config)
       XCTAssertEqual(values["staleFirst"].flatMap { Bool($0) }, settings.staleFirst, config)
       // The source stays Embedded-safe and deterministic.
-      XCTAssertFalse(source.contains("\""))
+      assertNoStringValues(source)
       let again = try XCTUnwrap(parse(config))
       XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "cache.conf"), source)
     }

@@ -237,7 +237,7 @@ final class CacheFileDirectiveTests: XCTestCase {
       XCTAssertEqual(values["prefetchHits"].flatMap { UInt32($0) }, settings.prefetchHits, config)
       XCTAssertEqual(bytes(of: "cacheFilePathBytes", in: source), settings.cacheFilePath, config)
       XCTAssertEqual(bytes(of: "prefetchNameBytes", in: source), settings.prefetchNames, config)
-      XCTAssertFalse(source.contains("\""))
+      assertNoStringValues(source)
       for line in source.split(separator: "\n") {
         XCTAssertLessThanOrEqual(line.count, 100, String(line))
       }

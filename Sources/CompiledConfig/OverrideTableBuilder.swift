@@ -1,0 +1,136 @@
+import DNSWire
+
+/// Builds an `OverrideTable` from entries in any order; used by the config
+/// compiler (which then prints the tables) and by `--config` at start-up.
+///
+/// Entries are kept flat (all names in one array, fixed-size entries beside
+/// it) so that a block list of a million names costs a few bytes per name
+/// beyond the name itself while it is read.
+public struct OverrideTableBuilder {
+  public struct Entry {
+    public var name: [UInt8]
+    public var kind: OverrideKind
+    public var ipv4: [UInt8]
+    public var ipv6: [UInt8]
+    public init(name: [UInt8], kind: OverrideKind, ipv4: [UInt8] = [], ipv6: [UInt8] = []) {
+      self.name = name
+      self.kind = kind
+      self.ipv4 = ipv4
+      self.ipv6 = ipv6
+    }
+  }
+
+  /// An added entry; its name is `names[nameStart..<nameStart + nameLength]`
+  /// and its addresses start at `addressStart` in `addresses`.
+  struct Pending {
+    var nameStart: UInt32
+    var addressStart: UInt32
+    var nameLength: UInt8
+    var kind: OverrideKind
+    var ipv4Count: UInt8
+    var ipv6Count: UInt8
+  }
+
+  var names: [UInt8] = []
+  var addresses: [UInt8] = []
+  var pending: [Pending] = []
+  /// The size `records` would have if no entry were a duplicate.
+  public private(set) var recordBytes = 0
+
+  public init() {}
+
+  /// Entries added so far, duplicates included.
+  public var count: Int { pending.count }
+
+  /// Whether `entry` fits: `records` and `addressBytes` must stay below
+  /// `OverrideRecord.offsetLimit`.
+  public func hasRoom(for entry: Entry) -> Bool {
+    let recordSize = OverrideRecord.headerSize(entry.kind) + entry.name.count
+    let addressSize = entry.ipv4.count + entry.ipv6.count
+    return recordBytes + recordSize < OverrideRecord.offsetLimit
+      && addresses.count + addressSize < OverrideRecord.offsetLimit
+  }
+
+  /// Adds an entry: a flat name of at most 255 octets, at most 255 addresses
+  /// of each family (they are counted in a byte), and room for it.
+  public mutating func add(_ entry: Entry) {
+    precondition(entry.name.count <= Name.maxLength, "flat names are at most 255 octets")
+    precondition(entry.ipv4.count / 4 <= 255 && entry.ipv6.count / 16 <= 255, "too many addresses")
+    precondition(hasRoom(for: entry), "the override table is full")
+    pending.append(
+      Pending(
+        nameStart: UInt32(names.count), addressStart: UInt32(addresses.count),
+        nameLength: UInt8(entry.name.count), kind: entry.kind,
+        ipv4Count: UInt8(entry.ipv4.count / 4), ipv6Count: UInt8(entry.ipv6.count / 16)))
+    names.append(contentsOf: entry.name)
+    addresses.append(contentsOf: entry.ipv4)
+    addresses.append(contentsOf: entry.ipv6)
+    recordBytes += OverrideRecord.headerSize(entry.kind) + entry.name.count
+  }
+
+  /// The table: entries sorted by lower-cased name, then kind; blocks of
+  /// the same name kept once (block lists overlap; one entry answers the
+  /// same). Addresses are laid out in table order.
+  public func build() -> OverrideTable {
+    var order = Array(0..<pending.count)
+    names.withUnsafeBytes { names in
+      order.sort { lhs, rhs in
+        let comparison = Name.compareIgnoringCase(name(lhs, in: names), name(rhs, in: names))
+        return comparison != 0
+          ? comparison < 0 : pending[lhs].kind.rawValue < pending[rhs].kind.rawValue
+      }
+    }
+    var records: [UInt8] = []
+    var index: [UInt8] = []
+    var addressBytes: [UInt8] = []
+    records.reserveCapacity(recordBytes)
+    index.reserveCapacity(order.count * OverrideRecord.offsetDigits)
+    addressBytes.reserveCapacity(addresses.count)
+    names.withUnsafeBytes { names in
+      var previous: Int? = nil
+      for entry in order {
+        var isDuplicateBlock = false
+        if let previous, pending[previous].kind == .block, pending[entry].kind == .block {
+          let comparison = Name.compareIgnoringCase(
+            name(entry, in: names), name(previous, in: names))
+          isDuplicateBlock = comparison == 0
+        }
+        previous = entry
+        if isDuplicateBlock { continue }
+        OverrideRecord.appendDigits(
+          records.count, count: OverrideRecord.offsetDigits, to: &index)
+        appendRecord(entry, names: names, records: &records, addressBytes: &addressBytes)
+      }
+    }
+    return OverrideTable(
+      records: TableBytes(records), index: TableBytes(index),
+      addressBytes: TableBytes(addressBytes))
+  }
+
+  func name(_ entry: Int, in names: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    let start = Int(pending[entry].nameStart)
+    return UnsafeRawBufferPointer(
+      rebasing: names[start..<(start + Int(pending[entry].nameLength))])
+  }
+
+  /// Appends the record of `entry` (`OverrideRecord` layout) and its addresses.
+  func appendRecord(
+    _ entry: Int, names: UnsafeRawBufferPointer, records: inout [UInt8],
+    addressBytes: inout [UInt8]
+  ) {
+    let added = pending[entry]
+    records.append(added.kind.rawValue)
+    if added.kind != .block {
+      OverrideRecord.appendDigits(Int(added.ipv4Count), count: 2, to: &records)
+      OverrideRecord.appendDigits(Int(added.ipv6Count), count: 2, to: &records)
+      OverrideRecord.appendDigits(
+        addressBytes.count, count: OverrideRecord.offsetDigits, to: &records)
+      let start = Int(added.addressStart)
+      let end = start + 4 * Int(added.ipv4Count) + 16 * Int(added.ipv6Count)
+      addressBytes.append(contentsOf: addresses[start..<end])
+    }
+    for byte in name(entry, in: names) {
+      records.append(Name.asciiLowercased(byte))
+    }
+  }
+}
