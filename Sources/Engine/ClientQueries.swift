@@ -67,7 +67,7 @@ extension Engine {
   }
 
   func isAllowed(_ address: IPAddress) -> Bool {
-    for prefix in settings.effectiveAllow where prefix.contains(address) {
+    for prefix in allowPrefixes where prefix.contains(address) {
       return true
     }
     return false

@@ -42,6 +42,9 @@ public final class Engine {
   /// cannot aim many names at one bucket.
   let buckets: UnsafeMutablePointer<Int32>
   let hashKey: HashKey
+  /// The ACL in force, fetched once here: the default list is a lazily
+  /// initialised global, which would otherwise allocate at the first query.
+  let allowPrefixes: [AddressPrefix]
 
   /// Output buffers with 2 bytes of headroom for TCP framing.
   let replyBuffer: UnsafeMutableRawBufferPointer
@@ -94,6 +97,7 @@ public final class Engine {
     self.settings = settings
     self.upstreams = upstreams
     self.hashKey = hashKey
+    allowPrefixes = settings.effectiveAllow
     capacity = settings.inflight
     bucketMask = UInt32(capacity - 1)
     transactions = .allocate(capacity: capacity)
