@@ -43,11 +43,21 @@ public struct AddressSyntaxError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A problem on the line being parsed; `ConfigParser` turns it into a
-/// `ConfigError` by adding the file name and line number.
+/// `ConfigError` by adding the file name and line number. A problem in a
+/// file the line names (`block-list`) carries that file and its line.
 struct LineError: Error {
   let message: String
+  /// The other file, or nil for the config itself.
+  var file: String? = nil
+  /// The 1-based line in `file`; unused when `file` is nil.
+  var line = 0
   init(_ message: String) { self.message = message }
   init(_ error: AddressSyntaxError) { message = error.message }
+  init(_ message: String, file: String, line: Int) {
+    self.message = message
+    self.file = file
+    self.line = line
+  }
 }
 
 /// Text for a user-supplied token inside a message: in single quotes, with

@@ -16,15 +16,23 @@ import DNSWire
 /// two, name lengths and duplicate or conflicting entries are checked here,
 /// so the generated tables need no check at start-up.
 public enum ConfigParser {
-  public static func parse(_ text: String, fileName: String) throws(ConfigError) -> Settings {
-    try parse(bytes: Array(text.utf8), fileName: fileName)
+  public static func parse(
+    _ text: String, fileName: String, readFile: ConfigFileReader? = nil
+  ) throws(ConfigError) -> Settings {
+    try parse(bytes: Array(text.utf8), fileName: fileName, readFile: readFile)
   }
 
   /// The same for the raw bytes of a file, as the firmware reads them: no
   /// `String` is made of the text, so bytes that are not UTF-8 reach the
   /// messages as `\xNN` escapes rather than as replacement characters.
-  public static func parse(bytes: [UInt8], fileName: String) throws(ConfigError) -> Settings {
-    var reader = ConfigReader()
+  ///
+  /// `readFile` reads the files the config names (`block-list PATH`, with
+  /// PATH relative to the config's folder); without it, naming one is an
+  /// error.
+  public static func parse(
+    bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil
+  ) throws(ConfigError) -> Settings {
+    var reader = ConfigReader(fileName: fileName, readFile: readFile)
     var lineNumber = 0
     var lineStart = 0
     while lineStart < bytes.count {
@@ -35,7 +43,9 @@ public enum ConfigParser {
         do throws(LineError) {
           try reader.apply(tokens, line: lineNumber)
         } catch {
-          throw ConfigError(file: fileName, line: lineNumber, message: error.message)
+          throw ConfigError(
+            file: error.file ?? fileName, line: error.file == nil ? lineNumber : error.line,
+            message: error.message)
         }
       }
       lineStart = lineEnd + 1
@@ -87,6 +97,7 @@ enum Directive: Int, CaseIterable {
   case stale, staleFirst
   case cacheFile, cacheSaveInterval
   case prefetch, prefetchHits
+  case blockList
   case workers
 
   /// The directive spelled `token` (case-sensitive), if any.
@@ -140,6 +151,7 @@ enum Directive: Int, CaseIterable {
     case .cacheSaveInterval: return "cache-save-interval"
     case .prefetch: return "prefetch"
     case .prefetchHits: return "prefetch-hits"
+    case .blockList: return "block-list"
     case .workers: return "workers"
     }
   }
@@ -147,7 +159,7 @@ enum Directive: Int, CaseIterable {
   /// The directives that may appear on several lines; the others at most once.
   var isRepeatable: Bool {
     switch self {
-    case .listen, .allow, .upstream, .override, .block, .prefetch: return true
+    case .listen, .allow, .upstream, .override, .block, .prefetch, .blockList: return true
     default: return false
     }
   }
@@ -191,6 +203,7 @@ enum Directive: Int, CaseIterable {
       return "cache-save-interval DURATION, 30s...1d, e.g. 5m or 300 (seconds)"
     case .prefetch: return "prefetch NAME"
     case .prefetchHits: return "prefetch-hits COUNT, 0 (off)...1000000"
+    case .blockList: return "block-list PATH, one name per line, relative to this file's folder"
     case .workers: return "workers COUNT, 1...64"
     }
   }
@@ -216,6 +229,16 @@ struct ConfigReader {
   var upstreamLines: [Int] = []
   var resolvConfLine = 0
   var nameLines = NameLinesIndex()
+  /// The config's file name, and where `block-list` files are read.
+  let fileName: String
+  let readFile: ConfigFileReader?
+  /// `block-list`: each list's resolved path and the line naming it.
+  var blockLists: [(path: [UInt8], line: Int)] = []
+
+  init(fileName: String, readFile: ConfigFileReader?) {
+    self.fileName = fileName
+    self.readFile = readFile
+  }
 
   mutating func apply(_ tokens: [ArraySlice<UInt8>], line: Int) throws(LineError) {
     guard let directive = Directive.named(tokens[0]) else {
@@ -292,6 +315,7 @@ struct ConfigReader {
       // At least 30 s: the file is rewritten whole, and flash wears.
       settings.cacheSaveSeconds = try seconds(arguments[0], for: directive, range: 30...86_400)
     case .prefetch: try addPrefetch(arguments[0], line: line)
+    case .blockList: try addBlockList(arguments[0], line: line)
     case .prefetchHits:
       settings.prefetchHits = UInt32(try number(arguments[0], for: directive, range: 0...1_000_000))
     case .workers:

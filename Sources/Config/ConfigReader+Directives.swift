@@ -124,10 +124,10 @@ extension ConfigReader {
       let family = ipv4.count / 4 > 255 ? "IPv4" : "IPv6"
       throw LineError("more than 255 \(family) addresses for \(quoted(nameToken))")
     }
-    nameLines.setLines(lines, for: name)
-    overrides.add(
+    try addEntry(
       OverrideTableBuilder.Entry(
         name: name, kind: isWildcard ? .wildcard : .exact, ipv4: ipv4, ipv6: ipv6))
+    nameLines.setLines(lines, for: name)
   }
 
   /// `block NAME`: NAME and everything below it.
@@ -150,8 +150,8 @@ extension ConfigReader {
         "block of \(quoted(nameToken)) conflicts with the override on line \(other)")
     }
     lines.block = line
+    try addEntry(OverrideTableBuilder.Entry(name: name, kind: .block))
     nameLines.setLines(lines, for: name)
-    overrides.add(OverrideTableBuilder.Entry(name: name, kind: .block))
   }
 
   /// `prefetch NAME`: a name kept warm; the engine reads the flat names

@@ -4,9 +4,9 @@ import PackagePlugin
 /// Compiles a target's `dnsward.conf` into `<Target>.generated.swift` with
 /// `dnsward-confgen` before the target's sources are compiled.
 ///
-/// The config is an input file of the command, so editing it re-runs the
-/// compiler; a config error fails the build with the parser's
-/// `file:line: error: message`.
+/// The config and the files its `block-list` lines name are input files of
+/// the command, so editing one re-runs the compiler; a config error fails
+/// the build with the parser's `file:line: error: message`.
 @main
 struct ConfigCompilerPlugin: BuildToolPlugin {
   func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
@@ -32,8 +32,22 @@ struct ConfigCompilerPlugin: BuildToolPlugin {
         displayName: "Compiling \(target.name)/dnsward.conf",
         executable: try context.tool(named: "dnsward-confgen").url,
         arguments: [configPath, generated.path(percentEncoded: false)],
-        inputFiles: [config],
+        inputFiles: [config] + blockListFiles(config),
         outputFiles: [generated])
     ]
+  }
+
+  /// The files named by `block-list PATH` lines, PATH relative to the
+  /// config's folder (a rough tokenizer: the compiler itself reports errors).
+  func blockListFiles(_ config: URL) -> [URL] {
+    guard let text = try? String(contentsOf: config, encoding: .utf8) else { return [] }
+    let folder = config.deletingLastPathComponent()
+    return text.split(separator: "\n").compactMap { line in
+      let code = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+      let tokens = code.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+      guard tokens.count == 2, tokens[0] == "block-list" else { return nil }
+      let path = String(tokens[1])
+      return path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appending(path: path)
+    }
   }
 }

@@ -1,7 +1,9 @@
-// dnsward-confgen INPUT.conf OUTPUT.swift
+// dnsward-confgen INPUT.conf OUTPUT.swift [DEPFILE]
 //
 // Compiles a dnsward.conf into Swift source (see ConfigGenerator). Run at
 // build time by ConfigCompilerPlugin and by the firmware's CMake project.
+// With DEPFILE, also writes a Make-style dependency file naming the config
+// and every `block-list` file it read, so the build reruns when one changes.
 //
 // Exit status: 0 success; 1 config error (printed as `INPUT:LINE: error:
 // MESSAGE`, the form compilers use, so the build log points at the line) or
@@ -61,12 +63,27 @@ func shortName(_ path: String) -> String {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, !arguments[1].hasPrefix("-"), !arguments[2].hasPrefix("-") else {
-  printError("usage: dnsward-confgen INPUT.conf OUTPUT.swift")
+guard (3...4).contains(arguments.count),
+  !arguments.dropFirst().contains(where: { $0.hasPrefix("-") })
+else {
+  printError("usage: dnsward-confgen INPUT.conf OUTPUT.swift [DEPFILE]")
   exit(2)
 }
 let inputPath = arguments[1]
 let outputPath = arguments[2]
+let depfilePath = arguments.count == 4 ? arguments[3] : nil
+
+/// The files read for `block-list` lines, in order.
+nonisolated(unsafe) var listPaths: [String] = []
+
+func readListFile(_ path: [UInt8]) -> Result<[UInt8], ConfigFileError> {
+  let name = String(decoding: path, as: UTF8.self)
+  listPaths.append(name)
+  guard let contents = readFile(name) else {
+    return .failure(ConfigFileError(reason: systemError()))
+  }
+  return .success(contents)
+}
 
 guard let input = readFile(inputPath) else {
   printError("\(inputPath): error: cannot read: \(systemError())")
@@ -75,8 +92,7 @@ guard let input = readFile(inputPath) else {
 
 let generated: String
 do throws(ConfigError) {
-  let settings = try ConfigParser.parse(
-    String(decoding: input, as: UTF8.self), fileName: inputPath)
+  let settings = try ConfigParser.parse(bytes: input, fileName: inputPath, readFile: readListFile)
   generated = ConfigGenerator.swiftSource(settings, sourceName: shortName(inputPath))
 } catch {
   let location = error.line > 0 ? "\(error.file):\(error.line)" : error.file
@@ -89,5 +105,34 @@ if readFile(outputPath) != source {
   guard writeFileAtomically(outputPath, source) else {
     printError("\(outputPath): error: cannot write: \(systemError())")
     exit(1)
+  }
+}
+
+/// `TARGET: PREREQUISITE...` with spaces, `#` and `$` escaped as Make and
+/// Ninja read them (a backslash before any other character is itself).
+func depfileLine(target: String, prerequisites: [String]) -> String {
+  func escapedPath(_ path: String) -> String {
+    var text = ""
+    for character in path.unicodeScalars {
+      switch character {
+      case " ", "#": text += "\\" + String(character)
+      case "$": text += "$$"
+      default: text.unicodeScalars.append(character)
+      }
+    }
+    return text
+  }
+  return ([escapedPath(target) + ":"] + prerequisites.map(escapedPath)).joined(separator: " ")
+    + "\n"
+}
+
+if let depfilePath {
+  let dependencies = Array(
+    depfileLine(target: outputPath, prerequisites: [inputPath] + listPaths).utf8)
+  if readFile(depfilePath) != dependencies {
+    guard writeFileAtomically(depfilePath, dependencies) else {
+      printError("\(depfilePath): error: cannot write: \(systemError())")
+      exit(1)
+    }
   }
 }

@@ -51,6 +51,30 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
   /// block list is about 3 MB).
   let configSizeLimit = 64 << 20
 
+  /// A `block-list` file larger than this is refused (a million names take
+  /// about 25 MB).
+  let blockListSizeLimit = 256 << 20
+
+  /// A `block-list` file's contents, for the parser.
+  func readBlockList(_ path: [UInt8]) -> Result<[UInt8], ConfigFileError> {
+    do throws(Files.ReadError) {
+      let contents = try Files.contents(path: path, limit: blockListSizeLimit + 1)
+      guard contents.count <= blockListSizeLimit else {
+        return .failure(ConfigFileError(reason: "larger than \(blockListSizeLimit >> 20) MiB"))
+      }
+      return .success(contents)
+    } catch {
+      switch error {
+      case .system(let code) where code == Errno.noSuchFile:
+        return .failure(ConfigFileError(reason: "no such file"))
+      case .system(let code):
+        return .failure(ConfigFileError(reason: "errno \(code.rawValue)"))
+      case .notPrivate:
+        return .failure(ConfigFileError(reason: "not a private file"))
+      }
+    }
+  }
+
   /// FILE parsed, or the parser's `file:line: message` and exit status 1.
   func loadConfig(_ path: [UInt8]) -> Settings {
     let name = String(decoding: path, as: UTF8.self)
@@ -59,7 +83,7 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
-      return try ConfigParser.parse(bytes: bytes, fileName: name)
+      return try ConfigParser.parse(bytes: bytes, fileName: name, readFile: readBlockList)
     } catch {
       ProcessControl.printError(Array("\(error.description)\n".utf8))
       ProcessControl.exit(1)

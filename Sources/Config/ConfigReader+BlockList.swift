@@ -1,0 +1,107 @@
+import CompiledConfig
+import DNSWire
+
+/// Reads a file a config names, by path bytes as the config resolved them;
+/// fails with the reason (`No such file or directory`).
+public typealias ConfigFileReader = (_ path: [UInt8]) -> Result<[UInt8], ConfigFileError>
+
+/// Why a file named by a config could not be read.
+public struct ConfigFileError: Error {
+  public let reason: String
+  public init(reason: String) { self.reason = reason }
+}
+
+/// `block-list PATH`: a file of names to block, one per line.
+///
+/// A list file has one name per line; `#` starts a comment, blank lines,
+/// spaces, tabs and CRLF line ends are ignored. A problem in it is reported
+/// as `LIST:LINE: message`, LIST being the path as resolved here.
+///
+/// Lists are third-party data that the operator refreshes, so unlike the
+/// config's own `block` lines they never conflict:
+/// - a name listed twice, in several lists, or also on a `block` line, is
+///   blocked once (`OverrideTableBuilder.build` keeps one block per name);
+/// - a listed name that also has an `override` keeps both entries, and the
+///   override wins where it applies: an exact override answers the name
+///   itself (names below it stay blocked), a wildcard answers the names
+///   below it.
+extension ConfigReader {
+  mutating func addBlockList(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
+    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+      throw LineError("bad block-list path \(quoted(token))")
+    }
+    let path = resolvedPath(token)
+    if let first = blockLists.first(where: { $0.path == path }) {
+      throw LineError("duplicate block-list \(quoted(token)) (first on line \(first.line))")
+    }
+    blockLists.append((path, line))
+    guard let readFile else {
+      throw LineError("block-list \(quoted(token)): files cannot be read here")
+    }
+    let contents: [UInt8]
+    switch readFile(path) {
+    case .success(let bytes): contents = bytes
+    case .failure(let error):
+      throw LineError("cannot read block-list \(quoted(path)): \(error.reason)")
+    }
+    try addListedNames(contents, listName: String(decoding: path, as: UTF8.self))
+  }
+
+  /// `token` as is when absolute, else relative to the config's folder
+  /// (the current directory for a config named without a `/`).
+  func resolvedPath(_ token: ArraySlice<UInt8>) -> [UInt8] {
+    let slash = UInt8(ascii: "/")
+    let config = Array(fileName.utf8)
+    guard token.first != slash, let lastSlash = config.lastIndex(of: slash) else {
+      return Array(token)
+    }
+    return Array(config[...lastSlash]) + token
+  }
+
+  /// Blocks every name of a list file, stopping at the first bad line.
+  mutating func addListedNames(_ contents: [UInt8], listName: String) throws(LineError) {
+    var lineNumber = 0
+    var lineStart = 0
+    while lineStart < contents.count {
+      lineNumber += 1
+      let lineEnd = contents[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? contents.count
+      let tokens = ConfigParser.tokenize(contents[lineStart..<lineEnd])
+      lineStart = lineEnd + 1
+      guard !tokens.isEmpty else { continue }
+      do throws(LineError) {
+        try addListedName(tokens)
+      } catch {
+        throw LineError(error.message, file: listName, line: lineNumber)
+      }
+    }
+  }
+
+  mutating func addListedName(_ tokens: [ArraySlice<UInt8>]) throws(LineError) {
+    guard tokens.count == 1 else {
+      throw LineError(
+        "one name per line, found \(quoted(tokens[1])) after \(quoted(tokens[0])) "
+          + "(from a hosts file, keep only the names)")
+    }
+    let token = tokens[0]
+    if token.first == UInt8(ascii: "*") {
+      throw LineError(
+        "a block list takes names, not wildcards: a listed name already covers "
+          + "every name below it")
+    }
+    let name = try flatName(token, written: token)
+    guard name != Name.root else {
+      throw LineError("the root name cannot be blocked (that would block every name)")
+    }
+    try addEntry(OverrideTableBuilder.Entry(name: name, kind: .block))
+  }
+
+  /// Adds an entry to the override table, if it has room.
+  mutating func addEntry(_ entry: OverrideTableBuilder.Entry) throws(LineError) {
+    guard overrides.hasRoom(for: entry) else {
+      throw LineError(
+        "too many names: the override table holds at most "
+          + "\(OverrideRecord.offsetLimit >> 20) MiB of names and addresses")
+    }
+    overrides.add(entry)
+  }
+}
