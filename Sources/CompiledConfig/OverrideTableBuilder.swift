@@ -116,7 +116,7 @@ public struct OverrideTableBuilder {
           ? comparison < 0 : pending[lhs.entry].kind.rawValue < pending[rhs.entry].kind.rawValue
       }
     }
-    return keyed.map(\.entry)
+    return keyed.map { $0.entry }
   }
 
   /// The first eight bytes, big-endian, zero-padded: if two keys differ,
