@@ -106,8 +106,9 @@ public final class Engine {
       transactions[slot].nextInOrder = slot + 1 < capacity ? Int32(slot + 1) : -1
     }
     freeSlots = 0
+    // Not zeroed: a slot's name is written before it is read, and untouched
+    // pages cost no memory (a quiet router uses a few slots).
     names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
-    names.initializeMemory(as: UInt8.self, repeating: 0)
     waiterCapacity = capacity
     waiters = .allocate(capacity: waiterCapacity)
     waiters.initialize(repeating: Waiter(), count: waiterCapacity)

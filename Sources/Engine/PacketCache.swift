@@ -17,26 +17,58 @@ import DNSWire
 /// (circularly); the entry ring holds them oldest first; every live entry is
 /// in the index exactly once.
 public final class PacketCache {
+  /// 40 bytes, so that a 10,000-entry cache costs 400 kB of bookkeeping:
+  /// lengths and offsets are stored narrow (a name is at most 255 octets, a
+  /// message at most 65,535, the arena at most 256 MiB) and read as `Int`.
   struct Entry {
-    var offset = 0
-    var nameLength = 0
-    var messageLength = 0
-    var type = RRType.a
-    var rrClass = RRClass.internet
-    /// DO and CD of the question: answers differ with them.
-    var keyFlags: UInt8 = 0
-    var hash: UInt32 = 0
     /// When it was stored and when its TTL runs out, in the engine's clock.
     var storedAt: UInt64 = 0
     var expiresAt: UInt64 = 0
+    var storedOffset: UInt32 = 0
+    var hash: UInt32 = 0
     var hits: UInt32 = 0
+    var storedMessageLength: UInt16 = 0
+    var type = RRType.a
+    var rrClass = RRClass.internet
+    var storedNameLength: UInt8 = 0
+    /// DO and CD of the question: answers differ with them.
+    var keyFlags: UInt8 = 0
     /// Hit since it was written or last given a second chance.
     var referenced = false
     /// False once a newer answer for the same question replaced it: it only
     /// waits for the ring to reclaim its bytes.
     var live = true
+
+    init() {}
+
+    init(
+      offset: Int, nameLength: Int, messageLength: Int, type: RRType, rrClass: RRClass,
+      keyFlags: UInt8, hash: UInt32, storedAt: UInt64, expiresAt: UInt64, hits: UInt32
+    ) {
+      storedOffset = UInt32(truncatingIfNeeded: offset)
+      storedNameLength = UInt8(truncatingIfNeeded: nameLength)
+      storedMessageLength = UInt16(truncatingIfNeeded: messageLength)
+      self.type = type
+      self.rrClass = rrClass
+      self.keyFlags = keyFlags
+      self.hash = hash
+      self.storedAt = storedAt
+      self.expiresAt = expiresAt
+      self.hits = hits
+    }
+
+    var offset: Int {
+      get { Int(storedOffset) }
+      set { storedOffset = UInt32(truncatingIfNeeded: newValue) }
+    }
+    var nameLength: Int { Int(storedNameLength) }
+    var messageLength: Int { Int(storedMessageLength) }
     var length: Int { nameLength + messageLength }
   }
+
+  /// Bytes of bookkeeping per entry besides its arena bytes and its index
+  /// slots (the README's memory figures rest on this).
+  public static var entryBytes: Int { MemoryLayout<Entry>.stride }
 
   public let capacity: Int
   public let arenaBytes: Int
@@ -143,7 +175,11 @@ public final class PacketCache {
     message: UnsafeRawBufferPointer, now: UInt64, expiresAt: UInt64
   ) -> Bool {
     let length = name.count + message.count
-    guard isEnabled, length <= arenaBytes else { return false }
+    // The entry's narrow fields hold these (a flat name is at most 255
+    // octets, a DNS message at most 65,535).
+    guard isEnabled, length <= arenaBytes, name.count <= 255, message.count <= 65_535 else {
+      return false
+    }
     if let existing = find(name: name, type: type, rrClass: rrClass, keyFlags: keyFlags) {
       // Out of the index at once; its arena bytes are reclaimed when the
       // ring reaches it, like any other entry.

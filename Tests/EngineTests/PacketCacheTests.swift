@@ -133,3 +133,37 @@ final class SecondChanceTests: XCTestCase {
     XCTAssertNil(helper.lookup(cache, "hot.example"))
   }
 }
+
+final class PacketCacheLayoutTests: XCTestCase {
+  /// A 10,000-entry cache keeps its bookkeeping within 400 kB (64-bit).
+  func testEntryBookkeepingIsFortyBytes() {
+    XCTAssertLessThanOrEqual(PacketCache.entryBytes, 40)
+  }
+
+  /// Names and messages at the limits of the narrow fields round-trip.
+  func testLongestNameAndLargeMessageAreStoredWhole() throws {
+    let cache = PacketCache(capacity: 4, arenaBytes: 70_000, hashKey: HashKey(k0: 3, k1: 4))
+    // 255 octets: three 63-octet labels, one 61-octet label, the root.
+    var name: [UInt8] = []
+    for length in [63, 63, 63, 61] {
+      name.append(UInt8(length))
+      name += [UInt8](repeating: 0x61, count: length)
+    }
+    name.append(0)
+    XCTAssertEqual(name.count, 255)
+    let message = [UInt8](repeating: 0xAB, count: 65_000)
+    let stored = name.withUnsafeBytes { nameBytes in
+      message.withUnsafeBytes { messageBytes in
+        cache.insert(
+          name: nameBytes, type: .a, rrClass: .internet, keyFlags: 0, message: messageBytes,
+          now: 0, expiresAt: 1000)
+      }
+    }
+    XCTAssertTrue(stored)
+    let number = try XCTUnwrap(
+      name.withUnsafeBytes {
+        cache.find(name: $0, type: .a, rrClass: .internet, keyFlags: 0)
+      })
+    XCTAssertEqual(Array(cache.storedMessage(number)), message)
+  }
+}
