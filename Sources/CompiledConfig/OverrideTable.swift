@@ -23,7 +23,7 @@ public struct OverrideMatch {
 
 /// The static host table, shared by the generated source and `--config`.
 ///
-/// Three byte tables, laid out so that the generator can emit the large
+/// Four byte tables, laid out so that the generator can emit the large
 /// ones as string literals, which swiftc compiles in seconds even at tens
 /// of megabytes (an array literal of a million integers does not compile in
 /// reasonable time) and which land in read-only data:
@@ -31,28 +31,36 @@ public struct OverrideMatch {
 ///   flat name), sorted by name in lower-cased byte order, then by kind;
 /// - `index`: the offset of each entry's record in `records`, in
 ///   `OverrideRecord.offsetDigits` base-128 digits;
+/// - `fences`: the first `OverrideRecord.fenceKeySize` bytes of the names of
+///   entries 0, `fenceStride`, 2 × `fenceStride`, ..., zero-padded (empty:
+///   no fences). A lookup searches this small table first, then only the
+///   stretch of entries between two fences, so most of its steps stay in a
+///   few cache lines instead of touching a new page of a large table each;
 /// - `addressBytes`: RDATA of each entry, its IPv4 addresses then its IPv6.
 ///
 /// Every byte of `index` and of the record headers is below 0x80, and so is
-/// every byte of the names the config language accepts.
+/// every byte of the names the config language accepts (and of `fences`).
 ///
-/// Lookup is a binary search per candidate name: no hashing, no allocation.
+/// Lookup is binary search per candidate name: no hashing, no allocation.
 /// The tables come from `OverrideTableBuilder`; reads past the end of
-/// `records` yield zero bytes instead of trapping, so even a damaged table
-/// cannot make a lookup touch memory outside it.
+/// `records` yield zero bytes instead of trapping, and fences of the wrong
+/// size are ignored, so even a damaged table cannot make a lookup touch
+/// memory outside it.
 public struct OverrideTable {
   public let records: TableBytes
   public let index: TableBytes
+  public let fences: TableBytes
   public let addressBytes: TableBytes
 
   public init(
     records: TableBytes = TableBytes(), index: TableBytes = TableBytes(),
-    addressBytes: TableBytes = TableBytes()
+    fences: TableBytes = TableBytes(), addressBytes: TableBytes = TableBytes()
   ) {
     precondition(
       index.count % OverrideRecord.offsetDigits == 0, "override index entries are 4 digits each")
     self.records = records
     self.index = index
+    self.fences = fences
     self.addressBytes = addressBytes
   }
 
@@ -113,7 +121,11 @@ public struct OverrideTable {
 
   func withView<R>(_ body: (OverrideTableView) -> R) -> R {
     records.withUnsafeBytes { records in
-      index.withUnsafeBytes { index in body(OverrideTableView(records: records, index: index)) }
+      index.withUnsafeBytes { index in
+        fences.withUnsafeBytes { fences in
+          body(OverrideTableView(records: records, index: index, fences: fences))
+        }
+      }
     }
   }
 }
@@ -140,6 +152,11 @@ public enum OverrideRecord {
   /// Offsets are 4 base-128 digits: `records` and `addressBytes` stay
   /// below 256 MiB (about ten million names).
   public static let offsetLimit = 1 << (7 * offsetDigits)
+  /// Entries from one fence to the next (`OverrideTable.fences`): 0.25
+  /// bytes of fences per entry; at most 5 steps of a search between two.
+  public static let fenceStride = 32
+  /// The leading name bytes a fence keeps: eight, one 64-bit comparison.
+  public static let fenceKeySize = 8
 
   public static func headerSize(_ kind: OverrideKind) -> Int {
     kind == .block ? 1 : addressOffset.upperBound
@@ -151,110 +168,5 @@ public enum OverrideRecord {
     for digit in 0..<digits {
       bytes.append(UInt8(truncatingIfNeeded: value >> (7 * digit)) & 0x7F)
     }
-  }
-}
-
-/// Reads an `OverrideTable` through raw pointers, valid for one closure.
-struct OverrideTableView {
-  let records: UnsafeRawBufferPointer
-  let index: UnsafeRawBufferPointer
-
-  var count: Int { index.count / OverrideRecord.offsetDigits }
-
-  /// The byte of `records` at `offset`, or 0 past its end.
-  func recordByte(_ offset: Int) -> UInt8 {
-    offset < records.count ? records[offset] : 0
-  }
-
-  func digits(_ range: Range<Int>, from start: Int) -> Int {
-    var value = 0
-    for position in range.reversed() {
-      value = value << 7 | Int(recordByte(start + position) & 0x7F)
-    }
-    return value
-  }
-
-  func recordOffset(_ entry: Int) -> Int {
-    let start = entry * OverrideRecord.offsetDigits
-    var value = 0
-    for position in (start..<(start + OverrideRecord.offsetDigits)).reversed() {
-      value = value << 7 | Int(index[position] & 0x7F)
-    }
-    return value
-  }
-
-  func kind(_ entry: Int) -> OverrideKind {
-    OverrideKind(rawValue: recordByte(recordOffset(entry) + OverrideRecord.kind)) ?? .block
-  }
-
-  func match(_ entry: Int) -> OverrideMatch {
-    let record = recordOffset(entry)
-    let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
-    guard kind != .block else {
-      return OverrideMatch(kind: kind, ipv4Offset: 0, ipv4Count: 0, ipv6Count: 0)
-    }
-    return OverrideMatch(
-      kind: kind, ipv4Offset: digits(OverrideRecord.addressOffset, from: record),
-      ipv4Count: digits(OverrideRecord.ipv4Count, from: record),
-      ipv6Count: digits(OverrideRecord.ipv6Count, from: record))
-  }
-
-  func nameStart(_ entry: Int) -> Int {
-    let record = recordOffset(entry)
-    let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
-    return record + OverrideRecord.headerSize(kind)
-  }
-
-  /// Where the flat name of `entry` lies: its labels up to the root
-  /// octet, cut at the end of `records`.
-  func nameRange(_ entry: Int) -> Range<Int> {
-    let start = min(nameStart(entry), records.count)
-    var end = start
-    while end < records.count {
-      let length = Int(records[end])
-      end += 1
-      if length == 0 { break }
-      end += length
-    }
-    return start..<min(end, records.count)
-  }
-
-  func name(_ entry: Int) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(rebasing: records[nameRange(entry)])
-  }
-
-  /// The sign of (name of `entry`) − `candidate` in the order of
-  /// `Name.compareIgnoringCase`: byte by byte with `candidate` lower-cased,
-  /// a proper prefix first. The entry's name ends at its root octet, found
-  /// by following its length octets, so its length is never stored.
-  func compareName(_ entry: Int, _ candidate: UnsafeRawBufferPointer) -> Int {
-    let start = nameStart(entry)
-    var nextLengthOctet = 0
-    for position in 0..<candidate.count {
-      let stored = recordByte(start + position)
-      let wanted = Name.asciiLowercased(candidate[position])
-      if stored != wanted { return stored < wanted ? -1 : 1 }
-      if position == nextLengthOctet {
-        // The stored name ends here: equal if the candidate does too.
-        if stored == 0 { return position + 1 == candidate.count ? 0 : -1 }
-        nextLengthOctet += 1 + Int(stored)
-      }
-    }
-    return 1
-  }
-
-  /// The first entry whose name is not below `candidate` in table order.
-  func lowerBound(_ candidate: UnsafeRawBufferPointer) -> Int {
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = (low + high) / 2
-      if compareName(middle, candidate) < 0 {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    return low
   }
 }

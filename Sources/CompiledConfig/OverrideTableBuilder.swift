@@ -94,9 +94,23 @@ public struct OverrideTableBuilder {
         appendRecord(entry, names: names, records: &records, addressBytes: &addressBytes)
       }
     }
+    let table = OverrideTable(records: TableBytes(records), index: TableBytes(index))
     return OverrideTable(
-      records: TableBytes(records), index: TableBytes(index),
+      records: table.records, index: table.index, fences: TableBytes(Self.fences(of: table)),
       addressBytes: TableBytes(addressBytes))
+  }
+
+  /// The fences of a table (`OverrideTable.fences`): the leading name bytes
+  /// of every `OverrideRecord.fenceStride`th entry, zero-padded.
+  static func fences(of table: OverrideTable) -> [UInt8] {
+    var fences: [UInt8] = []
+    let keySize = OverrideRecord.fenceKeySize
+    for entry in stride(from: 0, to: table.count, by: OverrideRecord.fenceStride) {
+      table.withName(at: entry) { name in
+        for position in 0..<keySize { fences.append(position < name.count ? name[position] : 0) }
+      }
+    }
+    return fences
   }
 
   /// The entries in table order: by name, then by kind. Names are compared

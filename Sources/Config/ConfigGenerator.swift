@@ -7,8 +7,8 @@ import DNSWire
 /// Invariants of the output, so that it builds for the firmware too:
 /// - it uses integers, `Bool`, enum cases and `StaticString` only — no
 ///   `String`, no Foundation — so it compiles in Embedded Swift;
-/// - every table is a global `let`: the override records and index are
-///   `StaticString` literals (`StaticStringLiteral`: swiftc compiles a
+/// - every table is a global `let`: the override records, index and fences
+///   are `StaticString` literals (`StaticStringLiteral`: swiftc compiles a
 ///   million-name table in seconds), the other tables arrays of integer
 ///   literals with an explicit element type; both land in read-only data;
 /// - the override tables hold exactly the bytes of the `OverrideTable` the
@@ -69,6 +69,8 @@ public enum ConfigGenerator {
         pieces: stride(from: 0, to: index.count, by: digits).map { index[$0..<($0 + digits)] },
         piecePerLine: false))
     out.line()
+    emitFences(table, into: &out)
+    out.line()
     out.line("/// Override RDATA: each entry's A records (4 bytes), then its AAAA records (16).")
     out.line("let overrideAddressBytes: [UInt8] = [")
     for index in 0..<table.count {
@@ -88,6 +90,27 @@ public enum ConfigGenerator {
     }
     out.line("]")
     out.line()
+  }
+
+  /// `overrideFences`: a string literal, or an array where a name holds a
+  /// byte 0x80 or above (then so may its fence).
+  static func emitFences(_ table: OverrideTable, into out: inout SourceText) {
+    let fences = Array(table.fences)
+    let keySize = OverrideRecord.fenceKeySize
+    out.line(
+      "/// The first \(keySize) name bytes of every \(OverrideRecord.fenceStride)th entry, "
+        + "zero-padded.")
+    if StaticStringLiteral.canEncode(fences) {
+      out.lines(
+        StaticStringLiteral.declaration(
+          "overrideFences",
+          pieces: stride(from: 0, to: fences.count, by: keySize).map {
+            fences[$0..<($0 + keySize)]
+          },
+          piecePerLine: false))
+    } else {
+      out.byteArray("overrideFences", fences)
+    }
   }
 
   static func emitSettingsFunction(_ settings: Settings, into out: inout SourceText) {
@@ -139,7 +162,8 @@ public enum ConfigGenerator {
     out.line("  settings.prefetchHits = \(settings.prefetchHits)")
     out.line("  settings.overrides = OverrideTable(")
     out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
-    out.line("    addressBytes: TableBytes(overrideAddressBytes))")
+    out.line(
+      "    fences: TableBytes(overrideFences), addressBytes: TableBytes(overrideAddressBytes))")
     out.line("  return settings")
     out.line("}")
   }

@@ -79,9 +79,11 @@ final class GeneratedSourceCompileTests: XCTestCase {
       return result
     }
     let table = compiledSettings().overrides
-    print(table.records.isLiteral && table.index.isLiteral ? "literal" : "array")
+    let isLiteral = table.records.isLiteral && table.index.isLiteral && table.fences.isLiteral
+    print(isLiteral ? "literal" : "array")
     print(hex(table.records))
     print(hex(table.index))
+    print(hex(table.fences))
     while let line = readLine() {
       let query = bytes(Substring(line))
       guard let match = query.withUnsafeBytes({ table.lookup($0) }) else {
@@ -145,7 +147,10 @@ final class GeneratedSourceCompileTests: XCTestCase {
     let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(
       String.init)
     let expected =
-      ["literal", Self.hex(Array(table.records)), Self.hex(Array(table.index))]
+      [
+        "literal", Self.hex(Array(table.records)), Self.hex(Array(table.index)),
+        Self.hex(Array(table.fences)),
+      ]
       + queries.map { Self.answer(table, $0) }
     XCTAssertEqual(lines, expected)
   }

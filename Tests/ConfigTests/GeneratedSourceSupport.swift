@@ -88,12 +88,16 @@ func rebuiltTable(from source: String, file: StaticString = #filePath, line: UIn
   let records =
     staticStringBytes(of: "overrideRecords", in: source)
     ?? integers(of: "overrideRecords", type: "UInt8", in: source)?.map { UInt8($0) }
+  let fences =
+    staticStringBytes(of: "overrideFences", in: source)
+    ?? integers(of: "overrideFences", type: "UInt8", in: source)?.map { UInt8($0) }
   return OverrideTable(
     records: TableBytes(try XCTUnwrap(records, "overrideRecords", file: file, line: line)),
     index: TableBytes(
       try XCTUnwrap(
         staticStringBytes(of: "overrideIndex", in: source), "overrideIndex", file: file,
         line: line)),
+    fences: TableBytes(try XCTUnwrap(fences, "overrideFences", file: file, line: line)),
     addressBytes: TableBytes(
       try XCTUnwrap(
         integers(of: "overrideAddressBytes", type: "UInt8", in: source)?.map { UInt8($0) },

@@ -3,7 +3,7 @@ import Config
 import DNSWire
 import XCTest
 
-/// The byte layout of `OverrideTable` (records, base-128 index) and its
+/// The byte layout of `OverrideTable` (records, base-128 index, fences) and its
 /// round trip through generated source, against a plain reference model of
 /// the lookup rules.
 final class OverrideTableLayoutTests: XCTestCase {
@@ -144,6 +144,8 @@ final class OverrideTableLayoutTests: XCTestCase {
         + [1, 0x61] + example
         + [2] + [1, 0x62] + example)
     XCTAssertEqual(Array(table.index), [0, 0, 0, 0, 20, 0, 0, 0, 40, 0, 0, 0])
+    // One fence (entry 0): its name's first eight bytes.
+    XCTAssertEqual(Array(table.fences), [1, 0x61] + example.prefix(6))
     XCTAssertEqual(Array(table.addressBytes), [192, 0, 2, 1] + Array(repeating: 1, count: 16))
     XCTAssertEqual(table.recordRange(at: 2), 40..<52)
     XCTAssertEqual(table.withName(at: 2) { Array($0) }, [1, 0x62] + example)
@@ -184,9 +186,56 @@ final class OverrideTableLayoutTests: XCTestCase {
       let rebuilt = try rebuiltTable(from: source)
       XCTAssertEqual(Array(rebuilt.records), Array(table.records))
       XCTAssertEqual(Array(rebuilt.index), Array(table.index))
+      XCTAssertEqual(Array(rebuilt.fences), Array(table.fences))
       for query in Self.queries(for: entries, highBytes: highBytes) {
         assertSameAnswer(rebuilt, entries, query)
       }
+    }
+  }
+
+  /// Fences only narrow the search: a table without them, or with fences of
+  /// the wrong size, answers the same.
+  func testFencesOnlyNarrowTheSearch() {
+    for highBytes in [false, true] {
+      let (table, entries) = Self.randomTable(highBytes: highBytes, count: 400)
+      XCTAssertEqual(
+        table.fences.count,
+        OverrideRecord.fenceKeySize
+          * ((table.count + OverrideRecord.fenceStride - 1) / OverrideRecord.fenceStride))
+      let unfenced = OverrideTable(
+        records: table.records, index: table.index, addressBytes: table.addressBytes)
+      let misfenced = OverrideTable(
+        records: table.records, index: table.index, fences: TableBytes([1, 2, 3]),
+        addressBytes: table.addressBytes)
+      for query in Self.queries(for: entries, highBytes: highBytes) {
+        assertSameAnswer(unfenced, entries, query)
+        assertSameAnswer(misfenced, entries, query)
+      }
+    }
+  }
+
+  /// Names that share their first eight bytes give many equal fence keys;
+  /// the search then spans all the fences with that key.
+  func testEqualFenceKeys() {
+    var builder = OverrideTableBuilder()
+    var entries: [ModelEntry] = []
+    for index in 0..<500 {
+      // `\u{c}aaaaaaa...N.example`: the same first eight bytes for all.
+      let name = flatName("aaaaaaaaaaa\(index).example")
+      builder.add(.init(name: name, kind: .block))
+      entries.append(ModelEntry(name: name, kind: .block))
+    }
+    for index in 0..<100 {
+      let name = flatName("b\(index).example")
+      builder.add(.init(name: name, kind: .exact, ipv4: [10, 0, 0, UInt8(index)]))
+      entries.append(ModelEntry(name: name, kind: .exact, ipv4: [10, 0, 0, UInt8(index)]))
+    }
+    let table = builder.build()
+    var queries: [[UInt8]] = entries.flatMap { [$0.name, [1, 0x78] + $0.name] }
+    queries += ["aaaaaaaaaaa", "aaaaaaaaaaa500.example", "aaaaaaa.example", "b100.example", "a"]
+      .map(flatName)
+    for query in queries {
+      assertSameAnswer(table, entries, query)
     }
   }
 }
