@@ -76,47 +76,41 @@ public struct OverrideTableBuilder {
     let order = sortedEntries()
     var records: [UInt8] = []
     var index: [UInt8] = []
+    var fences: [UInt8] = []
     var addressBytes: [UInt8] = []
     records.reserveCapacity(recordBytes)
     index.reserveCapacity(order.count * OverrideRecord.offsetDigits)
     addressBytes.reserveCapacity(addresses.count)
     names.withUnsafeBytes { names in
       var previous: Int? = nil
-      for entry in order {
+      for (key, entry) in order {
         var isDuplicateBlock = false
         if let previous, pending[previous].kind == .block, pending[entry].kind == .block {
           isDuplicateBlock = Self.compare(name(entry, in: names), name(previous, in: names)) == 0
         }
         previous = entry
         if isDuplicateBlock { continue }
+        let kept = index.count / OverrideRecord.offsetDigits
+        if kept % OverrideRecord.fenceStride == 0 {
+          // The fence key is the sort key: the name's first eight bytes.
+          for shift in stride(from: 56, through: 0, by: -8) {
+            fences.append(UInt8(truncatingIfNeeded: key >> UInt64(shift)))
+          }
+        }
         OverrideRecord.appendDigits(
           records.count, count: OverrideRecord.offsetDigits, to: &index)
         appendRecord(entry, names: names, records: &records, addressBytes: &addressBytes)
       }
     }
-    let table = OverrideTable(records: TableBytes(records), index: TableBytes(index))
     return OverrideTable(
-      records: table.records, index: table.index, fences: TableBytes(Self.fences(of: table)),
+      records: TableBytes(records), index: TableBytes(index), fences: TableBytes(fences),
       addressBytes: TableBytes(addressBytes))
-  }
-
-  /// The fences of a table (`OverrideTable.fences`): the leading name bytes
-  /// of every `OverrideRecord.fenceStride`th entry, zero-padded.
-  static func fences(of table: OverrideTable) -> [UInt8] {
-    var fences: [UInt8] = []
-    let keySize = OverrideRecord.fenceKeySize
-    for entry in stride(from: 0, to: table.count, by: OverrideRecord.fenceStride) {
-      table.withName(at: entry) { name in
-        for position in 0..<keySize { fences.append(position < name.count ? name[position] : 0) }
-      }
-    }
-    return fences
   }
 
   /// The entries in table order: by name, then by kind. Names are compared
   /// first by their leading eight bytes packed into one integer, which
   /// decides most comparisons of a large list in one step.
-  func sortedEntries() -> [Int] {
+  func sortedEntries() -> [(key: UInt64, entry: Int)] {
     var keyed = names.withUnsafeBytes { names in
       (0..<pending.count).map { entry in
         (key: Self.leadingBytes(name(entry, in: names)), entry: entry)
@@ -130,14 +124,14 @@ public struct OverrideTableBuilder {
           ? comparison < 0 : pending[lhs.entry].kind.rawValue < pending[rhs.entry].kind.rawValue
       }
     }
-    return keyed.map { $0.entry }
+    return keyed
   }
 
-  /// The first eight bytes, big-endian, zero-padded: if two keys differ,
-  /// they order the names as `compare` does.
+  /// The first eight bytes (`OverrideRecord.fenceKeySize`), big-endian,
+  /// zero-padded: if two keys differ, they order the names as `compare` does.
   static func leadingBytes(_ name: UnsafeRawBufferPointer) -> UInt64 {
     var key: UInt64 = 0
-    for position in 0..<8 {
+    for position in 0..<OverrideRecord.fenceKeySize {
       key = key << 8 | UInt64(position < name.count ? name[position] : 0)
     }
     return key

@@ -2,70 +2,67 @@
 ///
 /// A compiled config passes the bytes of a string literal, which stay where
 /// the linker put them (read-only data, nothing copied at start-up); a config
-/// read at run time (`--config`) passes an array it built. Either way the
-/// bytes never change after `init`.
+/// read at run time (`--config`) passes an array, copied once into a buffer
+/// this value owns. Either way the bytes never change after `init`, and
+/// `bytes` stays valid as long as `owner` lives (for a literal, forever), so
+/// `withUnsafeBytes` calls its body on one path: no copy of the body per
+/// kind of storage in the (size-budgeted) firmware.
 public struct TableBytes {
-  enum Storage {
-    /// Invariant: `hasPointerRepresentation` (`init(_: StaticString)` copies
-    /// the others into an array).
-    case literal(StaticString)
-    case array([UInt8])
+  /// Frees the copy of an array's bytes when the last `TableBytes` sharing
+  /// it goes away.
+  final class Owner {
+    let storage: UnsafeMutableRawBufferPointer
+
+    init(copying bytes: [UInt8]) {
+      storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+      storage.copyBytes(from: bytes)
+    }
+
+    deinit { storage.deallocate() }
   }
 
-  let storage: Storage
+  let bytes: UnsafeRawBufferPointer
+  /// nil for a literal's bytes, which live as long as the program.
+  let owner: Owner?
 
   public init() {
-    storage = .array([])
+    bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    owner = nil
   }
 
-  public init(_ bytes: [UInt8]) {
-    storage = .array(bytes)
+  public init(_ array: [UInt8]) {
+    let owner = Owner(copying: array)
+    self.owner = owner
+    bytes = UnsafeRawBufferPointer(owner.storage)
   }
 
   /// The UTF-8 bytes of `literal`. A literal of one Unicode scalar may be
   /// stored as the scalar itself rather than as bytes in read-only data;
   /// those few bytes are copied.
   public init(_ literal: StaticString) {
-    if literal.hasPointerRepresentation {
-      storage = .literal(literal)
-    } else {
-      storage = .array(literal.withUTF8Buffer { Array($0) })
+    guard literal.hasPointerRepresentation else {
+      self = TableBytes(literal.withUTF8Buffer { Array($0) })
+      return
     }
+    bytes = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    owner = nil
   }
 
   /// Calls `body` with the bytes. The pointer is valid only inside `body`.
   public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-    switch storage {
-    case .literal(let literal):
-      return body(
-        UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    case .array(let bytes):
-      return bytes.withUnsafeBytes(body)
-    }
+    withExtendedLifetime(owner) { body(bytes) }
   }
 
-  /// Whether the bytes are a string literal's, in read-only data.
-  public var isLiteral: Bool {
-    if case .literal = storage { return true }
-    return false
-  }
+  /// Whether the bytes are a (non-empty) string literal's, in read-only data.
+  public var isLiteral: Bool { owner == nil && bytes.count > 0 }
 }
 
 extension TableBytes: RandomAccessCollection {
   public var startIndex: Int { 0 }
-
-  public var endIndex: Int {
-    switch storage {
-    case .literal(let literal): return literal.utf8CodeUnitCount
-    case .array(let bytes): return bytes.count
-    }
-  }
+  public var endIndex: Int { bytes.count }
 
   public subscript(position: Int) -> UInt8 {
-    precondition(position >= 0 && position < endIndex, "table byte index out of range")
-    switch storage {
-    case .literal(let literal): return literal.utf8Start[position]
-    case .array(let bytes): return bytes[position]
-    }
+    precondition(position >= 0 && position < bytes.count, "table byte index out of range")
+    return withUnsafeBytes { $0[position] }
   }
 }

@@ -35,11 +35,9 @@ extension ConfigReader {
       throw LineError("duplicate block-list \(quoted(token)) (first on line \(first.line))")
     }
     blockLists.append((path, line))
-    guard let readFile else {
-      throw LineError("block-list \(quoted(token)): files cannot be read here")
-    }
+    let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
     let contents: [UInt8]
-    switch readFile(path) {
+    switch read {
     case .success(let bytes): contents = bytes
     case .failure(let error):
       throw LineError("cannot read block-list \(quoted(path)): \(error.reason)")

@@ -158,7 +158,8 @@ final class BlockListDirectiveTests: XCTestCase {
       _ = try ConfigParser.parse("listen 127.0.0.1\nblock-list a.txt\n", fileName: "x.conf")
       XCTFail("expected an error")
     } catch {
-      XCTAssertEqual(error.description, "x.conf:2: block-list 'a.txt': files cannot be read here")
+      XCTAssertEqual(
+        error.description, "x.conf:2: cannot read block-list 'a.txt': files cannot be read here")
     }
   }
 
