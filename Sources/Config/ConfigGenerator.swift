@@ -115,6 +115,9 @@ public enum ConfigGenerator {
 
   static func emitSettingsFunction(_ settings: Settings, into out: inout SourceText) {
     out.line("/// The settings compiled from the config.")
+    // Only the symbol is exported: a client module (the executable) never
+    // sees the body, so it neither recompiles nor inlines the tables.
+    out.line("@export(interface)")
     out.line("public func compiledSettings() -> Settings {")
     out.line("  var settings = Settings()")
     out.arrayStart("settings.listen", isEmpty: settings.listen.isEmpty)
