@@ -59,7 +59,7 @@ CONF
   completed=$(echo "$out" | awk '/Queries completed/ {print $3}')
   qps=$(echo "$out" | awk '/Queries per second/ {printf "%.0f", $4}')
   printf '%-8s %10s %12s\n' "$workers" "$qps" "$(awk -v t=$((after - before)) -v hz="$ticks" \
-    -v n="$completed" 'BEGIN { printf "%.2f", n > 0 ? t / hz * 1e6 / n : 0 }')"
+    -v n="$completed" 'BEGIN { printf "%.2f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
   kill "$PROXY_PID"
   wait "$PROXY_PID" 2>/dev/null || true
   PROXY_PID=
