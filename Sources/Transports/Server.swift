@@ -14,6 +14,9 @@ public struct TransportCounters {
   public var tcpClosed: UInt64 = 0
   /// Sends that failed (socket buffer full, network error).
   public var sendErrors: UInt64 = 0
+  /// Upstream datagrams still queued after their attempt ended (duplicates,
+  /// forgeries): read and dropped.
+  public var lateUpstreamReplies: UInt64 = 0
   public init() {}
 }
 
@@ -253,22 +256,31 @@ public final class Server {
     var environment = LoopEnvironment(server: self)
     let handle = TransactionHandle(slot: UInt32(slot), generation: transactionGenerations[slot])
     for _ in 0..<Self.batchLimit {
-      // The engine may have finished the attempt and disconnected the
-      // socket; a datagram still queued from it is then left for the next
-      // attempt's reply matching, which cannot mistake it (another ID and
-      // question), rather than spend a read on it now.
-      guard transactionConnected[slot], transactionGenerations[slot] == handle.generation else {
-        return
-      }
+      // A retry may have started a new attempt on this socket: its replies
+      // are read on the next event, with its own handle.
+      guard transactionSockets[slot].isValid,
+        !transactionConnected[slot] || transactionGenerations[slot] == handle.generation
+      else { return }
+      // Once the engine has finished the attempt (and disconnected the
+      // socket), what is still queued arrived for it too late: a duplicate,
+      // or a forgery. It is read and dropped here, or the level-triggered
+      // socket would stay readable until the slot's next query.
+      let current = transactionConnected[slot]
       let received: (count: Int, truncated: Bool, from: SocketAddress)?
       do {
         received = try Socket.receive(transactionSockets[slot], into: buffer)
       } catch {
         // ICMP port unreachable and the like: this attempt cannot succeed.
-        engine.attemptFailed(transaction: handle, now: now, environment: &environment)
+        if current {
+          engine.attemptFailed(transaction: handle, now: now, environment: &environment)
+        }
         return
       }
       guard let received else { return }
+      guard current else {
+        counters.lateUpstreamReplies += 1
+        continue
+      }
       if received.truncated {
         counters.oversized += 1
         continue

@@ -29,6 +29,8 @@ final class FakeUpstream: @unchecked Sendable {
     case caseless
     /// Answers SERVFAIL.
     case servFail
+    /// Sends every honest answer twice.
+    case duplicated
   }
 
   let behaviour: Behaviour
@@ -194,6 +196,9 @@ final class FakeUpstream: @unchecked Sendable {
       return [DNSAnswer.build(for: query, name: lowered, addresses: [answerAddress])]
     case .servFail:
       return [DNSAnswer.build(for: query, name: name, addresses: [], rcode: 2)]
+    case .duplicated:
+      let reply = DNSAnswer.build(for: query, name: name, addresses: [answerAddress])
+      return [reply, reply]
     default:
       break
     }

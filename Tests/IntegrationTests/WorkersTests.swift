@@ -102,4 +102,36 @@ final class SourcePortTests: XCTestCase {
       XCTAssertNotEqual(ports[index], ports[index - 1], "\(ports)")
     }
   }
+
+  /// A second answer still queued when the attempt ends must not leave the
+  /// slot's socket readable forever (a busy loop): dnsward stays idle.
+  func testDuplicateAnswersLeaveTheLoopIdle() throws {
+    let upstream = try FakeUpstream(.duplicated, answer: (192, 0, 2, 80))
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        cache 0
+        """)
+    defer { dnsward.stop() }
+    for index in 0..<20 {
+      let reply = Reply(StubClient.udp(StubClient.query("d\(index).example"), port: dnsward.port))
+      XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
+    }
+    func cpuTicks() -> Int {
+      guard
+        let stat = try? String(
+          contentsOfFile: "/proc/\(dnsward.process.processIdentifier)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { return 0 }
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    let before = cpuTicks()
+    Thread.sleep(forTimeInterval: 1)
+    // Idle is ~0 ticks; a busy loop burns ~100 (a whole second).
+    XCTAssertLessThan(cpuTicks() - before, 30, "dnsward kept the CPU busy while idle")
+  }
 }
