@@ -241,6 +241,24 @@ struct clinux_datagram {
 
 #define CLINUX_BATCH_MAX 64
 
+// Points `count` (at most CLINUX_BATCH_MAX) message headers at the
+// datagrams' buffers and peers: the whole buffer and room for any peer to
+// receive into, or the queued bytes and their peer to send.
+static inline void clinux_prepare_datagrams(struct clinux_mmsghdr *headers, struct iovec *vectors,
+                                            struct clinux_datagram *datagrams, int count,
+                                            int receiving) {
+  memset(headers, 0, sizeof(struct clinux_mmsghdr) * (size_t)count);
+  for (int i = 0; i < count; i++) {
+    vectors[i].iov_base = datagrams[i].bytes;
+    vectors[i].iov_len = receiving ? datagrams[i].capacity : datagrams[i].length;
+    headers[i].msg_hdr.msg_iov = &vectors[i];
+    headers[i].msg_hdr.msg_iovlen = 1;
+    headers[i].msg_hdr.msg_name = &datagrams[i].peer;
+    headers[i].msg_hdr.msg_namelen =
+        receiving ? (socklen_t)sizeof datagrams[i].peer : datagrams[i].peer_length;
+  }
+}
+
 // recvmmsg(2) into up to `count` (at most CLINUX_BATCH_MAX) datagrams of a
 // non-blocking socket: returns how many arrived (0 when none was waiting,
 // -1 with errno on an error). A datagram larger than its buffer is marked
@@ -249,15 +267,7 @@ static inline int clinux_receive_datagrams(int fd, struct clinux_datagram *datag
   struct clinux_mmsghdr headers[CLINUX_BATCH_MAX];
   struct iovec vectors[CLINUX_BATCH_MAX];
   if (count > CLINUX_BATCH_MAX) count = CLINUX_BATCH_MAX;
-  memset(headers, 0, sizeof(struct clinux_mmsghdr) * (size_t)count);
-  for (int i = 0; i < count; i++) {
-    vectors[i].iov_base = datagrams[i].bytes;
-    vectors[i].iov_len = datagrams[i].capacity;
-    headers[i].msg_hdr.msg_iov = &vectors[i];
-    headers[i].msg_hdr.msg_iovlen = 1;
-    headers[i].msg_hdr.msg_name = &datagrams[i].peer;
-    headers[i].msg_hdr.msg_namelen = sizeof datagrams[i].peer;
-  }
+  clinux_prepare_datagrams(headers, vectors, datagrams, count, 1);
   int received;
   do {
     received = recvmmsg(fd, headers, (unsigned int)count, 0, NULL);
@@ -278,15 +288,7 @@ static inline int clinux_send_datagrams(int fd, struct clinux_datagram *datagram
   struct clinux_mmsghdr headers[CLINUX_BATCH_MAX];
   struct iovec vectors[CLINUX_BATCH_MAX];
   if (count > CLINUX_BATCH_MAX) count = CLINUX_BATCH_MAX;
-  memset(headers, 0, sizeof(struct clinux_mmsghdr) * (size_t)count);
-  for (int i = 0; i < count; i++) {
-    vectors[i].iov_base = datagrams[i].bytes;
-    vectors[i].iov_len = datagrams[i].length;
-    headers[i].msg_hdr.msg_iov = &vectors[i];
-    headers[i].msg_hdr.msg_iovlen = 1;
-    headers[i].msg_hdr.msg_name = &datagrams[i].peer;
-    headers[i].msg_hdr.msg_namelen = datagrams[i].peer_length;
-  }
+  clinux_prepare_datagrams(headers, vectors, datagrams, count, 0);
   int sent;
   do {
     sent = sendmmsg(fd, headers, (unsigned int)count, MSG_NOSIGNAL);

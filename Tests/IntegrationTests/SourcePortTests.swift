@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+
+/// RFC 5452 §9.2: every upstream query from a fresh random source port.
+final class SourcePortTests: XCTestCase {
+  /// dnsward forwarding every question (no cache) to `upstream` over UDP.
+  func forwarder(to upstream: FakeUpstream) throws -> DnswardProcess {
+    try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        cache 0
+        """)
+  }
+
+  func testEveryUpstreamQueryComesFromAFreshPort() throws {
+    let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 80))
+    defer { upstream.stop() }
+    let dnsward = try forwarder(to: upstream)
+    defer { dnsward.stop() }
+    let queries = 40
+    for index in 0..<queries {
+      // One at a time: each reuses the ring slot (and socket) of the last.
+      let reply = Reply(StubClient.udp(StubClient.query("n\(index).example"), port: dnsward.port))
+      XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
+    }
+    let ports = upstream.udpSourcePorts
+    XCTAssertEqual(ports.count, queries)
+    // Random draws from the ephemeral range may repeat now and then, but
+    // not often, and never twice in a row from one reused socket.
+    XCTAssertGreaterThan(Set(ports).count, queries - 3, "\(ports)")
+    for index in 1..<ports.count {
+      XCTAssertNotEqual(ports[index], ports[index - 1], "\(ports)")
+    }
+  }
+
+  /// A second answer still queued when the attempt ends must not leave the
+  /// slot's socket readable forever (a busy loop): dnsward stays idle.
+  func testDuplicateAnswersLeaveTheLoopIdle() throws {
+    let upstream = try FakeUpstream(.duplicated, answer: (192, 0, 2, 80))
+    defer { upstream.stop() }
+    let dnsward = try forwarder(to: upstream)
+    defer { dnsward.stop() }
+    for index in 0..<20 {
+      let reply = Reply(StubClient.udp(StubClient.query("d\(index).example"), port: dnsward.port))
+      XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
+    }
+    func cpuTicks() -> Int {
+      guard
+        let stat = try? String(
+          contentsOfFile: "/proc/\(dnsward.process.processIdentifier)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { return 0 }
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+    Thread.sleep(forTimeInterval: 0.2)
+    let before = cpuTicks()
+    Thread.sleep(forTimeInterval: 1)
+    // Idle is ~0 ticks; a busy loop burns ~100 (a whole second).
+    XCTAssertLessThan(cpuTicks() - before, 30, "dnsward kept the CPU busy while idle")
+  }
+}
