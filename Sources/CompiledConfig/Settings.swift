@@ -7,9 +7,15 @@ public enum UpstreamTransport: UInt8, Equatable, Sendable {
 public struct UpstreamServer: Equatable, Sendable {
   public var transport: UpstreamTransport
   public var endpoint: Endpoint
-  public init(transport: UpstreamTransport, endpoint: Endpoint) {
+  /// `upstream ... trusted`: a channel the network is believed unable to
+  /// rewrite (TCP to an address or port that is not intercepted; later DoT,
+  /// DoH, HTTPDNS). `verify` names are asked here first, and plain
+  /// upstreams' answers for them are checked against its answer.
+  public var trusted: Bool
+  public init(transport: UpstreamTransport, endpoint: Endpoint, trusted: Bool = false) {
     self.transport = transport
     self.endpoint = endpoint
+    self.trusted = trusted
   }
 }
 
@@ -131,6 +137,59 @@ public struct Settings {
   /// times is refreshed shortly before it expires, so popular answers never
   /// lapse. 0: off.
   public var prefetchHits: UInt32 = 0
+
+  // MARK: Hijack defence (design notes: Threat model).
+
+  /// `bogus ADDRESS[/LENGTH]`: addresses that only a forger or a redirecting
+  /// ISP answers with. An upstream answer with an A or AAAA record inside one
+  /// of these prefixes is dropped and counted; over UDP the real answer from
+  /// the same upstream is still awaited until the deadline (injected answers
+  /// arrive first), then the next upstream is asked. In config order.
+  public var bogusPrefixes: [AddressPrefix] = []
+  /// `bogus-nxdomain ADDRESS[/LENGTH]`: an answer whose A/AAAA records all
+  /// fall inside these prefixes is an ISP's redirect page for a name that
+  /// does not exist: the client gets NXDOMAIN instead (dnsmasq's option of
+  /// that name).
+  public var bogusNXDomainPrefixes: [AddressPrefix] = []
+  /// `detect-nxdomain-redirect on|off`: ask each plain upstream, at start-up
+  /// and every hour, for random names that cannot exist; an address that
+  /// several of them come back with (and that a real name does not) is
+  /// learned as a `bogus-nxdomain` address.
+  public var detectNXDomainRedirect: Bool = false
+  /// `verify NAME`: sensitive names (and every name below them) asked of a
+  /// trusted upstream first; the first plain upstream is asked too, and an
+  /// answer of it outside the trusted answer's addresses is counted as a
+  /// disagreement and logged. Concatenated lower-cased flat wire names, like
+  /// `prefetchNames`; empty: none. Needs an upstream marked `trusted`.
+  public var verifyNames: [UInt8] = []
+  /// `hold-on DURATION`, 0 (off)...1000 ms: after the first answer to a UDP
+  /// query, wait this long for a second, different one (an injected answer
+  /// races the real one); if two arrive, the one that is not bogus and
+  /// whose shape (IP TTL, EDNS) matches the upstream's usual answers wins.
+  public var holdOnMilliseconds: UInt32 = 0
+  /// `rebind-protection on|off`: an upstream answer pointing a name at a
+  /// private, loopback, link-local, CGNAT or ULA address is dropped (the next
+  /// upstream is asked), unless the name is overridden or in `rebindAllowNames`.
+  public var rebindProtection: Bool = false
+  /// `rebind-allow NAME`: names (and every name below them) that may resolve
+  /// to private addresses. Concatenated lower-cased flat wire names.
+  public var rebindAllowNames: [UInt8] = []
+  /// `override-check tcp:PORT`: every override address is probed with a TCP
+  /// connect to PORT every `overrideCheckSeconds`; one that fails is left out
+  /// of the override's answers, and a name whose every address failed is
+  /// resolved normally until one recovers. 0: off.
+  public var overrideCheckPort: UInt16 = 0
+  /// `override-check-interval DURATION`, 5s...1d: how often the override
+  /// addresses are probed.
+  public var overrideCheckSeconds: UInt32 = 60
+  /// `rate-limit COUNT/s`, 0 (off)...1_000_000: queries per second a single
+  /// client address may make (token bucket, burst of one second's worth);
+  /// more are dropped and counted.
+  public var rateLimitPerSecond: UInt32 = 0
+  /// `refuse-any on|off`: a QTYPE ANY question over UDP gets the RFC 8482
+  /// §4.2 minimal answer (one synthesized HINFO record) instead of being
+  /// forwarded, so the proxy is no amplifier. Over TCP it is forwarded.
+  public var refuseAny: Bool = true
 
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()
