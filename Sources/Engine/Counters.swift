@@ -58,5 +58,33 @@ public struct EngineCounters {
   /// `stats.dnsward.`, ... — see Stats.swift).
   public var chaosAnswered: UInt64 = 0
 
+  // Hijack defence (design notes: Threat model). Each counts one defence
+  // firing, so a user can see what the network above the router tried.
+
+  /// Client queries over `rate-limit`: dropped without a reply.
+  public var rateLimited: UInt64 = 0
+  /// QTYPE ANY over UDP answered with the RFC 8482 minimal HINFO answer.
+  public var anyRefused: UInt64 = 0
+  /// Upstream answers with an address inside a `bogus` prefix: dropped.
+  public var bogusDropped: UInt64 = 0
+  /// Answers that were only a `bogus-nxdomain` (or learned redirect)
+  /// address: answered NXDOMAIN instead.
+  public var redirectsRewritten: UInt64 = 0
+  /// Probes for names that cannot exist sent by `detect-nxdomain-redirect`.
+  public var redirectProbes: UInt64 = 0
+  /// Redirect addresses learned by those probes since start-up.
+  public var redirectAddressesLearned: UInt64 = 0
+  /// Answers pointing a public name at a private address (`rebind-protection`).
+  public var rebindBlocked: UInt64 = 0
+  /// `hold-on`: a second, different answer arrived within the window.
+  public var holdOnConflicts: UInt64 = 0
+  /// `hold-on`: ... and the second answer won over the first.
+  public var holdOnReplaced: UInt64 = 0
+  /// `verify`: plain answers outside the trusted answer's addresses.
+  public var verifyDisagreements: UInt64 = 0
+  /// `override-check`: override addresses currently failing their probe
+  /// (a gauge, kept up to date by the transport).
+  public var overrideAddressesDown: UInt64 = 0
+
   public init() {}
 }

@@ -33,7 +33,7 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 35
+  public static let statisticCount = 46
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -76,7 +76,18 @@ extension Engine {
     case 31: return ("cacheCapacity", UInt64(cacheCapacity))
     case 32: return ("activeTransactions", UInt64(activeTransactions))
     case 33: return ("waitersInUse", UInt64(waitersInUse))
-    default: return ("cacheBytesInUse", UInt64(cache.isEnabled ? cache.bytesInUse : 0))
+    case 34: return ("cacheBytesInUse", UInt64(cache.isEnabled ? cache.bytesInUse : 0))
+    case 35: return ("rateLimited", c.rateLimited)
+    case 36: return ("anyRefused", c.anyRefused)
+    case 37: return ("bogusDropped", c.bogusDropped)
+    case 38: return ("redirectsRewritten", c.redirectsRewritten)
+    case 39: return ("redirectProbes", c.redirectProbes)
+    case 40: return ("redirectAddressesLearned", c.redirectAddressesLearned)
+    case 41: return ("rebindBlocked", c.rebindBlocked)
+    case 42: return ("holdOnConflicts", c.holdOnConflicts)
+    case 43: return ("holdOnReplaced", c.holdOnReplaced)
+    case 44: return ("verifyDisagreements", c.verifyDisagreements)
+    default: return ("overrideAddressesDown", c.overrideAddressesDown)
     }
   }
 

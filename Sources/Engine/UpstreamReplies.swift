@@ -14,9 +14,11 @@ extension Engine {
   /// - Parameters:
   ///   - transaction: for UDP, the transaction whose socket received it; nil
   ///     for TCP, where replies are matched by ID among the upstream's queries.
+  ///   - ipTTL: the IP TTL (IPv6 hop limit) the datagram arrived with, 0 when
+  ///     unknown (TCP): part of the shape `hold-on` compares.
   public func handleUpstreamReply<E: EngineEnvironment>(
     _ packet: UnsafeRawBufferPointer, transaction: TransactionHandle?, upstream: Int,
-    from source: Endpoint, now: UInt64, environment: inout E
+    from source: Endpoint, ipTTL: UInt8 = 0, now: UInt64, environment: inout E
   ) {
     guard packet.count >= HeaderField.size else {
       counters.malformedReplies += 1

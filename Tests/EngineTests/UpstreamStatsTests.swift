@@ -92,7 +92,8 @@ final class UpstreamStatsTests: XCTestCase {
   }
 
   func testStatsDnswardListsEveryUpstream() throws {
-    let harness = Harness()
+    // Over 1232 bytes with two upstreams: a 4096-byte EDNS size fits it in UDP.
+    let harness = Harness(twoUpstreams + "\nedns-size 4096")
     harness.ask(makeQuery(id: 1, name: "x.example"))
     harness.advance(by: 1000)  // upstream 0 times out
     let second = harness.queries[1]
