@@ -71,7 +71,9 @@ extension Engine {
         checkingDisabled: checkingDisabled)
     else { return }
     counters.refreshes += 1
-    dispatch(slot: slot, now: now, environment: &environment)
+    dispatch(
+      slot: slot, now: now, preferred: preferredUpstream(for: name, now: now),
+      environment: &environment)
   }
 
   /// Every upstream failed for `slot`: clients whose question has an entry

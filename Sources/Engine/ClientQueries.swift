@@ -18,6 +18,11 @@ extension Engine {
       counters.droppedResponses += 1
       return
     }
+    // Before any work: an over-limit client costs one bucket update.
+    if settings.rateLimitPerSecond > 0 && !withinRateLimit(client.endpoint.address, now: now) {
+      counters.rateLimited += 1
+      return
+    }
     let query = try? Message(validating: packet)
     guard isAllowed(client.endpoint.address) else {
       counters.refused += 1
@@ -51,6 +56,10 @@ extension Engine {
     if let match = settings.overrides.lookup(lowercased) {
       answerLocally(
         query: query, name: lowercased, match: match, client: client, environment: &environment)
+      return
+    }
+    if settings.refuseAny && query.questionType == .any && !client.isTCP {
+      answerMinimalANY(query: query, name: lowercased, client: client, environment: &environment)
       return
     }
     if answerFromCache(
@@ -110,16 +119,29 @@ extension Engine {
       return
     }
     addWaiter(to: slot, query: query, client: client, now: now)
-    dispatch(slot: slot, now: now, environment: &environment)
+    dispatch(
+      slot: slot, now: now, preferred: preferredUpstream(for: name, now: now),
+      environment: &environment)
+  }
+
+  /// A trusted upstream for a `verify` name; nil (normal order) otherwise,
+  /// or when every trusted upstream is down.
+  func preferredUpstream(for name: UnsafeRawBufferPointer, now: UInt64) -> Int? {
+    guard !settings.verifyNames.isEmpty, isVerified(name) else { return nil }
+    return trustedUpstream(now: now)
   }
 
   /// Takes a slot for a new question (lower-cased `name`), links it for
-  /// coalescing, and leaves it for the caller to add waiters and dispatch.
+  /// coalescing if it is asked for an answer, and leaves it for the caller
+  /// to add waiters and dispatch. Checks of upstreams (`purpose`
+  /// `.verification`, `.redirectProbe`) are not linked: a client must never
+  /// join one, since their answers are compared, not believed.
   func beginTransaction(
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool
+    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose = .answer
   ) -> Int? {
     guard let slot = allocateSlot() else { return nil }
+    transactions[slot].purpose = purpose
     transactions[slot].type = type
     transactions[slot].rrClass = rrClass
     transactions[slot].dnssecOK = dnssecOK
@@ -129,7 +151,7 @@ extension Engine {
     transactions[slot].tried = 0
     transactions[slot].caseAllowed = true
     nameBuffer(slot: slot).copyMemory(from: name)
-    linkBucket(slot: slot)
+    if purpose == .answer { linkBucket(slot: slot) }
     return slot
   }
 
@@ -198,8 +220,15 @@ extension Engine {
     }
   }
 
-  /// Returns a slot's waiters to the pool and frees it.
+  /// Returns a slot's waiters, hold buffer and verification entry to their
+  /// pools and frees it.
   func release(slot: Int) {
+    releaseHold(slot: slot)
+    switch transactions[slot].purpose {
+    case .answer: unlinkBucket(slot: slot)
+    case .verification: releaseVerification(Int(transactions[slot].purposeIndex))
+    case .redirectProbe: redirectProbeEnded()
+    }
     var cursor = transactions[slot].firstWaiter
     while cursor >= 0 {
       let next = waiters[Int(cursor)].next
@@ -208,7 +237,6 @@ extension Engine {
       waitersInUse -= 1
       cursor = next
     }
-    unlinkBucket(slot: slot)
     transactions[slot].firstWaiter = -1
     freeSlot(slot)
   }

@@ -70,12 +70,35 @@ public final class Engine {
     /// microseconds; meaningful once `hasRTTSample`.
     var smoothedRTTMicroseconds: UInt64 = 0
     var hasRTTSample = false
+    /// `verify`: answers of this (plain) upstream outside the trusted one's.
+    var disagreements: UInt64 = 0
+    /// The IP TTL its answers usually arrive with (0: not known yet): the
+    /// hop distance is a shape an injector far away cannot easily match.
+    var usualTTL: UInt8 = 0
   }
   let health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
   /// When the `prefetch` names were last checked (0: never).
   var lastPrefetchSweep: UInt64 = 0
+
+  // Hijack defence state: fixed tables sized here, empty unless configured.
+
+  /// Redirect addresses learned by `detect-nxdomain-redirect`; when full,
+  /// the oldest is replaced.
+  let learnedRedirects: UnsafeMutablePointer<IPAddress>
+  var learnedRedirectCount = 0
+  var nextLearnedRedirect = 0
+  static let learnedRedirectCapacity = 16
+  /// The current probe round (RedirectProbes.swift).
+  var probes: RedirectProbeRound
+  /// `hold-on` buffers (HoldOn.swift).
+  var holds: HoldPool
+  /// `verify`: the trusted answers being compared (Verification.swift).
+  var verifications: VerificationTable
+  /// `rate-limit`: one token bucket per recent client address.
+  let rateBuckets: UnsafeMutablePointer<RateBucket>
+  let rateBucketMask: Int
 
   /// After this many consecutive failures an upstream is skipped for
   /// `downMilliseconds`, unless every upstream is down.
@@ -127,6 +150,17 @@ public final class Engine {
       hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
     health = .allocate(capacity: max(upstreams.count, 1))
     health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
+    learnedRedirects = .allocate(capacity: Self.learnedRedirectCapacity)
+    learnedRedirects.initialize(repeating: .anyV6, count: Self.learnedRedirectCapacity)
+    holds = HoldPool(
+      capacity: settings.holdOnMilliseconds > 0 ? min(capacity, HoldPool.maxCapacity) : 0,
+      bufferBytes: Int(settings.ednsPayloadSize))
+    verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
+    probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
+    let buckets = settings.rateLimitPerSecond > 0 ? Self.rateBucketCount : 1
+    rateBuckets = .allocate(capacity: buckets)
+    rateBuckets.initialize(repeating: RateBucket(), count: buckets)
+    rateBucketMask = buckets - 1
   }
 
   deinit {
@@ -139,11 +173,20 @@ public final class Engine {
     scratchName.deallocate()
     scratchCaseName.deallocate()
     health.deallocate()
+    learnedRedirects.deallocate()
+    holds.deallocate()
+    verifications.deallocate()
+    probes.deallocate()
+    rateBuckets.deallocate()
   }
 
-  /// When `tick` next has work: the earliest deadline, or nil when idle.
+  /// When `tick` next has work: the earliest deadline or end of a hold-on
+  /// window, or the next redirect probe round; nil when idle.
   public var nextDeadline: UInt64? {
-    oldest >= 0 ? transactions[Int(oldest)].deadline : nil
+    var earliest = oldest >= 0 ? transactions[Int(oldest)].deadline : nil
+    if let holdEnd = holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
+    if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
+    return earliest
   }
 
   /// Whether an upstream is currently skipped after repeated failures.
@@ -185,10 +228,19 @@ public final class Engine {
   /// Passes time: expires attempts whose deadline is due, failing over to
   /// the next upstream or answering SERVFAIL.
   public func tick<E: EngineEnvironment>(now: UInt64, environment: inout E) {
-    defer { sweepPrefetchNames(now: now, environment: &environment) }
+    defer {
+      sweepPrefetchNames(now: now, environment: &environment)
+      startRedirectProbesIfDue(now: now, environment: &environment)
+    }
+    endDueHolds(now: now, environment: &environment)
     while oldest >= 0 {
       let slot = Int(oldest)
       guard transactions[slot].deadline <= now else { return }
+      // A held answer is the answer: its window outlived the deadline.
+      if transactions[slot].heldBuffer >= 0 {
+        finishHold(slot: slot, now: now, environment: &environment)
+        continue
+      }
       counters.timeouts += 1
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)

@@ -51,6 +51,24 @@ public enum EngineEvent: Equatable {
   case caseRandomizationDisabled
 }
 
+/// A hijack defence fired (design notes: Threat model). Reported with the
+/// question name, so that the log shows what the network above tried.
+public enum DefenceEvent: UInt8, Equatable {
+  /// An answer carried a `bogus` address and was dropped.
+  case bogusDropped
+  /// A redirect answer (`bogus-nxdomain` or learned) became NXDOMAIN.
+  case redirectRewritten
+  /// A public name pointed at a private address (`rebind-protection`).
+  case rebindBlocked
+  /// Two different answers to one query within the `hold-on` window.
+  case holdOnConflict
+  /// A plain upstream's answer for a `verify` name is outside the trusted
+  /// upstream's answer.
+  case verificationDisagreed
+  /// `detect-nxdomain-redirect` learned `address` as a redirect address.
+  case redirectAddressLearned
+}
+
 /// How a client's question was answered, for the per-query debug log.
 public enum QueryOutcome: Equatable {
   case overridden
@@ -93,6 +111,9 @@ public protocol EngineEnvironment {
   mutating func randomUInt64() -> UInt64
   /// Something an operator may want to see in the log.
   mutating func report(_ event: EngineEvent, upstream: Int)
+  /// A hijack defence fired; see the default implementation below.
+  mutating func reportDefence(
+    _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int)
   /// See the default implementation below: off unless the loop logs queries.
   var logsQueries: Bool { get }
   mutating func logQuery(
@@ -101,6 +122,14 @@ public protocol EngineEnvironment {
 }
 
 extension EngineEnvironment {
+  /// A defence fired for the lower-cased flat `name` (for
+  /// `.redirectAddressLearned`, the probe name), because of `upstream`'s
+  /// answer; `address` is the address at issue when there is one. Not
+  /// required: the counters record every event anyway.
+  public mutating func reportDefence(
+    _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
+  ) {}
+
   /// Whether `logQuery` wants calls; the engine skips the work otherwise.
   public var logsQueries: Bool { false }
   /// One line per answered question (`log-queries on`, or `log debug`).

@@ -137,6 +137,14 @@ extension Engine {
   /// the cache has one (RFC 8767), SERVFAIL otherwise.
   func failWaiters<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     if serveStale(slot: slot, now: now, environment: &environment) { return }
+    replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+  }
+
+  /// Answers every client waiting on `slot` with `rcode` and no records
+  /// (SERVFAIL when the upstreams failed, NXDOMAIN for a redirect answer).
+  func replyToWaiters<E: EngineEnvironment>(
+    slot: Int, rcode: ResponseCode, now: UInt64, environment: inout E
+  ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
     var cursor = transaction.firstWaiter
@@ -145,7 +153,7 @@ extension Engine {
       cursor = waiter.next
       var flags = HeaderFlags(
         rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
-      flags.rcode = .serverFailure
+      flags.rcode = rcode
       var writer = MessageWriter(buffer: replyOutput)
       do throws(WireError) {
         try writer.writeHeader(
@@ -155,14 +163,17 @@ extension Engine {
           rrClass: transaction.rrClass)
         if waiter.hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
       } catch {
-        preconditionFailure("a SERVFAIL always fits")
+        preconditionFailure("a header and question always fit")
       }
-      counters.servFail += 1
+      let isServFail = rcode == .serverFailure
+      if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
       send(replyLength: writer.count, to: waiter.client, environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
-          client: waiter.client, name: name, type: transaction.type, outcome: .servFail,
-          upstream: -1, latencyMilliseconds: Self.latency(of: waiter, now: now))
+          client: waiter.client, name: name, type: transaction.type,
+          outcome: isServFail ? .servFail : .answered(rcode),
+          upstream: isServFail ? -1 : Int(transaction.upstream),
+          latencyMilliseconds: Self.latency(of: waiter, now: now))
       }
     }
   }

@@ -17,6 +17,9 @@ extension Engine {
     transactions[slot].generation &+= 1
     transactions[slot].firstWaiter = -1
     transactions[slot].nextInBucket = -1
+    transactions[slot].purpose = .answer
+    transactions[slot].purposeIndex = 0
+    transactions[slot].heldBuffer = -1
     appendToOrder(slot)
     activeTransactions += 1
     return slot

@@ -55,7 +55,21 @@ struct CaseMask: Equatable {
 /// `inflight` of them in one allocation made at start-up.
 struct Transaction {
   enum State: UInt8 { case free, active }
+  /// Why the question is asked. Only `.answer` transactions are found by
+  /// coalescing, relayed to clients and cached; the others check upstreams.
+  enum Purpose: UInt8 {
+    /// For waiting clients, or a refresh whose answer goes into the cache.
+    case answer
+    /// `verify`: the plain upstream's view, compared with a trusted answer
+    /// already given (`purposeIndex`: the entry in the verification table).
+    case verification
+    /// `detect-nxdomain-redirect`: a name that cannot exist, or the control
+    /// name (`purposeIndex`: which probe of the round).
+    case redirectProbe
+  }
   var state: State = .free
+  var purpose: Purpose = .answer
+  var purposeIndex: Int16 = 0
   /// Bumped every time the slot is reused.
   var generation: UInt32 = 0
   var deadline: UInt64 = 0
@@ -87,6 +101,13 @@ struct Transaction {
   var firstWaiter: Int32 = -1
   /// Next transaction in the same coalescing bucket, -1 at the end.
   var nextInBucket: Int32 = -1
+  /// `hold-on`: the hold buffer keeping the first answer while a second may
+  /// still come (-1: none), that answer's digest and shape, and the IP TTL
+  /// it arrived with.
+  var heldBuffer: Int16 = -1
+  var heldDigest: UInt64 = 0
+  var heldScore: UInt8 = 0
+  var heldTTL: UInt8 = 0
   /// Neighbours in the deadline list while active; `nextInOrder` links the
   /// free stack while free (SlotList.swift).
   var previousInOrder: Int32 = -1

@@ -46,7 +46,11 @@ extension Engine {
       rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
       || rcode == .formatError
     let upstreamIndex = Int(transaction.upstream)
+    // With an answer held for `hold-on`, a later error, truncation or
+    // case mismatch is noise or forgery: the held answer stands.
+    let holding = transaction.heldBuffer >= 0
     if !reply.hasQuestion && isFailure {
+      if holding { return }
       // Some servers leave the question out of error replies; the ID and
       // socket matched, so take it as this upstream failing.
       noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
@@ -59,17 +63,23 @@ extension Engine {
       if transaction.sentRandomCase { health[upstreamIndex].caseMismatches = 0 }
     case .caseOnly:
       counters.mismatchedCase += 1
-      caseMismatch(slot: slot, now: now, environment: &environment)
+      if !holding { caseMismatch(slot: slot, now: now, environment: &environment) }
       return
     case .different:
       counters.mismatchedQuestion += 1
       return
     }
-    if reply.flags.has(HeaderFlags.truncated) && transaction.transport == .udp {
+    let truncated = reply.flags.has(HeaderFlags.truncated)
+    if holding && (truncated || isFailure) { return }
+    if truncated && transaction.transport == .udp {
       // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
       counters.retried += 1
       retry(
         slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
+      return
+    }
+    if transaction.purpose != .answer {
+      finishCheck(reply, slot: slot, isFailure: isFailure, now: now, environment: &environment)
       return
     }
     if isFailure {
@@ -82,20 +92,84 @@ extension Engine {
         return
       }
       // The last upstream failed too: a stale answer beats its SERVFAIL.
-      if serveStale(slot: slot, now: now, environment: &environment) {
-        environment.releaseUpstream(
-          transaction: handle(slot: slot), transport: transaction.transport)
-        release(slot: slot)
-        return
+      environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+      if !serveStale(slot: slot, now: now, environment: &environment) {
+        relay(reply, slot: slot, now: now, environment: &environment)
       }
-    } else {
-      noteSuccess(upstream: upstreamIndex, environment: &environment)
-      noteAnswer(upstream: upstreamIndex, sentAt: transaction.sentAt, now: now)
+      release(slot: slot)
+      return
     }
+    if screensAnswers
+      && screen(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
+    {
+      return
+    }
+    accept(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
+  }
+
+  /// An answer that passed every check: counted for its upstream, cached
+  /// and relayed; a trusted answer for a `verify` name is then checked
+  /// against a plain upstream.
+  func accept<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, ipTTL: UInt8, now: UInt64, environment: inout E
+  ) {
+    let transaction = transactions[slot]
+    let upstream = Int(transaction.upstream)
+    noteSuccess(upstream: upstream, environment: &environment)
+    noteAnswer(upstream: upstream, sentAt: transaction.sentAt, now: now)
+    // Only an answer with EDNS teaches the usual IP TTL: an injected one
+    // without it must not.
+    if ipTTL != 0 && reply.opt != nil { health[upstream].usualTTL = ipTTL }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
     storeInCache(reply, slot: slot, now: now)
     relay(reply, slot: slot, now: now, environment: &environment)
+    if upstreams[upstream].trusted && !settings.verifyNames.isEmpty {
+      startVerification(of: reply, slot: slot, now: now, environment: &environment)
+    }
     release(slot: slot)
+  }
+
+  /// The hijack defences on an accepted, successful answer (design notes:
+  /// Threat model). Returns true when it dealt with the answer itself.
+  func screen<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, ipTTL: UInt8, now: UInt64, environment: inout E
+  ) -> Bool {
+    let transaction = transactions[slot]
+    let upstream = Int(transaction.upstream)
+    let screen = screenAnswer(reply)
+    let name = self.name(slot: slot)
+    if screen.hasBogusAddress {
+      counters.bogusDropped += 1
+      environment.reportDefence(.bogusDropped, name: name, address: nil, upstream: upstream)
+      // Over UDP the real answer may still come (an injected one arrives
+      // first); the deadline moves on to the next upstream if it does not.
+      // Over TCP nothing more will come for this query.
+      if transaction.transport != .udp { failOver(slot: slot, now: now, environment: &environment) }
+      return true
+    }
+    if screen.isRedirect {
+      counters.redirectsRewritten += 1
+      environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
+      noteSuccess(upstream: upstream, environment: &environment)
+      environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+      replyToWaiters(slot: slot, rcode: .nameError, now: now, environment: &environment)
+      release(slot: slot)
+      return true
+    }
+    if settings.rebindProtection && screen.hasPrivateAddress
+      && !Self.isNameOrBelow(name, anyOf: settings.rebindAllowNames)
+      && settings.overrides.lookup(name) == nil
+    {
+      counters.rebindBlocked += 1
+      environment.reportDefence(.rebindBlocked, name: name, address: nil, upstream: upstream)
+      failOver(slot: slot, now: now, environment: &environment)
+      return true
+    }
+    if settings.holdOnMilliseconds > 0 && transaction.transport == .udp {
+      return holdAnswer(
+        reply, screen: screen, ipTTL: ipTTL, slot: slot, now: now, environment: &environment)
+    }
+    return false
   }
 
   /// The slot an upstream packet belongs to, or nil (counted) if none.

@@ -67,6 +67,14 @@ struct Reported: Equatable {
   var upstream: Int
 }
 
+/// One `reportDefence` call, the name in presentation form.
+struct ReportedDefence: Equatable {
+  var event: DefenceEvent
+  var name: String
+  var address: IPAddress?
+  var upstream: Int
+}
+
 /// Implements `EngineEnvironment` with arrays. Every buffer the engine hands
 /// over is copied out at once (it is valid only during the call).
 struct FakeEnvironment: EngineEnvironment {
@@ -124,6 +132,17 @@ struct FakeEnvironment: EngineEnvironment {
     events.append(Reported(event: event, upstream: upstream))
   }
 
+  var defences: [ReportedDefence] = []
+
+  mutating func reportDefence(
+    _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
+  ) {
+    defences.append(
+      ReportedDefence(
+        event: event, name: name.isEmpty ? "" : nameText(Array(name)), address: address,
+        upstream: upstream))
+  }
+
   /// Whether `logQuery` is wanted (and `loggedQueries` recorded).
   var recordsQueries = false
   var loggedQueries: [LoggedQuery] = []
@@ -171,8 +190,14 @@ final class Harness {
   /// The fake clock, in milliseconds; only ever passed as `now`.
   var now: UInt64 = 50_000
 
-  init(_ config: String = twoUpstreams, seed: UInt64 = 0x0DD5_EED5, hashSeed: UInt32 = 0x5EED) {
-    let settings = makeSettings(config)
+  /// - Parameter adjust: changes the parsed settings before the engine is
+  ///   made (settings the config text cannot express).
+  init(
+    _ config: String = twoUpstreams, seed: UInt64 = 0x0DD5_EED5, hashSeed: UInt32 = 0x5EED,
+    adjust: (inout Settings) -> Void = { _ in }
+  ) {
+    var settings = makeSettings(config)
+    adjust(&settings)
     engine = Engine(
       settings: settings, upstreams: settings.upstreams,
       hashKey: HashKey(k0: UInt64(hashSeed), k1: 0x5EED_5EED))
@@ -196,12 +221,13 @@ final class Harness {
   /// An upstream packet arrives: raw form.
   @discardableResult
   func deliver(
-    _ packet: [UInt8], transaction: TransactionHandle?, upstream: Int, from source: Endpoint
+    _ packet: [UInt8], transaction: TransactionHandle?, upstream: Int, from source: Endpoint,
+    ipTTL: UInt8 = 0
   ) -> [SentReply] {
     let before = environment.replies.count
     packet.withUnsafeBytes { bytes in
       engine.handleUpstreamReply(
-        bytes, transaction: transaction, upstream: upstream, from: source, now: now,
+        bytes, transaction: transaction, upstream: upstream, from: source, ipTTL: ipTTL, now: now,
         environment: &environment)
     }
     return Array(environment.replies[before...])
@@ -211,10 +237,10 @@ final class Harness {
   /// answer to `query`: its own socket's handle for UDP, nil for TCP, from
   /// the upstream's endpoint.
   @discardableResult
-  func answer(_ packet: [UInt8], to query: SentQuery) -> [SentReply] {
+  func answer(_ packet: [UInt8], to query: SentQuery, ipTTL: UInt8 = 0) -> [SentReply] {
     deliver(
       packet, transaction: query.transport == .udp ? query.handle : nil, upstream: query.upstream,
-      from: engine.upstreams[query.upstream].endpoint)
+      from: engine.upstreams[query.upstream].endpoint, ipTTL: ipTTL)
   }
 
   /// Moves the fake clock and lets the engine expire what is due.

@@ -1,0 +1,139 @@
+import CompiledConfig
+import DNSWire
+
+/// What the A and AAAA records in an upstream answer's answer section say
+/// about it, for the hijack defences (design notes: Threat model). One walk
+/// over the records fills it; nothing is allocated.
+struct AnswerScreen {
+  /// A and AAAA records of class IN in the answer section.
+  var addressCount = 0
+  /// One of them is inside a `bogus` prefix: the answer is forged.
+  var hasBogusAddress = false
+  /// Every one of them is a redirect address (`bogus-nxdomain`, or learned
+  /// by the redirect probes); meaningful when `addressCount > 0`.
+  var onlyRedirectAddresses = true
+  /// One of them is private, loopback, link-local, CGNAT or ULA.
+  var hasPrivateAddress = false
+  /// Order-independent digest of the response code and the address set:
+  /// two answers with the same digest say the same thing (`hold-on`).
+  var digest: UInt64 = 0
+
+  /// The answer is an ISP's redirect for a name that does not exist.
+  var isRedirect: Bool { addressCount > 0 && onlyRedirectAddresses }
+}
+
+/// Address ranges a public name has no business pointing at (DNS
+/// rebinding): RFC 1918, loopback, "this network", link-local (RFC 3927),
+/// CGNAT shared space (RFC 6598), and for IPv6 loopback, unspecified,
+/// link-local and ULA (RFC 4193). IPv4-mapped IPv6 addresses are the IPv4
+/// address itself in the 128-bit form.
+let rebindPrefixes: [AddressPrefix] = [
+  AddressPrefix(address: IPAddress(ipv4: 0x0000_0000), length: 96 + 8),
+  AddressPrefix(address: IPAddress(ipv4: 0x0A00_0000), length: 96 + 8),
+  AddressPrefix(address: IPAddress(ipv4: 0x6440_0000), length: 96 + 10),
+  AddressPrefix(address: IPAddress(ipv4: 0x7F00_0000), length: 96 + 8),
+  AddressPrefix(address: IPAddress(ipv4: 0xA9FE_0000), length: 96 + 16),
+  AddressPrefix(address: IPAddress(ipv4: 0xAC10_0000), length: 96 + 12),
+  AddressPrefix(address: IPAddress(ipv4: 0xC0A8_0000), length: 96 + 16),
+  AddressPrefix(address: IPAddress.anyV6, length: 128),
+  AddressPrefix(address: IPAddress.loopbackV6, length: 128),
+  AddressPrefix(address: IPAddress(high: 0xFC00_0000_0000_0000, low: 0), length: 7),
+  AddressPrefix(address: IPAddress(high: 0xFE80_0000_0000_0000, low: 0), length: 10),
+]
+
+extension Engine {
+  /// Whether any defence needs to look at the addresses of an answer.
+  var screensAnswers: Bool {
+    !settings.bogusPrefixes.isEmpty || !settings.bogusNXDomainPrefixes.isEmpty
+      || learnedRedirectCount > 0 || settings.rebindProtection || settings.holdOnMilliseconds > 0
+      || !settings.verifyNames.isEmpty || settings.detectNXDomainRedirect
+  }
+
+  /// Walks the answer section of an accepted reply.
+  func screenAnswer(_ reply: Message) -> AnswerScreen {
+    var screen = AnswerScreen()
+    screen.digest = UInt64(reply.rcode.rawValue) &* 0x9E37_79B9_7F4A_7C15
+    var records = reply.records()
+    while let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes)
+      else { continue }
+      screen.addressCount += 1
+      if isBogus(address) { screen.hasBogusAddress = true }
+      if !isRedirectAddress(address) { screen.onlyRedirectAddresses = false }
+      if Self.isPrivate(address) { screen.hasPrivateAddress = true }
+      // Adding a keyed hash of each address makes the digest independent
+      // of record order; a duplicated record changes it, which is fine.
+      var hasher = SipHasher(key: hashKey)
+      hasher.combine(address.high)
+      hasher.combine(address.low)
+      screen.digest &+= hasher.finalize()
+    }
+    return screen
+  }
+
+  /// The address in an A or AAAA record's RDATA, nil for other records (or
+  /// a malformed length).
+  static func address(of record: ResourceRecord, in bytes: UnsafeRawBufferPointer) -> IPAddress? {
+    let start = record.rdataOffset
+    if record.type == .a && record.rdataLength == 4 {
+      return IPAddress(
+        ipv4: UInt32(bytes.getUInt16(at: start)) << 16 | UInt32(bytes.getUInt16(at: start + 2)))
+    }
+    guard record.type == .aaaa && record.rdataLength == 16 else { return nil }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for index in 0..<8 { high = high << 8 | UInt64(bytes[start + index]) }
+    for index in 8..<16 { low = low << 8 | UInt64(bytes[start + index]) }
+    return IPAddress(high: high, low: low)
+  }
+
+  static func isPrivate(_ address: IPAddress) -> Bool {
+    for prefix in rebindPrefixes where prefix.contains(address) { return true }
+    return false
+  }
+
+  func isBogus(_ address: IPAddress) -> Bool {
+    for prefix in settings.bogusPrefixes where prefix.contains(address) { return true }
+    return false
+  }
+
+  /// Inside a `bogus-nxdomain` prefix, or learned by the redirect probes.
+  func isRedirectAddress(_ address: IPAddress) -> Bool {
+    for prefix in settings.bogusNXDomainPrefixes where prefix.contains(address) { return true }
+    for index in 0..<learnedRedirectCount where learnedRedirects[index] == address { return true }
+    return false
+  }
+
+  /// Whether lower-cased flat `name` is one of `suffixes` (concatenated
+  /// lower-cased flat names, as `verifyNames`) or below one of them.
+  static func isNameOrBelow(_ name: UnsafeRawBufferPointer, anyOf suffixes: [UInt8]) -> Bool {
+    guard !suffixes.isEmpty else { return false }
+    return suffixes.withUnsafeBytes { list in
+      var start = 0
+      while start < list.count {
+        var end = start
+        while end < list.count, list[end] != 0 { end += 1 + Int(list[end]) }
+        let suffix = UnsafeRawBufferPointer(rebasing: list[start..<min(end + 1, list.count)])
+        if isNameOrBelow(name, suffix) { return true }
+        start = end + 1
+      }
+      return false
+    }
+  }
+
+  /// Whether `name` equals `suffix` or ends with it at a label boundary.
+  /// Both are lower-cased flat names.
+  static func isNameOrBelow(_ name: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer)
+    -> Bool
+  {
+    var offset = 0
+    while name.count - offset >= suffix.count {
+      if name.count - offset == suffix.count {
+        return Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), suffix)
+      }
+      guard name[offset] != 0 else { return false }
+      offset += 1 + Int(name[offset])
+    }
+    return false
+  }
+}

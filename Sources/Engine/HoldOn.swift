@@ -1,0 +1,187 @@
+import CompiledConfig
+import DNSWire
+
+/// `hold-on`: buffers for first answers that wait for a possible second one.
+/// An on-path injector answers a UDP query before the real server does;
+/// the real answer still arrives, a few milliseconds later. Holding the
+/// first answer for a short window lets both be seen and the one with the
+/// upstream's usual shape win.
+///
+/// Fixed at start-up: `capacity` buffers of the advertised EDNS size (an
+/// upstream answer over UDP is no larger), a free stack, and a FIFO of the
+/// windows. Every window has the same length, so the FIFO is in order of
+/// expiry and the next end is at its head. A buffer goes back to the free
+/// stack only when its window leaves the FIFO, even if its slot finished
+/// earlier, so the FIFO never holds more than `capacity` windows.
+struct HoldPool {
+  static let maxCapacity = 64
+  let capacity: Int
+  let bufferBytes: Int
+  let buffers: UnsafeMutableRawBufferPointer
+  let lengths: UnsafeMutablePointer<Int>
+  /// Free buffers, a stack of indices.
+  let free: UnsafeMutablePointer<Int16>
+  var freeCount: Int
+  /// Holding slots in order of their window's end.
+  let queue: UnsafeMutablePointer<HeldSlot>
+  var queueHead = 0
+  var queueCount = 0
+
+  struct HeldSlot {
+    var buffer: Int16 = 0
+    var slot: Int32 = 0
+    var generation: UInt32 = 0
+    var ends: UInt64 = 0
+  }
+
+  init(capacity: Int, bufferBytes: Int) {
+    self.capacity = capacity
+    self.bufferBytes = bufferBytes
+    buffers = .allocate(byteCount: max(capacity * bufferBytes, 1), alignment: 8)
+    lengths = .allocate(capacity: max(capacity, 1))
+    lengths.initialize(repeating: 0, count: max(capacity, 1))
+    free = .allocate(capacity: max(capacity, 1))
+    for index in 0..<capacity { (free + index).initialize(to: Int16(index)) }
+    freeCount = capacity
+    queue = .allocate(capacity: max(capacity, 1))
+    queue.initialize(repeating: HeldSlot(), count: max(capacity, 1))
+  }
+
+  func deallocate() {
+    buffers.deallocate()
+    lengths.deallocate()
+    free.deallocate()
+    queue.deallocate()
+  }
+
+  /// When the oldest window ends, if any slot holds an answer.
+  var earliestEnd: UInt64? { queueCount > 0 ? queue[queueHead].ends : nil }
+
+  func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+    UnsafeMutableRawBufferPointer(
+      rebasing: buffers[(index * bufferBytes)..<((index + 1) * bufferBytes)])
+  }
+
+  func message(_ index: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: buffer(index)[0..<lengths[index]])
+  }
+
+  /// Copies `packet` into a free buffer; nil when none is free or it is too big.
+  mutating func keep(_ packet: UnsafeRawBufferPointer) -> Int16? {
+    guard freeCount > 0, packet.count <= bufferBytes else { return nil }
+    freeCount -= 1
+    let index = free[freeCount]
+    replace(Int(index), with: packet)
+    return index
+  }
+
+  func replace(_ index: Int, with packet: UnsafeRawBufferPointer) {
+    UnsafeMutableRawBufferPointer(rebasing: buffer(index)[0..<packet.count]).copyMemory(
+      from: packet)
+    lengths[index] = packet.count
+  }
+
+  mutating func giveBack(_ index: Int16) {
+    free[freeCount] = index
+    freeCount += 1
+  }
+
+  /// One buffer is taken per queued window, so the queue never overflows.
+  mutating func enqueue(_ held: HeldSlot) {
+    queue[(queueHead + queueCount) % capacity] = held
+    queueCount += 1
+  }
+
+  mutating func dequeue() -> HeldSlot {
+    let held = queue[queueHead]
+    queueHead = (queueHead + 1) % capacity
+    queueCount -= 1
+    return held
+  }
+}
+
+extension Engine {
+  /// How an answer looks next to what this upstream usually sends: 2 for
+  /// an OPT record (every query carries one, and a server that speaks EDNS
+  /// answers with one, RFC 6891 §7; injectors commonly leave it out), 1 for
+  /// arriving with the upstream's usual IP TTL.
+  func shapeScore(_ reply: Message, ipTTL: UInt8, upstream: Int) -> UInt8 {
+    var score: UInt8 = reply.opt != nil ? 2 : 0
+    let usual = health[upstream].usualTTL
+    if ipTTL != 0 && usual != 0 && ipTTL == usual { score += 1 }
+    return score
+  }
+
+  /// An accepted, screened UDP answer while `hold-on` is on. Returns true
+  /// if it was taken here (held, or compared with the held one); false if
+  /// it is to be relayed at once (no buffer free, or too big to keep).
+  func holdAnswer<E: EngineEnvironment>(
+    _ reply: Message, screen: AnswerScreen, ipTTL: UInt8, slot: Int, now: UInt64,
+    environment: inout E
+  ) -> Bool {
+    let upstream = Int(transactions[slot].upstream)
+    let score = shapeScore(reply, ipTTL: ipTTL, upstream: upstream)
+    let heldBuffer = transactions[slot].heldBuffer
+    if heldBuffer >= 0 {
+      // The same answer twice (a retransmitting server) changes nothing.
+      guard screen.digest != transactions[slot].heldDigest else { return true }
+      counters.holdOnConflicts += 1
+      // Ties go to the later answer: an injector is nearer, so first.
+      let secondWins = score >= transactions[slot].heldScore
+      if secondWins {
+        counters.holdOnReplaced += 1
+        holds.replace(Int(heldBuffer), with: reply.bytes)
+        transactions[slot].heldDigest = screen.digest
+        transactions[slot].heldScore = score
+        transactions[slot].heldTTL = ipTTL
+      }
+      environment.reportDefence(
+        .holdOnConflict, name: name(slot: slot), address: nil, upstream: upstream)
+      finishHold(slot: slot, now: now, environment: &environment)
+      return true
+    }
+    guard let index = holds.keep(reply.bytes) else { return false }
+    transactions[slot].heldBuffer = index
+    transactions[slot].heldDigest = screen.digest
+    transactions[slot].heldScore = score
+    transactions[slot].heldTTL = ipTTL
+    holds.enqueue(
+      HoldPool.HeldSlot(
+        buffer: index, slot: Int32(slot), generation: transactions[slot].generation,
+        ends: now + UInt64(settings.holdOnMilliseconds)))
+    return true
+  }
+
+  /// Relays the answers whose window is over.
+  func endDueHolds<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    while let ends = holds.earliestEnd, ends <= now {
+      let held = holds.dequeue()
+      let slot = Int(held.slot)
+      if transactions[slot].state == .active, transactions[slot].generation == held.generation,
+        transactions[slot].heldBuffer == held.buffer
+      {
+        finishHold(slot: slot, now: now, environment: &environment)
+      }
+      holds.giveBack(held.buffer)
+    }
+  }
+
+  /// The held answer won: relay and cache it like any accepted answer.
+  func finishHold<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    let index = Int(transactions[slot].heldBuffer)
+    guard let reply = try? Message(validating: holds.message(index), allowTrailingData: true)
+    else {
+      // Validated when it was kept; cannot happen, but never trap on it.
+      release(slot: slot)
+      return
+    }
+    accept(
+      reply, slot: slot, ipTTL: transactions[slot].heldTTL, now: now, environment: &environment)
+  }
+
+  /// The slot no longer holds an answer. Its buffer stays with its window
+  /// in the FIFO until the window ends (`endDueHolds` gives it back).
+  func releaseHold(slot: Int) {
+    transactions[slot].heldBuffer = -1
+  }
+}

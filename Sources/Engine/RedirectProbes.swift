@@ -1,0 +1,191 @@
+import CompiledConfig
+import DNSWire
+
+/// `detect-nxdomain-redirect`: learning an ISP's redirect address by asking
+/// for names that cannot exist.
+///
+/// A round asks every plain upstream (the first 64; trusted ones are not
+/// asked) for A records of `randomProbes` names made of 16 random letters and
+/// digits under `.com`, `.net` and `.org` — a registered one is as likely as
+/// guessing a 82-bit key — and of the control name `example.com` (RFC 2606,
+/// always registered). Rules that keep it from learning a real address:
+///
+/// - an address is learned only if at least `agreeingProbes` different
+///   random names came back with it from the same upstream, so one odd
+///   answer (a wildcard zone, a typo-squatted TLD) is not enough;
+/// - never an address that the control name, which exists, came back with
+///   (a resolver that sends everything to one address is not "redirecting",
+///   and the address may be a real server's);
+/// - nothing is learned from an upstream whose control answer did not come:
+///   without it the rule above cannot be checked.
+///
+/// Rounds run at the first tick and every `redirectProbeIntervalMilliseconds`.
+/// Learned addresses go into a fixed table of `learnedRedirectCapacity`
+/// (the oldest is replaced when full) and count as `bogus-nxdomain`.
+struct RedirectProbeRound {
+  static let randomProbes = 3
+  static let agreeingProbes = 2
+  static let candidateCapacity = 32
+  /// When the next round starts (0: at the first tick).
+  var nextRound: UInt64 = 0
+  /// Probes of the current round still in flight.
+  var outstanding = 0
+  /// Whether a round's results wait to be judged.
+  var judging = false
+  /// Upstreams (bit per index) whose control question was answered.
+  var controlAnswered: UInt64 = 0
+  /// Addresses seen in the round: which random probes (bit per probe)
+  /// returned each, and whether the control name did.
+  let candidates: UnsafeMutablePointer<Candidate>
+  var candidateCount = 0
+
+  struct Candidate {
+    var address = IPAddress.anyV6
+    var upstream: Int16 = 0
+    var probesReturningIt: UInt8 = 0
+    var controlReturnsIt = false
+  }
+
+  init(enabled: Bool) {
+    let capacity = enabled ? Self.candidateCapacity : 1
+    candidates = .allocate(capacity: capacity)
+    candidates.initialize(repeating: Candidate(), count: capacity)
+  }
+
+  func deallocate() { candidates.deallocate() }
+}
+
+extension Engine {
+  static let redirectProbeIntervalMilliseconds: UInt64 = 3_600_000
+  /// `example.com.`, the control name (RFC 2606 §3).
+  static let probeControlName: StaticString = "\u{07}example\u{03}com\u{00}"
+  static let probeTopLevelDomains: StaticString = "\u{03}com\u{03}net\u{03}org"
+
+  /// When the next probe round is due, if redirect detection is on.
+  var nextProbeRound: UInt64? {
+    settings.detectNXDomainRedirect && !upstreams.isEmpty ? probes.nextRound : nil
+  }
+
+  /// Starts a probe round if one is due and the last one is over.
+  func startRedirectProbesIfDue<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    judgeProbeRoundIfOver(environment: &environment)
+    guard let due = nextProbeRound, now >= due, probes.outstanding == 0, !probes.judging else {
+      return
+    }
+    probes.nextRound = now + Self.redirectProbeIntervalMilliseconds
+    probes.controlAnswered = 0
+    probes.candidateCount = 0
+    for upstream in 0..<min(upstreams.count, 64) where !upstreams[upstream].trusted {
+      for probe in 0...RedirectProbeRound.randomProbes {
+        let length = writeProbeName(probe, into: scratchName, environment: &environment)
+        let name = UnsafeRawBufferPointer(rebasing: scratchName[0..<length])
+        guard
+          let slot = beginTransaction(
+            name: name, hash: 0, type: .a, rrClass: .internet, dnssecOK: false,
+            checkingDisabled: false, purpose: .redirectProbe)
+        else { break }
+        transactions[slot].purposeIndex = Int16(probe)
+        // No failing over: the probe is about this upstream.
+        transactions[slot].tried = ~0
+        probes.outstanding += 1
+        probes.judging = true
+        counters.redirectProbes += 1
+        dispatch(slot: slot, now: now, preferred: upstream, environment: &environment)
+      }
+    }
+  }
+
+  /// Writes probe `index`'s name: random for 0..<randomProbes, else the
+  /// control name. Returns its length.
+  func writeProbeName<E: EngineEnvironment>(
+    _ index: Int, into output: UnsafeMutableRawBufferPointer, environment: inout E
+  ) -> Int {
+    if index >= RedirectProbeRound.randomProbes {
+      let control = Self.probeControlName
+      for offset in 0..<control.utf8CodeUnitCount { output[offset] = control.utf8Start[offset] }
+      return control.utf8CodeUnitCount
+    }
+    let labelLength = 16
+    let alphabet: StaticString = "abcdefghijklmnopqrstuvwxyz0123456789"
+    output[0] = UInt8(labelLength)
+    var random = environment.randomUInt64()
+    for offset in 1...labelLength {
+      if offset == 9 { random = environment.randomUInt64() }
+      output[offset] = alphabet.utf8Start[Int(random % 36)]
+      random /= 36
+    }
+    let domains = Self.probeTopLevelDomains
+    let domainStart = 4 * (index % 3)
+    for offset in 0..<4 {
+      output[1 + labelLength + offset] = domains.utf8Start[domainStart + offset]
+    }
+    output[1 + labelLength + 4] = 0
+    return labelLength + 6
+  }
+
+  /// Notes the addresses a probe's answer came back with.
+  func recordProbeAnswer(_ reply: Message, slot: Int) {
+    let probe = Int(transactions[slot].purposeIndex)
+    let upstream = Int16(transactions[slot].upstream)
+    let isControl = probe >= RedirectProbeRound.randomProbes
+    if isControl && reply.rcode == .noError {
+      probes.controlAnswered |= 1 << UInt64(upstream)
+    }
+    var records = reply.records()
+    while let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes),
+        let index = probeCandidate(address, upstream: upstream)
+      else { continue }
+      if isControl {
+        probes.candidates[index].controlReturnsIt = true
+      } else {
+        probes.candidates[index].probesReturningIt |= 1 << UInt8(probe)
+      }
+    }
+  }
+
+  /// The candidate entry for `address` from `upstream`, added if new; nil
+  /// when the table is full.
+  func probeCandidate(_ address: IPAddress, upstream: Int16) -> Int? {
+    for index in 0..<probes.candidateCount
+    where probes.candidates[index].address == address
+      && probes.candidates[index].upstream == upstream
+    {
+      return index
+    }
+    guard probes.candidateCount < RedirectProbeRound.candidateCapacity else { return nil }
+    let index = probes.candidateCount
+    probes.candidates[index] = RedirectProbeRound.Candidate(
+      address: address, upstream: upstream, probesReturningIt: 0, controlReturnsIt: false)
+    probes.candidateCount += 1
+    return index
+  }
+
+  /// A probe transaction ended (answered, failed or timed out).
+  func redirectProbeEnded() {
+    if probes.outstanding > 0 { probes.outstanding -= 1 }
+  }
+
+  /// Once every probe of a round has ended, learns the addresses the rules
+  /// (see `RedirectProbeRound`) allow.
+  func judgeProbeRoundIfOver<E: EngineEnvironment>(environment: inout E) {
+    guard probes.judging, probes.outstanding == 0 else { return }
+    probes.judging = false
+    for index in 0..<probes.candidateCount {
+      let candidate = probes.candidates[index]
+      guard candidate.probesReturningIt.nonzeroBitCount >= RedirectProbeRound.agreeingProbes,
+        !candidate.controlReturnsIt,
+        probes.controlAnswered & (1 << UInt64(candidate.upstream)) != 0,
+        !isRedirectAddress(candidate.address)
+      else { continue }
+      learnedRedirects[nextLearnedRedirect] = candidate.address
+      nextLearnedRedirect = (nextLearnedRedirect + 1) % Self.learnedRedirectCapacity
+      learnedRedirectCount = min(learnedRedirectCount + 1, Self.learnedRedirectCapacity)
+      counters.redirectAddressesLearned += 1
+      environment.reportDefence(
+        .redirectAddressLearned, name: UnsafeRawBufferPointer(start: nil, count: 0),
+        address: candidate.address, upstream: Int(candidate.upstream))
+    }
+    probes.candidateCount = 0
+  }
+}

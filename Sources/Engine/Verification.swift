@@ -1,0 +1,177 @@
+import CompiledConfig
+import DNSWire
+
+/// `verify`: trusted answers kept while a plain upstream is asked the same
+/// question, so that its answer can be compared. The client already has
+/// the trusted answer (it is never kept waiting for the comparison); the
+/// plain answer is only judged, counted and logged: a user sees in the
+/// statistics and the log whether the ISP's resolver lies.
+///
+/// Fixed at start-up: `capacity` entries of up to `addressesPerEntry`
+/// addresses; when all are busy, a verification is skipped (the client's
+/// answer is unaffected).
+struct VerificationTable {
+  static let capacity = 16
+  static let addressesPerEntry = 8
+  let inUse: UnsafeMutablePointer<Bool>
+  let rcodes: UnsafeMutablePointer<UInt16>
+  let counts: UnsafeMutablePointer<Int>
+  /// The trusted answer had more addresses than were kept.
+  let partial: UnsafeMutablePointer<Bool>
+  let addresses: UnsafeMutablePointer<IPAddress>
+
+  init(enabled: Bool) {
+    let entries = enabled ? Self.capacity : 0
+    inUse = .allocate(capacity: max(entries, 1))
+    inUse.initialize(repeating: true, count: max(entries, 1))
+    for index in 0..<entries { inUse[index] = false }
+    rcodes = .allocate(capacity: max(entries, 1))
+    rcodes.initialize(repeating: 0, count: max(entries, 1))
+    counts = .allocate(capacity: max(entries, 1))
+    counts.initialize(repeating: 0, count: max(entries, 1))
+    partial = .allocate(capacity: max(entries, 1))
+    partial.initialize(repeating: false, count: max(entries, 1))
+    let addressCount = max(entries, 1) * Self.addressesPerEntry
+    addresses = .allocate(capacity: addressCount)
+    addresses.initialize(repeating: .anyV6, count: addressCount)
+  }
+
+  func deallocate() {
+    inUse.deallocate()
+    rcodes.deallocate()
+    counts.deallocate()
+    partial.deallocate()
+    addresses.deallocate()
+  }
+
+  /// A free entry, taken; nil when every entry is busy (or `verify` is off).
+  func take() -> Int? {
+    for index in 0..<Self.capacity where !inUse[index] {
+      inUse[index] = true
+      counts[index] = 0
+      partial[index] = false
+      return index
+    }
+    return nil
+  }
+
+  func contains(_ address: IPAddress, entry: Int) -> Bool {
+    let base = entry * Self.addressesPerEntry
+    for index in 0..<counts[entry] where addresses[base + index] == address { return true }
+    return false
+  }
+}
+
+extension Engine {
+  /// The first trusted upstream that is not down, for a `verify` name.
+  func trustedUpstream(now: UInt64) -> Int? {
+    for index in 0..<upstreams.count where upstreams[index].trusted {
+      if !isDown(upstream: index, now: now) { return index }
+    }
+    return nil
+  }
+
+  /// Whether `name` (lower-cased, flat) is to be asked of a trusted
+  /// upstream first and checked against a plain one.
+  func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
+    Self.isNameOrBelow(name, anyOf: settings.verifyNames)
+  }
+
+  /// A trusted upstream answered `slot`'s question: if the name is a
+  /// `verify` name, keep the answer's addresses and ask the first plain
+  /// upstream that is not down the same question.
+  func startVerification<E: EngineEnvironment>(
+    of reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) {
+    let transaction = transactions[slot]
+    let name = self.name(slot: slot)
+    guard transaction.type == .a || transaction.type == .aaaa, isVerified(name) else { return }
+    var plainTried: UInt64 = 0
+    var hasPlain = false
+    for index in 0..<min(upstreams.count, 64) {
+      if upstreams[index].trusted { plainTried |= 1 << UInt64(index) } else { hasPlain = true }
+    }
+    guard hasPlain, let entry = verifications.take() else { return }
+    verifications.rcodes[entry] = reply.rcode.rawValue
+    var records = reply.records()
+    let base = entry * VerificationTable.addressesPerEntry
+    while let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes)
+      else { continue }
+      if verifications.counts[entry] == VerificationTable.addressesPerEntry {
+        verifications.partial[entry] = true
+        break
+      }
+      verifications.addresses[base + verifications.counts[entry]] = address
+      verifications.counts[entry] += 1
+    }
+    guard
+      let check = beginTransaction(
+        name: name, hash: transaction.nameHash, type: transaction.type,
+        rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
+        purpose: .verification)
+    else {
+      releaseVerification(entry)
+      return
+    }
+    transactions[check].purposeIndex = Int16(entry)
+    // Every trusted upstream counts as tried, so the check goes to a plain
+    // one and, if that fails, to the next plain one, never to a trusted one.
+    transactions[check].tried = plainTried
+    dispatch(slot: check, now: now, environment: &environment)
+  }
+
+  func releaseVerification(_ entry: Int) {
+    guard entry >= 0 && entry < VerificationTable.capacity else { return }
+    verifications.inUse[entry] = false
+  }
+
+  /// A plain upstream's answer for a `verify` name: it disagrees when its
+  /// response code differs or one of its addresses is not among the trusted
+  /// answer's (when all of those were kept).
+  func compareWithTrusted<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, environment: inout E
+  ) {
+    let entry = Int(transactions[slot].purposeIndex)
+    var disagrees = reply.rcode.rawValue != verifications.rcodes[entry]
+    var outside: IPAddress? = nil
+    var records = reply.records()
+    while !disagrees, let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes),
+        !verifications.contains(address, entry: entry)
+      else { continue }
+      if !verifications.partial[entry] {
+        disagrees = true
+        outside = address
+      }
+    }
+    guard disagrees else { return }
+    let upstream = Int(transactions[slot].upstream)
+    counters.verifyDisagreements += 1
+    health[upstream].disagreements += 1
+    environment.reportDefence(
+      .verificationDisagreed, name: name(slot: slot), address: outside, upstream: upstream)
+  }
+
+  /// The answer to a check of an upstream (`verify` or a redirect probe):
+  /// judged, never relayed or cached.
+  func finishCheck<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, isFailure: Bool, now: UInt64, environment: inout E
+  ) {
+    let transaction = transactions[slot]
+    let upstream = Int(transaction.upstream)
+    if isFailure {
+      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+    } else {
+      noteSuccess(upstream: upstream, environment: &environment)
+      switch transaction.purpose {
+      case .verification: compareWithTrusted(reply, slot: slot, environment: &environment)
+      case .redirectProbe: recordProbeAnswer(reply, slot: slot)
+      case .answer: break
+      }
+    }
+    environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    release(slot: slot)
+    judgeProbeRoundIfOver(environment: &environment)
+  }
+}
