@@ -108,18 +108,24 @@ public final class LogLine {
   /// `1.2.3.4:53` or `[2001:db8::1]:53`.
   @discardableResult
   public func append(address: SocketAddress) -> LogLine {
+    if !address.isIPv4Mapped { append(byte: UInt8(ascii: "[")) }
+    append(host: address)
+    if !address.isIPv4Mapped { append(byte: UInt8(ascii: "]")) }
+    return append(byte: UInt8(ascii: ":")).append(decimal: UInt64(address.port))
+  }
+
+  /// The address alone: `1.2.3.4` or `2001:db8::1`.
+  @discardableResult
+  public func append(host address: SocketAddress) -> LogLine {
     if address.isIPv4Mapped {
       let value = UInt32(truncatingIfNeeded: address.low)
       append(decimal: UInt64(value >> 24)).append(byte: UInt8(ascii: "."))
       append(decimal: UInt64((value >> 16) & 0xFF)).append(byte: UInt8(ascii: "."))
       append(decimal: UInt64((value >> 8) & 0xFF)).append(byte: UInt8(ascii: "."))
-      append(decimal: UInt64(value & 0xFF))
-    } else {
-      append(byte: UInt8(ascii: "["))
-      appendIPv6(high: address.high, low: address.low)
-      append(byte: UInt8(ascii: "]"))
+      return append(decimal: UInt64(value & 0xFF))
     }
-    return append(byte: UInt8(ascii: ":")).append(decimal: UInt64(address.port))
+    appendIPv6(high: address.high, low: address.low)
+    return self
   }
 
   /// RFC 5952 text: lower case, longest run of two or more zero groups as `::`.

@@ -88,6 +88,34 @@ struct LoopEnvironment: EngineEnvironment {
     }
     log.emit(severity)
   }
+
+  /// A hijack defence fired. Events that a lying network causes on every
+  /// query are logged at debug (the counters show them); a learned redirect
+  /// address and a disagreement with the trusted upstream at warning: they
+  /// are what a user wants to see — that the network lies.
+  mutating func reportDefence(
+    _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
+  ) {
+    let log = server.log
+    let severity: LogSeverity =
+      event == .redirectAddressLearned || event == .verificationDisagreed ? .warning : .debug
+    guard log.enabled(severity) else { return }
+    log.start(severity).append("upstream ").append(address: server.upstreamAddresses[upstream])
+    switch event {
+    case .bogusDropped: log.append(" answered a bogus address for ")
+    case .redirectRewritten: log.append(" redirected, answered NXDOMAIN instead, for ")
+    case .rebindBlocked: log.append(" pointed a public name at a private address, refused: ")
+    case .holdOnConflict: log.append(" sent two different answers (injection?) for ")
+    case .verificationDisagreed: log.append(" disagrees with the trusted upstream on ")
+    case .redirectAddressLearned:
+      log.append(" redirects names that do not exist; learned as bogus-nxdomain")
+    }
+    if !name.isEmpty { server.formatName(name) }
+    if let address {
+      log.append(": ").append(host: SocketAddress(Endpoint(address: address, port: 0)))
+    }
+    log.emit(severity)
+  }
 }
 
 extension Server {
