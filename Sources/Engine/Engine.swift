@@ -201,7 +201,8 @@ public final class Engine {
     let entry = health[index]
     return UpstreamStatistics(
       answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
-      smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000)
+      smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000,
+      disagreements: entry.disagreements)
   }
 
   /// Whether queries to `upstream` still use 0x20 case randomization.

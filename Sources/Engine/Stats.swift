@@ -17,10 +17,11 @@ import DNSWire
 /// | `version.bind.`, `version.server.` | `"dnsward"`                       |
 /// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)`, then per upstream (below) |
 ///
-/// After the `statistic(at:)` records, `stats.dnsward.` has four more per
+/// After the `statistic(at:)` records, `stats.dnsward.` has five more per
 /// upstream `N` (its index in `upstreams`, configuration order), each its own
 /// RR and `"name=value"` string like the others: `upstreamN.answers`,
-/// `upstreamN.timeouts`, `upstreamN.failures` and `upstreamN.srtt-ms` (see
+/// `upstreamN.timeouts`, `upstreamN.failures`, `upstreamN.srtt-ms` and
+/// `upstreamN.disagreements` (see
 /// `UpstreamStatistics`). Only the first `statisticsUpstreamLimit` (64)
 /// upstreams are listed, so the reply stays far below 65535 bytes: each
 /// record is at most 13 + 40 bytes, about 14 KB for 64 upstreams.
@@ -94,10 +95,10 @@ extension Engine {
   /// Upstreams listed in `stats.dnsward.` at most.
   public static let statisticsUpstreamLimit = 64
 
-  /// Records in a `stats.dnsward.` answer: `statisticCount`, then four per
+  /// Records in a `stats.dnsward.` answer: `statisticCount`, then five per
   /// upstream (at most `statisticsUpstreamLimit` of them).
   public var statisticRecordCount: Int {
-    Self.statisticCount + 4 * min(upstreams.count, Self.statisticsUpstreamLimit)
+    Self.statisticCount + 5 * min(upstreams.count, Self.statisticsUpstreamLimit)
   }
 
   /// Cache capacity in entries, 0 when the cache is off.
@@ -162,6 +163,8 @@ extension Engine {
           try Self.writeTXT(&writer, upstream: upstream, key: "failures", value: entry.failures)
           try Self.writeTXT(
             &writer, upstream: upstream, key: "srtt-ms", value: entry.smoothedRTTMilliseconds)
+          try Self.writeTXT(
+            &writer, upstream: upstream, key: "disagreements", value: entry.disagreements)
         }
       }
       if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }

@@ -14,13 +14,19 @@ public struct UpstreamStatistics: Equatable {
   /// sample sets it, then srtt = 7/8 srtt + 1/8 sample), rounded to
   /// milliseconds; 0 before the first answer.
   public var smoothedRTTMilliseconds: UInt64
+  /// `verify`: its answers for verified names that were outside the trusted
+  /// upstream's answer — evidence that this upstream (or the path to it) lies.
+  public var disagreements: UInt64
 
-  public init(answers: UInt64, timeouts: UInt64, failures: UInt64, smoothedRTTMilliseconds: UInt64)
-  {
+  public init(
+    answers: UInt64, timeouts: UInt64, failures: UInt64, smoothedRTTMilliseconds: UInt64,
+    disagreements: UInt64 = 0
+  ) {
     self.answers = answers
     self.timeouts = timeouts
     self.failures = failures
     self.smoothedRTTMilliseconds = smoothedRTTMilliseconds
+    self.disagreements = disagreements
   }
 }
 

@@ -333,6 +333,7 @@ public final class Server {
         .append(" timeouts ").append(decimal: statistics.timeouts)
         .append(" failures ").append(decimal: statistics.failures)
         .append(" srtt-ms ").append(decimal: statistics.smoothedRTTMilliseconds)
+        .append(" disagreements ").append(decimal: statistics.disagreements)
         .emit(.info)
     }
   }

@@ -150,7 +150,7 @@ final class StatsTests: XCTestCase {
       names.append(parts[0])
       values[parts[0]] = UInt64(parts[1])
     }
-    XCTAssertEqual(names.count, Engine.statisticCount + 4, "one upstream: four more")
+    XCTAssertEqual(names.count, Engine.statisticCount + 5, "one upstream: five more")
 
     // Every EngineCounters field, under its own name, in declaration order,
     // with the value the engine holds (the stats query itself included in
@@ -164,6 +164,7 @@ final class StatsTests: XCTestCase {
     ]
     let upstream0 = [
       "upstream0.answers", "upstream0.timeouts", "upstream0.failures", "upstream0.srtt-ms",
+      "upstream0.disagreements",
     ]
     XCTAssertEqual(
       names, fields.prefix(30).map(\.0) + tables + fields.dropFirst(30).map(\.0) + upstream0)

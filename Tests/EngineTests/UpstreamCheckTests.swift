@@ -36,6 +36,8 @@ final class UpstreamCheckTests: XCTestCase {
       harness.answer(makeReply(to: check.bytes, addresses: [Self.phishing]), to: check).isEmpty,
       "a check is never relayed")
     XCTAssertEqual(harness.counters.verifyDisagreements, 1)
+    XCTAssertEqual(harness.engine.upstreamStatistics(0).disagreements, 1, "per upstream")
+    XCTAssertEqual(harness.engine.upstreamStatistics(1).disagreements, 0)
     XCTAssertEqual(
       harness.environment.defences,
       [

@@ -106,7 +106,7 @@ final class UpstreamStatsTests: XCTestCase {
     XCTAssertEqual(replies.count, 1)
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertFalse(reply.has(HeaderFlags.truncated))
-    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 8)
+    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 10)
     XCTAssertEqual(reply.answerCount, harness.engine.statisticRecordCount)
     var strings: [String] = []
     for record in reply.records where record.type == .txt {
@@ -114,12 +114,12 @@ final class UpstreamStatsTests: XCTestCase {
       strings.append(String(decoding: record.rdata.dropFirst(), as: UTF8.self))
     }
     XCTAssertEqual(
-      Array(strings.suffix(8)),
+      Array(strings.suffix(10)),
       [
         "upstream0.answers=0", "upstream0.timeouts=1", "upstream0.failures=0",
-        "upstream0.srtt-ms=0",
+        "upstream0.srtt-ms=0", "upstream0.disagreements=0",
         "upstream1.answers=1", "upstream1.timeouts=0", "upstream1.failures=0",
-        "upstream1.srtt-ms=12",
+        "upstream1.srtt-ms=12", "upstream1.disagreements=0",
       ])
   }
 
@@ -128,13 +128,13 @@ final class UpstreamStatsTests: XCTestCase {
     for index in 0..<70 { config += "upstream udp 10.0.\(index / 256).\(index % 256 + 1):5300\n" }
     let harness = Harness(config)
     XCTAssertEqual(harness.engine.upstreams.count, 70)
-    XCTAssertEqual(harness.engine.statisticRecordCount, Engine.statisticCount + 4 * 64)
+    XCTAssertEqual(harness.engine.statisticRecordCount, Engine.statisticCount + 5 * 64)
     let replies = harness.ask(
       makeQuery(id: 9, name: "stats.dnsward", type: .txt, rrClass: .chaos),
       from: lanClient(tcp: true))
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertFalse(reply.has(HeaderFlags.truncated))
-    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 4 * 64)
+    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 5 * 64)
     XCTAssertLessThan(replies[0].bytes.count, 65535)
   }
 }
