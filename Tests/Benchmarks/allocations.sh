@@ -30,6 +30,11 @@
 #   stale          the upstream gone, every answer an expired entry served
 #                  stale (`stale 1d`, entries cached with max-ttl 1s by a
 #                  Knot of their own, then stopped)
+#   defended       the mixed workload with every hijack defence on: hold-on
+#                  (each forwarded answer held 5 ms), bogus, bogus-nxdomain,
+#                  rebind-protection, rate-limit, detect-nxdomain-redirect and
+#                  verify (Knot over TCP as the trusted upstream, every
+#                  mixed name checked against Knot over UDP)
 #   workers        the mixed workload against `workers 2` (two processes
 #                  sharing the listener; forked, so they share the counter
 #                  file and the counts are their sum); 16 dnsperf clients so
@@ -73,7 +78,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
 QUERIES=${QUERIES:-100000}
-ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp dead-upstream stale workers"
+ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp dead-upstream stale defended workers"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 STARTED=$SECONDS
@@ -251,11 +256,29 @@ instance() {
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
           echo "workers 2" >>"$WORK/$name.conf"
           ;;
+        defended)
+          write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
+          defences "$KNOT_PORT" >>"$WORK/$name.conf"
+          ;;
       esac
       start_dnsward "$name" "$port" "$WORK/$name.conf"
     fi
   fi
   IPORT=${INSTANCE_PORT[$name]}
+}
+
+# defences KNOT_PORT: the hijack-defence lines of the `defended` instance.
+defences() {
+  cat <<CONF
+upstream tcp 127.0.0.1:$1 trusted
+verify mixed.example.test
+hold-on 5ms
+bogus 203.0.113.0/24
+bogus-nxdomain 198.18.0.1
+rebind-protection on
+rate-limit 1000000/s
+detect-nxdomain-redirect on
+CONF
 }
 
 # can_configure [LINE]: whether the binary takes --config (with LINE added
@@ -318,6 +341,8 @@ mixed m >"$WORK/mixed.txt"
 mixed_warm w >"$WORK/mixed-warm.txt"
 mixed t >"$WORK/tcp.txt"
 mixed_warm v >"$WORK/tcp-warm.txt"
+mixed g >"$WORK/defended.txt"
+mixed_warm q >"$WORK/defended-warm.txt"
 mixed k >"$WORK/workers.txt"
 mixed_warm j >"$WORK/workers-warm.txt"
 names 'w%d.cold.example.test' 0 10000 A >"$WORK/cold-warm.txt"
@@ -444,6 +469,13 @@ for workload in $WORKLOADS; do
         continue
       fi
       ;;
+    defended)
+      if ! can_configure "$(defences 1)"; then
+        echo "$workload: skipped (this binary takes no --config with the defence directives)" |
+          tee -a "$TABLE"
+        continue
+      fi
+      ;;
     workers)
       if ! can_configure "workers 2"; then
         echo "$workload: skipped (this binary takes no --config with \`workers 2\`)" | tee -a "$TABLE"
@@ -474,6 +506,7 @@ for workload in $WORKLOADS; do
       sleep 1.5
       measure stale stale udp "$WORK/hot-both.txt" 1 "$WORK/hot-both.txt"
       ;;
+    defended) measure defended defended udp "$WORK/defended-warm.txt" 1 "$WORK/defended.txt" ;;
     workers) CLIENTS=16 measure workers workers udp "$WORK/workers-warm.txt" 1 "$WORK/workers.txt" ;;
   esac
 done
