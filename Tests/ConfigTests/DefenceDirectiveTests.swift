@@ -670,7 +670,8 @@ final class DefenceDirectiveTests: XCTestCase {
   }
 
   /// The shipped configs still parse and leave the defences that need the
-  /// internet or a chosen trusted upstream off.
+  /// internet or a chosen trusted upstream off; the board configs turn
+  /// rebind protection on.
   func testShippedConfigs() throws {
     for path in [
       "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
@@ -690,6 +691,9 @@ final class DefenceDirectiveTests: XCTestCase {
       XCTAssertEqual(settings.overrideCheckPort, 0, path)
       XCTAssertEqual(settings.refuseAny, true, path)
       XCTAssertFalse(settings.upstreams.contains { $0.trusted }, path)
+      // On in the router configs (as OpenWrt's dnsmasq has it), not in
+      // the default one, which may run behind an office's own resolver.
+      XCTAssertEqual(settings.rebindProtection, path.hasPrefix("Board/"), path)
     }
   }
 
