@@ -34,7 +34,11 @@ public enum ConfigGenerator {
     out.line("/// `cache-file`: \(describePath(settings.cacheFilePath)).")
     out.byteArray("cacheFilePathBytes", settings.cacheFilePath)
     out.line()
-    emitPrefetchNames(settings.prefetchNames, into: &out)
+    emitFlatNames(
+      "prefetchNameBytes", settings.prefetchNames, directive: "prefetch", into: &out)
+    emitFlatNames("verifyNameBytes", settings.verifyNames, directive: "verify", into: &out)
+    emitFlatNames(
+      "rebindAllowNameBytes", settings.rebindAllowNames, directive: "rebind-allow", into: &out)
     emitSettingsFunction(settings, into: &out)
     return out.text
   }
@@ -123,20 +127,14 @@ public enum ConfigGenerator {
     out.arrayStart("settings.listen", isEmpty: settings.listen.isEmpty)
     for endpoint in settings.listen { out.endpoint(endpoint, indent: "    ", suffix: ",") }
     out.arrayEnd(isEmpty: settings.listen.isEmpty)
-    out.arrayStart("settings.allow", isEmpty: settings.allow.isEmpty)
-    for prefix in settings.allow {
-      out.line("    // \(describe(prefix))")
-      out.line("    AddressPrefix(")
-      out.line("      address: \(addressExpression(prefix.address)),")
-      out.line("      length: \(prefix.length)),")
-    }
-    out.arrayEnd(isEmpty: settings.allow.isEmpty)
+    out.prefixes("settings.allow", settings.allow)
     out.arrayStart("settings.upstreams", isEmpty: settings.upstreams.isEmpty)
     for server in settings.upstreams {
       let transport = server.transport == .udp ? "udp" : "tcp"
       out.line("    UpstreamServer(")
       out.line("      transport: .\(transport),")
-      out.endpoint(server.endpoint, indent: "      ", label: "endpoint: ", suffix: "),")
+      out.endpoint(server.endpoint, indent: "      ", label: "endpoint: ", suffix: ",")
+      out.line("      trusted: \(server.trusted)),")
     }
     out.arrayEnd(isEmpty: settings.upstreams.isEmpty)
     out.line("  settings.resolvConfPath = resolvConfPathBytes")
@@ -163,6 +161,17 @@ public enum ConfigGenerator {
     out.line("  settings.cacheSaveSeconds = \(settings.cacheSaveSeconds)")
     out.line("  settings.prefetchNames = prefetchNameBytes")
     out.line("  settings.prefetchHits = \(settings.prefetchHits)")
+    out.prefixes("settings.bogusPrefixes", settings.bogusPrefixes)
+    out.prefixes("settings.bogusNXDomainPrefixes", settings.bogusNXDomainPrefixes)
+    out.line("  settings.detectNXDomainRedirect = \(settings.detectNXDomainRedirect)")
+    out.line("  settings.verifyNames = verifyNameBytes")
+    out.line("  settings.holdOnMilliseconds = \(settings.holdOnMilliseconds)")
+    out.line("  settings.rebindProtection = \(settings.rebindProtection)")
+    out.line("  settings.rebindAllowNames = rebindAllowNameBytes")
+    out.line("  settings.overrideCheckPort = \(settings.overrideCheckPort)")
+    out.line("  settings.overrideCheckSeconds = \(settings.overrideCheckSeconds)")
+    out.line("  settings.rateLimitPerSecond = \(settings.rateLimitPerSecond)")
+    out.line("  settings.refuseAny = \(settings.refuseAny)")
     out.line("  settings.overrides = OverrideTable(")
     out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
     out.line(
@@ -171,15 +180,18 @@ public enum ConfigGenerator {
     out.line("}")
   }
 
-  /// `prefetch`: the concatenated flat names, one commented run per name.
-  static func emitPrefetchNames(_ names: [UInt8], into out: inout SourceText) {
-    out.line("/// `prefetch`: lower-cased flat wire names (RFC 1035 §3.1), one after another.")
+  /// `prefetch`, `verify`, `rebind-allow`: the concatenated flat names,
+  /// one commented run per name.
+  static func emitFlatNames(
+    _ variable: String, _ names: [UInt8], directive: String, into out: inout SourceText
+  ) {
+    out.line("/// `\(directive)`: lower-cased flat wire names (RFC 1035 §3.1), one after another.")
     guard !names.isEmpty else {
-      out.line("let prefetchNameBytes: [UInt8] = []")
+      out.line("let \(variable): [UInt8] = []")
       out.line()
       return
     }
-    out.line("let prefetchNameBytes: [UInt8] = [")
+    out.line("let \(variable): [UInt8] = [")
     for range in flatNameRanges(names) {
       out.line("  // \(describeName(Array(names[range])))")
       out.values(names[range].map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
@@ -292,6 +304,18 @@ struct SourceText {
 
   mutating func arrayEnd(isEmpty: Bool) {
     if !isEmpty { line("  ]") }
+  }
+
+  /// `  NAME = [AddressPrefix(...), ...]`, each prefix with a comment.
+  mutating func prefixes(_ name: String, _ prefixes: [AddressPrefix]) {
+    arrayStart(name, isEmpty: prefixes.isEmpty)
+    for prefix in prefixes {
+      line("    // \(describe(prefix))")
+      line("    AddressPrefix(")
+      line("      address: \(ConfigGenerator.addressExpression(prefix.address)),")
+      line("      length: \(prefix.length)),")
+    }
+    arrayEnd(isEmpty: prefixes.isEmpty)
   }
 
   /// An `Endpoint(...)` expression preceded by a comment with its text form.

@@ -53,7 +53,10 @@ public enum ConfigParser {
     do throws(LineError) {
       return try reader.finish()
     } catch {
-      throw ConfigError(file: fileName, line: 0, message: error.message)
+      // A problem of the whole file, or one reported on the line it stems from.
+      throw ConfigError(
+        file: error.file ?? fileName, line: error.file == nil ? 0 : error.line,
+        message: error.message)
     }
   }
 
@@ -99,6 +102,11 @@ enum Directive: Int, CaseIterable {
   case prefetch, prefetchHits
   case blockList
   case workers
+  case bogus, bogusNXDomain, detectNXDomainRedirect
+  case verify, holdOn
+  case rebindProtection, rebindAllow
+  case overrideCheck, overrideCheckInterval
+  case rateLimit, refuseAny
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -153,6 +161,17 @@ enum Directive: Int, CaseIterable {
     case .prefetchHits: return "prefetch-hits"
     case .blockList: return "block-list"
     case .workers: return "workers"
+    case .bogus: return "bogus"
+    case .bogusNXDomain: return "bogus-nxdomain"
+    case .detectNXDomainRedirect: return "detect-nxdomain-redirect"
+    case .verify: return "verify"
+    case .holdOn: return "hold-on"
+    case .rebindProtection: return "rebind-protection"
+    case .rebindAllow: return "rebind-allow"
+    case .overrideCheck: return "override-check"
+    case .overrideCheckInterval: return "override-check-interval"
+    case .rateLimit: return "rate-limit"
+    case .refuseAny: return "refuse-any"
     }
   }
 
@@ -160,15 +179,16 @@ enum Directive: Int, CaseIterable {
   var isRepeatable: Bool {
     switch self {
     case .listen, .allow, .upstream, .override, .block, .prefetch, .blockList: return true
+    case .bogus, .bogusNXDomain, .verify, .rebindAllow: return true
     default: return false
     }
   }
 
   /// How many arguments follow the directive (`override` takes a name and
-  /// one or more addresses).
+  /// one or more addresses; `upstream` an optional `trusted`).
   var argumentCount: ClosedRange<Int> {
     switch self {
-    case .upstream: return 2...2
+    case .upstream: return 2...3
     case .override: return 2...Int.max
     default: return 1...1
     }
@@ -178,7 +198,8 @@ enum Directive: Int, CaseIterable {
     switch self {
     case .listen: return "listen ADDRESS[:PORT], IPv6 as [ADDRESS]:PORT"
     case .allow: return "allow ADDRESS[/LENGTH]"
-    case .upstream: return "upstream udp|tcp ADDRESS[:PORT] or upstream resolv-conf PATH"
+    case .upstream:
+      return "upstream udp|tcp ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH"
     case .timeout: return "timeout DURATION, e.g. 1500ms or 2s"
     case .inflight: return "inflight COUNT, a power of two 16...65536"
     case .override: return "override NAME ADDRESS..."
@@ -205,6 +226,18 @@ enum Directive: Int, CaseIterable {
     case .prefetchHits: return "prefetch-hits COUNT, 0 (off)...1000000"
     case .blockList: return "block-list PATH, one name per line, relative to this file's folder"
     case .workers: return "workers COUNT, 1...64"
+    case .bogus: return "bogus ADDRESS[/LENGTH]"
+    case .bogusNXDomain: return "bogus-nxdomain ADDRESS[/LENGTH]"
+    case .detectNXDomainRedirect: return "detect-nxdomain-redirect on|off"
+    case .verify: return "verify NAME"
+    case .holdOn: return "hold-on DURATION, 0 (off)...1000ms, e.g. 30ms"
+    case .rebindProtection: return "rebind-protection on|off"
+    case .rebindAllow: return "rebind-allow NAME"
+    case .overrideCheck: return "override-check tcp:PORT or override-check off, e.g. tcp:443"
+    case .overrideCheckInterval:
+      return "override-check-interval DURATION, 5s...1d, e.g. 60 (seconds) or 5m"
+    case .rateLimit: return "rate-limit COUNT/s, 1...1000000 per second, or off, e.g. 200/s"
+    case .refuseAny: return "refuse-any on|off"
     }
   }
 }
@@ -216,6 +249,8 @@ struct NameLines {
   var wildcard = 0
   var block = 0
   var prefetch = 0
+  var verify = 0
+  var rebindAllow = 0
 }
 
 /// The state of one parse: what has been read so far.
@@ -227,6 +262,10 @@ struct ConfigReader {
   var listenLines: [Int] = []
   var allowLines: [Int] = []
   var upstreamLines: [Int] = []
+  var bogusLines: [Int] = []
+  var bogusNXDomainLines: [Int] = []
+  /// The first `verify` line (0: none), where a missing trusted upstream is reported.
+  var firstVerifyLine = 0
   var resolvConfLine = 0
   var nameLines = NameLinesIndex()
   /// The config's file name, and where `block-list` files are read.
@@ -263,7 +302,8 @@ struct ConfigReader {
     switch directive {
     case .listen: try addListen(arguments[0], line: line)
     case .allow: try addAllow(arguments[0], line: line)
-    case .upstream: try addUpstream(arguments[0], arguments[1], line: line)
+    case .upstream:
+      try addUpstream(arguments[0], arguments[1], arguments.dropFirst(2).first, line: line)
     case .override: try addOverride(arguments[0], arguments[1...], line: line)
     case .block: try addBlock(arguments[0], line: line)
     case .timeout:
@@ -320,6 +360,22 @@ struct ConfigReader {
       settings.prefetchHits = UInt32(try number(arguments[0], for: directive, range: 0...1_000_000))
     case .workers:
       settings.workers = try number(arguments[0], for: directive, range: 1...64)
+    case .bogus, .bogusNXDomain: try addBogus(arguments[0], for: directive, line: line)
+    case .detectNXDomainRedirect:
+      settings.detectNXDomainRedirect = try onOff(arguments[0], for: directive)
+    case .verify: try addVerify(arguments[0], line: line)
+    case .holdOn:
+      // Past a second the wait costs more than the injection it catches:
+      // every UDP answer is held that long.
+      settings.holdOnMilliseconds = try duration(arguments[0], for: directive, range: 0...1000)
+    case .rebindProtection: settings.rebindProtection = try onOff(arguments[0], for: directive)
+    case .rebindAllow: try addRebindAllow(arguments[0], line: line)
+    case .overrideCheck: settings.overrideCheckPort = try overrideCheckPort(arguments[0])
+    case .overrideCheckInterval:
+      // At least 5 s: each round connects to every override address.
+      settings.overrideCheckSeconds = try seconds(arguments[0], for: directive, range: 5...86_400)
+    case .rateLimit: settings.rateLimitPerSecond = try rateLimit(arguments[0])
+    case .refuseAny: settings.refuseAny = try onOff(arguments[0], for: directive)
     }
   }
 
@@ -350,6 +406,7 @@ struct ConfigReader {
         "no 'listen' directive: dnsward needs at least one address to serve, "
           + "e.g. listen 127.0.0.1:53")
     }
+    try checkVerifyHasTrustedUpstream()
     settings.overrides = overrides.build()
     return settings
   }

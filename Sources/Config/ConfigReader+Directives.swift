@@ -27,8 +27,10 @@ extension ConfigReader {
     allowLines.append(line)
   }
 
+  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]` or `upstream resolv-conf PATH`.
   mutating func addUpstream(
-    _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>, line: Int
+    _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
+    _ option: ArraySlice<UInt8>?, line: Int
   ) throws(LineError) {
     let transport: UpstreamTransport
     if isWord(transportToken, "udp") {
@@ -36,6 +38,15 @@ extension ConfigReader {
     } else if isWord(transportToken, "tcp") {
       transport = .tcp
     } else if isWord(transportToken, "resolv-conf") {
+      if let option {
+        if isWord(option, "trusted") {
+          throw LineError(
+            "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
+              + "(mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)")
+        }
+        throw LineError(
+          "extra argument \(quoted(option)) to 'upstream' (usage: \(Directive.upstream.usage))")
+      }
       guard resolvConfLine == 0 else {
         throw LineError(
           "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed")
@@ -54,12 +65,25 @@ extension ConfigReader {
     else {
       throw LineError("upstream address \(quoted(target)) is unspecified (0.0.0.0 or ::)")
     }
-    if let index = settings.upstreams.firstIndex(of: server) {
+    var trusted = false
+    if let option {
+      guard isWord(option, "trusted") else {
+        throw LineError(
+          "unknown upstream option \(quoted(option)) (expected trusted; "
+            + "usage: \(Directive.upstream.usage))")
+      }
+      trusted = true
+    }
+    // The same server twice is a duplicate whether or not either is trusted.
+    if let index = settings.upstreams.firstIndex(where: {
+      $0.transport == server.transport && $0.endpoint == server.endpoint
+    }) {
       throw LineError(
         "duplicate upstream \(transport == .udp ? "udp" : "tcp") \(describe(server.endpoint)) "
           + "(first on line \(upstreamLines[index]))")
     }
-    settings.upstreams.append(server)
+    settings.upstreams.append(
+      UpstreamServer(transport: transport, endpoint: server.endpoint, trusted: trusted))
     upstreamLines.append(line)
   }
 

@@ -17,6 +17,7 @@ extension ConfigGenerator {
     }
     var upstreams = settings.upstreams.map { server in
       (server.transport == .udp ? "udp " : "tcp ") + describe(server.endpoint)
+        + (server.trusted ? " trusted" : "")
     }
     if !settings.resolvConfPath.isEmpty {
       upstreams.insert(
@@ -49,6 +50,7 @@ extension ConfigGenerator {
         + "case-randomization: \(settings.caseRandomization ? "on" : "off")")
     lines.append(cacheSummary(settings))
     lines.append(persistenceSummary(settings))
+    lines += defenceSummary(settings)
     return lines.joined(separator: "\n") + "\n"
   }
 
@@ -87,5 +89,57 @@ extension ConfigGenerator {
     let prefetch = count == 0 ? "none" : "\(count) name\(count == 1 ? "" : "s")"
     let hits = settings.prefetchHits == 0 ? "off" : "\(settings.prefetchHits)"
     return "cache-file: \(file); prefetch: \(prefetch); prefetch-hits: \(hits)"
+  }
+
+  /// The hijack defences, one line per group, with a note where a setting
+  /// can do nothing:
+  ///
+  ///     bogus: 198.51.100.7/32; bogus-nxdomain: none; detect-nxdomain-redirect: off
+  ///     verify: 2 names; hold-on: 30ms
+  ///     rebind-protection: on, rebind-allow: 1 name
+  ///     override-check: tcp:443 every 60s
+  ///     rate-limit: 200/s, refuse-any: on
+  static func defenceSummary(_ settings: Settings) -> [String] {
+    func prefixList(_ prefixes: [AddressPrefix]) -> String {
+      prefixes.isEmpty ? "none" : prefixes.map { describe($0) }.joined(separator: ", ")
+    }
+    func nameCount(_ names: [UInt8]) -> String {
+      let count = flatNameRanges(names).count
+      return count == 0 ? "none" : "\(count) name\(count == 1 ? "" : "s")"
+    }
+    func onOff(_ value: Bool) -> String { value ? "on" : "off" }
+    let hasPlainUpstream =
+      !settings.resolvConfPath.isEmpty || settings.upstreams.contains { !$0.trusted }
+    var detect = onOff(settings.detectNXDomainRedirect)
+    if settings.detectNXDomainRedirect && !hasPlainUpstream {
+      detect += " (no effect: no upstream that is not trusted)"
+    }
+    let holdOn =
+      settings.holdOnMilliseconds == 0
+      ? "off" : describeDuration(milliseconds: settings.holdOnMilliseconds)
+    var rebindAllow = nameCount(settings.rebindAllowNames)
+    if !settings.rebindProtection && !settings.rebindAllowNames.isEmpty {
+      rebindAllow += " (no effect: rebind-protection is off)"
+    }
+    var overrideCheck = "off"
+    if settings.overrideCheckPort != 0 {
+      overrideCheck =
+        "tcp:\(settings.overrideCheckPort) every \(settings.overrideCheckSeconds)s"
+      let hasAddress = (0..<settings.overrides.count).contains { index in
+        let match = settings.overrides.match(at: index)
+        return match.ipv4Count + match.ipv6Count > 0
+      }
+      if !hasAddress { overrideCheck += " (no effect: no override addresses)" }
+    }
+    let rateLimit = settings.rateLimitPerSecond == 0 ? "off" : "\(settings.rateLimitPerSecond)/s"
+    return [
+      "bogus: \(prefixList(settings.bogusPrefixes)); "
+        + "bogus-nxdomain: \(prefixList(settings.bogusNXDomainPrefixes)); "
+        + "detect-nxdomain-redirect: \(detect)",
+      "verify: \(nameCount(settings.verifyNames)); hold-on: \(holdOn)",
+      "rebind-protection: \(onOff(settings.rebindProtection)), rebind-allow: \(rebindAllow)",
+      "override-check: \(overrideCheck)",
+      "rate-limit: \(rateLimit), refuse-any: \(onOff(settings.refuseAny))",
+    ]
   }
 }

@@ -37,7 +37,7 @@ final class ConfigErrorTests: XCTestCase {
       "extra argument '2s' to 'timeout' (usage: timeout DURATION, e.g. 1500ms or 2s)"),
     BadLine(
       "upstream udp",
-      "missing argument to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] "
+      "missing argument to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted] "
         + "or upstream resolv-conf PATH)"),
     BadLine(
       "override x.lan", "missing argument to 'override' (usage: override NAME ADDRESS...)"),

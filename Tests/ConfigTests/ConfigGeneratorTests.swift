@@ -71,7 +71,8 @@ final class ConfigGeneratorTests: XCTestCase {
       "      length: 112),",
       "      transport: .tcp,",
       "        address: IPAddress(high: 0x2001_0DB8_0000_0000, low: 0x0000_0000_0000_0053),",
-      "        port: 5353)),",
+      "        port: 5353),",
+      "      trusted: false),",
     ]
     for line in expectedLines {
       XCTAssertTrue(source.contains("\n\(line)\n"), "missing line: \(line)")

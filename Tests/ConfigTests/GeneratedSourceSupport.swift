@@ -112,10 +112,8 @@ func integers(of name: String, type: String, in source: String) -> [UInt64]? {
   guard let start = lines.firstIndex(where: { $0.hasPrefix(header) }) else { return nil }
   // The literal runs to the first line that closes it (`]` alone, or on
   // the declaration line itself for `[]`).
-  var body: [Substring] = [lines[start].dropFirst(header.count)]
-  if !body[0].hasPrefix("]") {
-    body = Array(lines[(start + 1)...].prefix { !$0.hasPrefix("]") })
-  }
+  if lines[start].dropFirst(header.count).hasPrefix("]") { return [] }
+  let body = lines[(start + 1)...].prefix { !$0.hasPrefix("]") }
   var values: [UInt64] = []
   for line in body {
     let code = line.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)[0]
