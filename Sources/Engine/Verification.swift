@@ -161,7 +161,11 @@ extension Engine {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
     if isFailure {
-      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+      // A resolver may refuse names under TLDs it does not serve; an error
+      // for a made-up probe name says nothing of its health for real ones.
+      if transaction.purpose == .verification {
+        noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+      }
     } else {
       noteSuccess(upstream: upstream, environment: &environment)
       switch transaction.purpose {

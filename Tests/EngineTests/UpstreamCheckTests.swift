@@ -218,3 +218,15 @@ final class UpstreamCheckTests: XCTestCase {
     XCTAssertEqual(open.queries.count, 1)
   }
 }
+
+extension UpstreamCheckTests {
+  func testProbesRefusedByAnUpstreamDoNotMarkItDown() throws {
+    let harness = Harness(Self.oneUpstream) { $0.detectNXDomainRedirect = true }
+    harness.advance(by: 1)
+    for query in harness.queries {
+      harness.answer(makeReply(to: query.bytes, rcode: .refused, addresses: []), to: query)
+    }
+    XCTAssertFalse(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertEqual(harness.engine.upstreamStatistics(0).failures, 0)
+  }
+}
