@@ -322,7 +322,20 @@ public final class Server {
           + engineCounters.malformedReplies
       )
       .emit(.info)
-    // One line per upstream: its answers, timeouts, failures and smoothed RTT.
+    // What the hijack defences caught (design notes: Threat model).
+    log.start(.info)
+    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    log.append("defences bogus-dropped ").append(decimal: engineCounters.bogusDropped)
+      .append(" redirects-rewritten ").append(decimal: engineCounters.redirectsRewritten)
+      .append(" redirects-learned ").append(decimal: engineCounters.redirectAddressesLearned)
+      .append(" rebind-blocked ").append(decimal: engineCounters.rebindBlocked)
+      .append(" hold-on-conflicts ").append(decimal: engineCounters.holdOnConflicts)
+      .append(" verify-disagreements ").append(decimal: engineCounters.verifyDisagreements)
+      .append(" rate-limited ").append(decimal: engineCounters.rateLimited)
+      .append(" any-refused ").append(decimal: engineCounters.anyRefused)
+      .emit(.info)
+    // One line per upstream: its answers, timeouts, failures, smoothed RTT
+    // and disagreements with the trusted upstream.
     for upstream in 0..<engine.upstreams.count {
       let statistics = engine.upstreamStatistics(upstream)
       log.start(.info)
