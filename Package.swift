@@ -50,5 +50,10 @@ let package = Package(
       name: "IntegrationTests", dependencies: ["dnsward", "dnsward-confgen", "DNSWire"],
       // Fake upstreams use threads and Foundation; Swift 5 mode keeps them simple.
       swiftSettings: [.swiftLanguageMode(.v5)]),
+    // The simulated LAN (network namespaces, a lying ISP, dig/kdig/getent):
+    // drives the real binary, so it only needs it built. Root only; skips elsewhere.
+    .testTarget(
+      name: "LANTests", dependencies: ["dnsward"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
   ]
 )

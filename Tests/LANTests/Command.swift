@@ -1,0 +1,111 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The outcome of one finished command.
+struct CommandResult: CustomStringConvertible {
+  let arguments: [String]
+  let status: Int32
+  let output: String
+  let error: String
+
+  var description: String {
+    "`\(arguments.joined(separator: " "))` exited \(status); stdout: \(output) stderr: \(error)"
+  }
+}
+
+struct CommandError: Error, CustomStringConvertible {
+  let result: CommandResult
+  var description: String { result.description }
+}
+
+/// Runs programs (ip, dig, kdig, getent, nft) and collects what they print.
+enum Command {
+  /// Where programs are looked for: PATH, then the sbin folders that a
+  /// test runner's PATH may lack.
+  static let searchPath: [String] = {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    return path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/bin"]
+  }()
+
+  static func path(of program: String) -> String? {
+    if program.hasPrefix("/") {
+      return FileManager.default.isExecutableFile(atPath: program) ? program : nil
+    }
+    for folder in searchPath {
+      let candidate = "\(folder)/\(program)"
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+  }
+
+  /// Runs `arguments` to completion, killing it after `timeout` seconds.
+  static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 15)
+    -> CommandResult
+  {
+    guard let program = path(of: arguments[0]) else {
+      return CommandResult(
+        arguments: arguments, status: 127, output: "", error: "\(arguments[0]) not found")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = Array(arguments.dropFirst())
+    let outputPipe = Pipe()
+    let errorPipe = Pipe()
+    let inputPipe = Pipe()
+    process.standardOutput = outputPipe
+    process.standardError = errorPipe
+    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+    do {
+      try process.run()
+    } catch {
+      return CommandResult(
+        arguments: arguments, status: 126, output: "", error: "cannot run: \(error)")
+    }
+    if let input {
+      inputPipe.fileHandleForWriting.write(Data(input.utf8))
+      try? inputPipe.fileHandleForWriting.close()
+    }
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    // stderr is drained on another thread so that neither pipe can fill up.
+    let errorDrain = PipeDrain(errorPipe)
+    let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errorDrain.wait()
+    process.waitUntilExit()
+    watchdog.cancel()
+    return CommandResult(
+      arguments: arguments, status: process.terminationStatus,
+      output: String(decoding: outputData, as: UTF8.self),
+      error: String(decoding: errorData, as: UTF8.self))
+  }
+
+  /// Runs `arguments` and throws unless it exits 0.
+  @discardableResult
+  static func require(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+    let result = run(arguments, input: input)
+    guard result.status == 0 else { throw CommandError(result: result) }
+    return result
+  }
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class PipeDrain: @unchecked Sendable {
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ pipe: Pipe) {
+    DispatchQueue.global().async { [self] in
+      data = pipe.fileHandleForReading.readDataToEndOfFile()
+      done.signal()
+    }
+  }
+
+  func wait() -> Data {
+    done.wait()
+    return data
+  }
+}
