@@ -37,6 +37,8 @@ final class BenchTests: LANTestCase {
     assertEveryClientGets(Records.truth["www.example"]!, for: "www.example")
     assertEveryClientGetsNXDOMAIN(for: Records.nonexistent)
     XCTAssertGreaterThan(isp.queries(port: 53), 0)
+    // The counters the defended tests read come through the same way.
+    assertCounter("forwarded", reaches: 2)
   }
 
   func testForgedDatagramArrivesFirstWithItsOwnIPTTLAndNoOPT() throws {
