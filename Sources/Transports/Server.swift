@@ -266,9 +266,9 @@ public final class Server {
       // or a forgery. It is read and dropped here, or the level-triggered
       // socket would stay readable until the slot's next query.
       let current = transactionConnected[slot]
-      let received: (count: Int, truncated: Bool, from: SocketAddress)?
+      let received: (count: Int, truncated: Bool, from: SocketAddress, ttl: UInt8)?
       do {
-        received = try Socket.receive(transactionSockets[slot], into: buffer)
+        received = try Socket.receiveWithTTL(transactionSockets[slot], into: buffer)
       } catch {
         // ICMP port unreachable and the like: this attempt cannot succeed.
         if current {
@@ -287,7 +287,8 @@ public final class Server {
       }
       engine.handleUpstreamReply(
         UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
-        upstream: -1, from: Endpoint(received.from), now: now, environment: &environment)
+        upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
+        environment: &environment)
     }
   }
 
