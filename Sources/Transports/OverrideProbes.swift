@@ -74,18 +74,16 @@ final class OverrideProber {
     port = settings.overrideCheckPort
     intervalMilliseconds = UInt64(max(settings.overrideCheckSeconds, 1)) * 1000
     timeoutMilliseconds = min(Self.connectTimeoutMilliseconds, intervalMilliseconds)
-    var found: [SocketAddress] = []
-    var omitted = 0
-    if port != 0 {
-      omitted = Self.collect(settings.overrides, port: port, into: &found)
-    }
-    targetCount = found.count
-    targets = .allocate(capacity: max(found.count, 1))
-    for index in 0..<found.count {
-      (targets + index).initialize(to: Target(address: found[index]))
-    }
+    let capacity = port == 0 ? 1 : Self.maxAddresses
+    targets = .allocate(capacity: capacity)
     probes = .allocate(capacity: Self.concurrency)
     probes.initialize(repeating: Probe(), count: Self.concurrency)
+    var found = 0
+    var omitted = 0
+    if port != 0 {
+      omitted = Self.collect(settings.overrides, port: port, into: targets, count: &found)
+    }
+    targetCount = found
     guard port != 0, logsSummary else { return }
     if targetCount == 0 {
       log.start(.warning).append("override-check tcp:").append(decimal: Int(port))
@@ -109,43 +107,48 @@ final class OverrideProber {
     probes.deallocate()
   }
 
-  /// Appends each distinct address of the override entries (not blocks) to
-  /// `found`, up to `maxAddresses`; returns how many more there were (an
-  /// address repeated past the cap counts each time).
-  static func collect(_ table: OverrideTable, port: UInt16, into found: inout [SocketAddress])
-    -> Int
-  {
+  /// Initializes `targets[count...]` with each distinct address of the
+  /// override entries (not blocks), up to `maxAddresses`; returns how many
+  /// more there were (an address repeated past the cap counts each time).
+  /// Addresses are read as RDATA: 4 bytes for A, 16 for AAAA, in `record`
+  /// order; a record past the table's end is skipped.
+  static func collect(
+    _ table: OverrideTable, port: UInt16, into targets: UnsafeMutablePointer<Target>,
+    count: inout Int
+  ) -> Int {
     var omitted = 0
     table.addressBytes.withUnsafeBytes { bytes in
-      func add(_ address: SocketAddress) {
-        if found.contains(address) { return }
-        if found.count < maxAddresses {
-          found.append(address)
-        } else {
-          omitted += 1
-        }
-      }
       for entry in 0..<table.count where table.kind(at: entry) != .block {
         let match = table.match(at: entry)
-        for index in 0..<match.ipv4Count {
-          let start = match.ipv4Offset + 4 * index
-          guard start + 4 <= bytes.count else { break }
-          var value: UInt32 = 0
-          for position in 0..<4 { value = value << 8 | UInt32(bytes[start + position]) }
-          add(SocketAddress(ipv4: value, port: port))
-        }
-        for index in 0..<match.ipv6Count {
-          let start = match.ipv6Offset + 16 * index
-          guard start + 16 <= bytes.count else { break }
+        for record in 0..<(match.ipv4Count + match.ipv6Count) {
+          let isIPv4 = record < match.ipv4Count
+          let start =
+            isIPv4
+            ? match.ipv4Offset + 4 * record : match.ipv6Offset + 16 * (record - match.ipv4Count)
+          let end = start + (isIPv4 ? 4 : 16)
+          guard end <= bytes.count else { continue }
+          // IPv4 as `::ffff:a.b.c.d`; an IPv4-mapped AAAA is probed (and
+          // marked) as that IPv4 address.
           var high: UInt64 = 0
-          var low: UInt64 = 0
-          for position in 0..<8 {
-            high = high << 8 | UInt64(bytes[start + position])
-            low = low << 8 | UInt64(bytes[start + 8 + position])
+          var low: UInt64 = isIPv4 ? 0xFFFF : 0
+          for position in start..<end {
+            high = high << 8 | low >> 56
+            low = low << 8 | UInt64(bytes[position])
           }
-          // An IPv4-mapped AAAA is probed (and marked) as its IPv4 address.
           let mapped = high == 0 && low >> 32 == 0xFFFF
-          add(SocketAddress(high: high, low: low, port: port, isIPv6: !mapped))
+          let address = SocketAddress(high: high, low: low, port: port, isIPv6: !mapped)
+          var known = false
+          for index in 0..<count where targets[index].address == address {
+            known = true
+            break
+          }
+          if known { continue }
+          guard count < maxAddresses else {
+            omitted += 1
+            continue
+          }
+          (targets + count).initialize(to: Target(address: address))
+          count += 1
         }
       }
     }
