@@ -53,7 +53,9 @@ extension Engine {
     {
       return
     }
-    if let match = settings.overrides.lookup(lowercased) {
+    if let match = settings.overrides.lookup(lowercased),
+      !overrideFallsBack(match, type: query.questionType)
+    {
       answerLocally(
         query: query, name: lowercased, match: match, client: client, environment: &environment)
       return

@@ -79,6 +79,8 @@ public final class Engine {
   let health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
+  /// `override-check`: the override addresses marked down (OverrideHealth.swift).
+  public let overrideHealth = OverrideHealth()
   /// When the `prefetch` names were last checked (0: never).
   var lastPrefetchSweep: UInt64 = 0
 

@@ -232,6 +232,7 @@ extension Engine {
 
   /// Answers from the override table: addresses for A/AAAA/ANY, NODATA for
   /// other types, NXDOMAIN for blocked names. Authoritative, like a hosts file.
+  /// Addresses `override-check` marked down are left out (OverrideHealth.swift).
   /// `lowercased` is the question name as the override table was searched.
   func answerLocally<E: EngineEnvironment>(
     query: Message, name lowercased: UnsafeRawBufferPointer, match: OverrideMatch,
@@ -246,8 +247,11 @@ extension Engine {
     let inInternet = query.questionClass == .internet
     let wantsIPv4 = !isBlock && inInternet && (type == .a || type == .any)
     let wantsIPv6 = !isBlock && inInternet && (type == .aaaa || type == .any)
-    let ipv4Count = wantsIPv4 ? match.ipv4Count : 0
-    let ipv6Count = wantsIPv6 ? match.ipv6Count : 0
+    let health = overrideHealth
+    let filtersDown = health.count > 0
+    let up = overrideAddressesUp(match)
+    let ipv4Count = wantsIPv4 ? up.ipv4 : 0
+    let ipv6Count = wantsIPv6 ? up.ipv6 : 0
     let hasEDNS = query.opt != nil
     let nameLength = query.copyQuestionName(into: scratchCaseName)
     let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
@@ -261,14 +265,16 @@ extension Engine {
           additionals: hasEDNS ? 1 : 0)
         try writer.writeQuestion(
           name: name, type: type, rrClass: query.questionClass, compress: false)
-        for index in 0..<ipv4Count {
+        for index in 0..<(wantsIPv4 ? match.ipv4Count : 0) {
           let start = match.ipv4Offset + 4 * index
+          if filtersDown && health.isDown(ipv4: addresses, at: start) { continue }
           try writer.writeRecord(
             pointerTo: HeaderField.size, type: .a, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 4)]))
         }
-        for index in 0..<ipv6Count {
+        for index in 0..<(wantsIPv6 ? match.ipv6Count : 0) {
           let start = match.ipv6Offset + 16 * index
+          if filtersDown && health.isDown(ipv6: addresses, at: start) { continue }
           try writer.writeRecord(
             pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))

@@ -27,6 +27,7 @@ enum Token {
     case tcpClient = 4
     case upstreamUDP = 5
     case upstreamTCP = 6
+    case overrideProbe = 7
   }
 
   static func make(_ kind: Kind, slot: Int, generation: UInt32 = 0) -> UInt64 {

@@ -129,7 +129,8 @@ extension Server {
   /// binds it to a port the kernel picks at random from the ephemeral
   /// range, and makes the kernel drop datagrams from any other source
   /// (RFC 5452 §4.5, §9.2). The socket is opened at the slot's first query
-  /// (or when the upstream's family differs) and registered with epoll once.
+  /// (or when the upstream's family differs), set to report each answer's IP
+  /// TTL, and registered with epoll once.
   func sendUDPQuery(
     _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
   )
@@ -148,6 +149,8 @@ extension Server {
         return false
       }
       do {
+        // Each answer's IP TTL is an input of `hold-on` (receiveFromUpstream).
+        try Socket.enableReceiveTTL(fd, ipv6: address.isIPv6)
         try epoll.add(fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
       } catch {
         fd.close()

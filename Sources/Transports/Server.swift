@@ -58,6 +58,8 @@ public final class Server {
 
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
+  /// `override-check`: probes of the override addresses (OverrideProbes.swift).
+  let overrideProbes: OverrideProber
 
   /// A name in presentation form for the log: every octet may take four
   /// characters (`\DDD`).
@@ -122,6 +124,7 @@ public final class Server {
     transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
+    overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
     inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
     // The largest UDP reply the engine writes (Engine.replyLimit).
@@ -155,6 +158,9 @@ public final class Server {
       if let deadline = engine.nextDeadline {
         timeout = deadline > now ? min(deadline - now, timeout) : 0
       }
+      if let deadline = overrideProbes.nextDeadline {
+        timeout = deadline > now ? min(deadline - now, timeout) : 0
+      }
       let ready: Int
       do {
         ready = try epoll.wait(timeoutMilliseconds: Int32(timeout))
@@ -172,6 +178,7 @@ public final class Server {
       var environment = LoopEnvironment(server: self)
       engine.tick(now: now, environment: &environment)
       tcpUpstreams.processBroken(server: self, now: now)
+      overrideProbes.poll(server: self, now: now)
       flushReplies()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
@@ -208,6 +215,9 @@ public final class Server {
       receiveFromUpstream(slot: slot, now: now)
     case .upstreamTCP:
       tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
+    case .overrideProbe:
+      overrideProbes.handle(
+        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
     }
   }
 
@@ -266,9 +276,9 @@ public final class Server {
       // or a forgery. It is read and dropped here, or the level-triggered
       // socket would stay readable until the slot's next query.
       let current = transactionConnected[slot]
-      let received: (count: Int, truncated: Bool, from: SocketAddress)?
+      let received: (count: Int, truncated: Bool, from: SocketAddress, ttl: UInt8)?
       do {
-        received = try Socket.receive(transactionSockets[slot], into: buffer)
+        received = try Socket.receiveWithTTL(transactionSockets[slot], into: buffer)
       } catch {
         // ICMP port unreachable and the like: this attempt cannot succeed.
         if current {
@@ -287,7 +297,8 @@ public final class Server {
       }
       engine.handleUpstreamReply(
         UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
-        upstream: -1, from: Endpoint(received.from), now: now, environment: &environment)
+        upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
+        environment: &environment)
     }
   }
 
@@ -363,6 +374,7 @@ public final class Server {
     }
     tcpClients.closeAll(server: self)
     tcpUpstreams.closeAll()
+    overrideProbes.closeAll()
   }
 }
 

@@ -296,6 +296,71 @@ static inline int clinux_send_datagrams(int fd, struct clinux_datagram *datagram
   return sent;
 }
 
+// The IP TTL / IPv6 hop limit of received datagrams (RFC 791 §3.1, RFC 8200
+// §3). Linux values, for C libraries that hide them behind feature macros.
+#ifndef IP_RECVTTL
+#define IP_RECVTTL 12
+#endif
+#ifndef IPV6_RECVHOPLIMIT
+#define IPV6_RECVHOPLIMIT 51
+#endif
+#ifndef IPV6_HOPLIMIT
+#define IPV6_HOPLIMIT 52
+#endif
+#ifndef IPV6_UNICAST_HOPS
+#define IPV6_UNICAST_HOPS 16
+#endif
+static inline int clinux_ip_recvttl(void) { return IP_RECVTTL; }
+static inline int clinux_ipv6_recvhoplimit(void) { return IPV6_RECVHOPLIMIT; }
+static inline int clinux_ip_ttl(void) { return IP_TTL; }
+static inline int clinux_ipv6_unicast_hops(void) { return IPV6_UNICAST_HOPS; }
+
+// Asks the kernel to attach each datagram's IP TTL (IPv4) or hop limit
+// (IPv6) to what recvmsg(2) returns on `fd`.
+static inline int clinux_enable_receive_ttl(int fd, int ipv6) {
+  return ipv6 ? clinux_set_int_option(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)
+              : clinux_set_int_option(fd, IPPROTO_IP, IP_RECVTTL, 1);
+}
+
+// recvmsg(2) of one datagram with its TTL: like recvfrom with MSG_TRUNC
+// (returns the datagram's full length, or -1 with errno), and `*ttl` set
+// from the IP_TTL or IPV6_HOPLIMIT control message, 0 when there is none.
+// The control buffer lives on this call's stack: no allocation; the union
+// gives it cmsghdr alignment, and room for two messages is plenty (only the
+// ones asked for with clinux_enable_receive_ttl arrive).
+static inline long clinux_receive_with_ttl(int fd, void *buffer, size_t capacity,
+                                           struct sockaddr_storage *peer, socklen_t *peer_length,
+                                           int *ttl) {
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(int)) * 2];
+  } control;
+  struct iovec vector = {buffer, capacity};
+  struct msghdr header;
+  memset(&header, 0, sizeof header);
+  header.msg_name = peer;
+  header.msg_namelen = *peer_length;
+  header.msg_iov = &vector;
+  header.msg_iovlen = 1;
+  header.msg_control = control.bytes;
+  header.msg_controllen = sizeof control.bytes;
+  *ttl = 0;
+  ssize_t received = recvmsg(fd, &header, MSG_TRUNC);
+  if (received < 0) return -1;
+  *peer_length = header.msg_namelen;
+  for (struct cmsghdr *message = CMSG_FIRSTHDR(&header); message != NULL;
+       message = CMSG_NXTHDR(&header, message)) {
+    int value;
+    if ((message->cmsg_level == IPPROTO_IP && message->cmsg_type == IP_TTL) ||
+        (message->cmsg_level == IPPROTO_IPV6 && message->cmsg_type == IPV6_HOPLIMIT)) {
+      if (message->cmsg_len < CMSG_LEN(sizeof value)) continue;
+      memcpy(&value, CMSG_DATA(message), sizeof value);
+      *ttl = value;
+    }
+  }
+  return (long)received;
+}
+
 // fork(2) for a worker process. The child gets SIGTERM when the parent
 // exits (PR_SET_PDEATHSIG), and stops at once if the parent is already gone.
 static inline int clinux_fork_worker(void) {

@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `override-check tcp:PORT`: the real binary probes the override addresses
+/// with TCP connects to a listener the test opens and closes, leaves the
+/// unreachable ones out, resolves the name normally while all are down, and
+/// answers locally again once one recovers.
+final class OverrideCheckTests: XCTestCase {
+  /// A TCP port on 127.0.0.1 that the test listens on or not. Connections
+  /// are never accepted: a completed handshake is all a probe needs.
+  final class ProbeTarget {
+    let port: UInt16
+    private var fd: Int32 = -1
+
+    init() throws {
+      // Learn a free port, then leave it closed.
+      let probe = try Self.bound(port: 0)
+      var address = sockaddr_in()
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
+      }
+      port = UInt16(bigEndian: address.sin_port)
+      Glibc.close(probe)
+    }
+
+    static func bound(port: UInt16) throws -> Int32 {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var one: Int32 = 1
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+      var address = StubClient.loopback(port)
+      let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard result == 0, listen(fd, 64) == 0 else {
+        Glibc.close(fd)
+        throw XCTSkip("cannot listen on 127.0.0.1:\(port): errno \(errno)")
+      }
+      return fd
+    }
+
+    func open() throws { fd = try Self.bound(port: port) }
+
+    func close() {
+      if fd >= 0 { Glibc.close(fd) }
+      fd = -1
+    }
+
+    deinit { close() }
+  }
+
+  /// Whether the binary's parser takes `config` (`dnsward --check`).
+  func configIsAccepted(_ config: String) throws -> (Bool, String) {
+    guard let binary = DnswardProcess.binary else {
+      throw XCTSkip("dnsward binary not found next to the tests")
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "dnsward-check-\(UUID().uuidString).conf")
+    try config.write(to: url, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let process = Process()
+    let runner = (DnswardProcess.environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ")
+      .map(String.init)
+    if let tool = runner.first {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = [tool] + runner.dropFirst() + [binary.path, "--check", url.path]
+    } else {
+      process.executableURL = binary
+      process.arguments = ["--check", url.path]
+    }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus == 0, text)
+  }
+
+  /// Waits until the log contains `text`; false after `seconds`.
+  func waitForLog(_ dnsward: DnswardProcess, _ text: String, seconds: TimeInterval) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if dnsward.log.contains(text) { return true }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return dnsward.log.contains(text)
+  }
+
+  /// About 11 s: a failure needs two rounds (start-up and 5 s later, 5 s
+  /// being the shortest interval), a recovery the round after.
+  func testUnreachableAddressesAreLeftOutThenForwardedThenAnsweredAgain() throws {
+    let target = try ProbeTarget()
+    let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 77))
+    defer { upstream.stop() }
+    let config = """
+      listen 127.0.0.1:0
+      upstream udp 127.0.0.1:\(upstream.port)
+      timeout 500ms
+      override svc.test 127.0.0.1 127.0.0.2
+      override-check tcp:\(target.port)
+      override-check-interval 5s
+      """
+    let (accepted, checkOutput) = try configIsAccepted(config)
+    guard accepted else {
+      throw XCTSkip("this dnsward does not parse override-check yet: \(checkOutput)")
+    }
+    // Nothing listens at first: both addresses fail the start-up round.
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    XCTAssertTrue(
+      dnsward.log.contains("override-check: probing 2 override addresses on tcp:\(target.port)"),
+      dnsward.log)
+    func ask(_ id: UInt16) -> Reply? {
+      Reply(StubClient.udp(StubClient.query("svc.test", id: id), port: dnsward.port))
+    }
+    // One failed round is not enough to mark an address down.
+    XCTAssertEqual(ask(1)?.addresses, ["127.0.0.1", "127.0.0.2"])
+    XCTAssertEqual(upstream.udpQueries, 0)
+
+    // The second round (5 s) marks both down: the name is resolved normally.
+    for address in ["127.0.0.1", "127.0.0.2"] {
+      XCTAssertTrue(
+        waitForLog(
+          dnsward,
+          "override address \(address) unreachable on tcp:\(target.port): "
+            + "left out of override answers", seconds: 8), dnsward.log)
+    }
+    let forwarded = ask(2)
+    XCTAssertEqual(forwarded?.addresses, ["192.0.2.77"])
+    XCTAssertEqual(forwarded.map { $0.bytes[2] & 0x04 }, 0, "not authoritative: from upstream")
+    XCTAssertEqual(upstream.udpQueries, 1)
+
+    // 127.0.0.1 listens again: one successful round brings it back, while
+    // 127.0.0.2 (nothing there) stays left out.
+    try target.open()
+    XCTAssertTrue(
+      waitForLog(
+        dnsward, "override address 127.0.0.1 reachable again on tcp:\(target.port)", seconds: 7),
+      dnsward.log)
+    let local = ask(3)
+    XCTAssertEqual(local?.addresses, ["127.0.0.1"])
+    XCTAssertEqual(local.map { $0.bytes[2] & 0x04 }, 0x04, "authoritative: the override")
+    XCTAssertEqual(upstream.udpQueries, 1)
+    XCTAssertFalse(dnsward.log.contains("127.0.0.2 reachable again"), dnsward.log)
+  }
+}
