@@ -23,23 +23,14 @@ struct AnswerScreen {
 }
 
 /// Address ranges a public name has no business pointing at (DNS
-/// rebinding): RFC 1918, loopback, "this network", link-local (RFC 3927),
-/// CGNAT shared space (RFC 6598), and for IPv6 loopback, unspecified,
-/// link-local and ULA (RFC 4193). IPv4-mapped IPv6 addresses are the IPv4
-/// address itself in the 128-bit form.
-let rebindPrefixes: [AddressPrefix] = [
-  AddressPrefix(address: IPAddress(ipv4: 0x0000_0000), length: 96 + 8),
-  AddressPrefix(address: IPAddress(ipv4: 0x0A00_0000), length: 96 + 8),
-  AddressPrefix(address: IPAddress(ipv4: 0x6440_0000), length: 96 + 10),
-  AddressPrefix(address: IPAddress(ipv4: 0x7F00_0000), length: 96 + 8),
-  AddressPrefix(address: IPAddress(ipv4: 0xA9FE_0000), length: 96 + 16),
-  AddressPrefix(address: IPAddress(ipv4: 0xAC10_0000), length: 96 + 12),
-  AddressPrefix(address: IPAddress(ipv4: 0xC0A8_0000), length: 96 + 16),
-  AddressPrefix(address: IPAddress.anyV6, length: 128),
-  AddressPrefix(address: IPAddress.loopbackV6, length: 128),
-  AddressPrefix(address: IPAddress(high: 0xFC00_0000_0000_0000, low: 0), length: 7),
-  AddressPrefix(address: IPAddress(high: 0xFE80_0000_0000_0000, low: 0), length: 10),
-]
+/// rebinding): the LAN ranges of the default ACL (RFC 1918, loopback,
+/// link-local, CGNAT shared space RFC 6598, ULA RFC 4193) and the
+/// unspecified ones, "this network" 0.0.0.0/8 and `::`.
+let rebindPrefixes: [AddressPrefix] =
+  defaultAllowPrefixes + [
+    AddressPrefix(address: IPAddress(ipv4: 0), length: 96 + 8),
+    AddressPrefix(address: IPAddress.anyV6, length: 128),
+  ]
 
 extension Engine {
   /// Whether any defence needs to look at the addresses of an answer.
@@ -60,7 +51,7 @@ extension Engine {
       screen.addressCount += 1
       if isBogus(address) { screen.hasBogusAddress = true }
       if !isRedirectAddress(address) { screen.onlyRedirectAddresses = false }
-      if Self.isPrivate(address) { screen.hasPrivateAddress = true }
+      if isPrivate(address) { screen.hasPrivateAddress = true }
       // Adding a keyed hash of each address makes the digest independent
       // of record order; a duplicated record changes it, which is fine.
       var hasher = SipHasher(key: hashKey)
@@ -87,8 +78,8 @@ extension Engine {
     return IPAddress(high: high, low: low)
   }
 
-  static func isPrivate(_ address: IPAddress) -> Bool {
-    for prefix in rebindPrefixes where prefix.contains(address) { return true }
+  func isPrivate(_ address: IPAddress) -> Bool {
+    for prefix in rebindRanges where prefix.contains(address) { return true }
     return false
   }
 

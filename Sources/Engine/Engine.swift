@@ -45,6 +45,9 @@ public final class Engine {
   /// The ACL in force, fetched once here: the default list is a lazily
   /// initialised global, which would otherwise allocate at the first query.
   let allowPrefixes: [AddressPrefix]
+  /// `rebind-protection`'s private ranges, fetched here for the same reason
+  /// (empty when it is off).
+  let rebindRanges: [AddressPrefix]
 
   /// Output buffers with 2 bytes of headroom for TCP framing.
   let replyBuffer: UnsafeMutableRawBufferPointer
@@ -123,6 +126,7 @@ public final class Engine {
     self.upstreams = upstreams
     self.hashKey = hashKey
     allowPrefixes = settings.effectiveAllow
+    rebindRanges = settings.rebindProtection ? rebindPrefixes : []
     capacity = settings.inflight
     bucketMask = UInt32(capacity - 1)
     transactions = .allocate(capacity: capacity)

@@ -1,0 +1,115 @@
+import CompiledConfig
+import Config
+import Foundation
+import XCTest
+
+/// The defence directives in `--check` / `--print-config`, and the shipped
+/// configs that use them.
+extension DefenceDirectiveTests {
+  // MARK: - Summary
+
+  func testSummary() throws {
+    let defaults = ConfigGenerator.summary(try XCTUnwrap(parse("")))
+    XCTAssertTrue(
+      defaults.hasSuffix(
+        "\nbogus: none; bogus-nxdomain: none; detect-nxdomain-redirect: off\n"
+          + "verify: none; hold-on: off\n"
+          + "rebind-protection: off, rebind-allow: none\n"
+          + "override-check: off\n"
+          + "rate-limit: off, refuse-any: on\n"), defaults)
+    let full = ConfigGenerator.summary(try XCTUnwrap(parse(Self.fullConfig)))
+    XCTAssertTrue(
+      full.contains(
+        "\nupstreams: udp 192.0.2.53:53, tcp 9.9.9.9:53 trusted, resolv-conf /etc/resolv.conf, "
+          + "udp [2001:db8::53]:5353 trusted\n"), full)
+    XCTAssertTrue(
+      full.hasSuffix(
+        "\nbogus: 198.51.100.7/32, 198.51.100.0/24, 2001:db8:bad::/48; "
+          + "bogus-nxdomain: 203.0.113.9/32, 2001:db8::1/128; detect-nxdomain-redirect: on\n"
+          + "verify: 2 names; hold-on: 30ms\n"
+          + "rebind-protection: on, rebind-allow: 2 names\n"
+          + "override-check: tcp:443 every 300s\n"
+          + "rate-limit: 200/s, refuse-any: off\n"), full)
+    // Accepted, but said to do nothing.
+    let idle = ConfigGenerator.summary(
+      try XCTUnwrap(
+        parse(
+          "upstream tcp 9.9.9.9 trusted\nverify a.example\ndetect-nxdomain-redirect on\n"
+            + "rebind-allow lan\noverride-check tcp:80\nblock ads.example\nhold-on 1s")))
+    XCTAssertTrue(
+      idle.contains(
+        "; detect-nxdomain-redirect: on (no effect: no upstream that is not trusted)\n"
+          + "verify: 1 name; hold-on: 1s\n"
+          + "rebind-protection: off, rebind-allow: 1 name (no effect: rebind-protection is off)\n"
+          + "override-check: tcp:80 every 60s (no effect: no override addresses)\n"), idle)
+  }
+
+  // MARK: - Shipped configs
+
+  static var root: URL {
+    URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  }
+
+  /// The shipped configs still parse and leave the defences that need the
+  /// internet or a chosen trusted upstream off; the board configs turn
+  /// rebind protection on.
+  func testShippedConfigs() throws {
+    for path in [
+      "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
+      "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
+    ] {
+      let text = try String(
+        contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+      let settings: Settings
+      do throws(ConfigError) {
+        settings = try ConfigParser.parse(text, fileName: path)
+      } catch {
+        XCTFail(error.description)
+        continue
+      }
+      XCTAssertEqual(settings.detectNXDomainRedirect, false, path)
+      XCTAssertEqual(settings.verifyNames, [], path)
+      XCTAssertEqual(settings.overrideCheckPort, 0, path)
+      XCTAssertEqual(settings.refuseAny, true, path)
+      XCTAssertFalse(settings.upstreams.contains { $0.trusted }, path)
+      // On in the router configs (as OpenWrt's dnsmasq has it), not in
+      // the default one, which may run behind an office's own resolver.
+      XCTAssertEqual(settings.rebindProtection, path.hasPrefix("Board/"), path)
+    }
+  }
+
+  /// The commented examples in the default config are valid directives.
+  func testDefaultConfigExamplesParse() throws {
+    let text = try String(
+      contentsOf: Self.root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
+      encoding: .utf8)
+    let directives = [
+      "upstream", "bogus", "bogus-nxdomain", "detect-nxdomain-redirect", "verify", "hold-on",
+      "rebind-protection", "rebind-allow", "override-check", "override-check-interval",
+      "rate-limit", "refuse-any",
+    ]
+    var found: [String] = []
+    let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      for directive in directives where line.hasPrefix("# \(directive) ") {
+        found.append(directive)
+        return String(line.dropFirst(2))
+      }
+      return String(line)
+    }.joined(separator: "\n")
+    for directive in directives {
+      XCTAssertTrue(found.contains(directive), "no commented example of \(directive)")
+    }
+    let settings = try XCTUnwrap(parseOrFail(uncommented))
+    XCTAssertTrue(settings.upstreams.contains { $0.trusted })
+    XCTAssertFalse(settings.bogusPrefixes.isEmpty)
+    XCTAssertFalse(settings.bogusNXDomainPrefixes.isEmpty)
+    XCTAssertTrue(settings.detectNXDomainRedirect)
+    XCTAssertFalse(settings.verifyNames.isEmpty)
+    XCTAssertGreaterThan(settings.holdOnMilliseconds, 0)
+    XCTAssertTrue(settings.rebindProtection)
+    XCTAssertFalse(settings.rebindAllowNames.isEmpty)
+    XCTAssertNotEqual(settings.overrideCheckPort, 0)
+    XCTAssertGreaterThan(settings.rateLimitPerSecond, 0)
+  }
+}
