@@ -2,6 +2,22 @@
 public enum UpstreamTransport: UInt8, Equatable, Sendable {
   case udp = 0
   case tcp = 1
+  /// An HTTP/1.1 DNS API reached by IP (`upstream httpdns`): no DNS is
+  /// needed to find it, and port-53 interception does not touch it.
+  case httpdns = 2
+}
+
+/// Which HTTPDNS API an `upstream httpdns` speaks.
+public enum HTTPDNSFormat: UInt8, Equatable, Sendable {
+  /// `GET /{account}/d?host=NAME[&query=4,6]` (signed: `/{account}/sign_d`
+  /// with `t` and `s` = MD5(host-secret-t)); JSON `host`, `ips`, `ipsv6`,
+  /// `ttl`. A and AAAA only.
+  case alibaba = 0
+  /// `GET /d?dn=NAME[&type=AAAA]`; plain text `ip;ip`. A and AAAA only.
+  case dnspod = 1
+  /// `GET /resolve?name=NAME&type=TYPE`; JSON `Status` and `Answer`
+  /// records: every type.
+  case json = 2
 }
 
 public struct UpstreamServer: Equatable, Sendable {
@@ -12,11 +28,28 @@ public struct UpstreamServer: Equatable, Sendable {
   /// DoH, HTTPDNS). `verify` names are asked here first, and plain
   /// upstreams' answers for them are checked against its answer.
   public var trusted: Bool
-  public init(transport: UpstreamTransport, endpoint: Endpoint, trusted: Bool = false) {
+  /// `upstream httpdns` only: the API, and for `alibaba` the account ID and
+  /// the optional signing secret (bytes as written in the config).
+  public var httpdnsFormat: HTTPDNSFormat
+  public var account: [UInt8]
+  public var secret: [UInt8]
+
+  public init(
+    transport: UpstreamTransport, endpoint: Endpoint, trusted: Bool = false,
+    httpdnsFormat: HTTPDNSFormat = .json, account: [UInt8] = [], secret: [UInt8] = []
+  ) {
     self.transport = transport
     self.endpoint = endpoint
     self.trusted = trusted
+    self.httpdnsFormat = httpdnsFormat
+    self.account = account
+    self.secret = secret
   }
+
+  /// Whether it can answer every question type; the `alibaba` and `dnspod`
+  /// HTTPDNS APIs know only A and AAAA, and other types go to the next
+  /// upstream that can answer them.
+  public var answersEveryType: Bool { transport != .httpdns || httpdnsFormat == .json }
 }
 
 public enum LogLevel: UInt8, Comparable, Sendable {
