@@ -122,15 +122,16 @@ extension Engine {
     }
     addWaiter(to: slot, query: query, client: client, now: now)
     dispatch(
-      slot: slot, now: now, preferred: preferredUpstream(for: name, now: now),
+      slot: slot, now: now,
+      preferred: preferredUpstream(for: name, type: query.questionType, now: now),
       environment: &environment)
   }
 
   /// A trusted upstream for a `verify` name; nil (normal order) otherwise,
-  /// or when every trusted upstream is down.
-  func preferredUpstream(for name: UnsafeRawBufferPointer, now: UInt64) -> Int? {
+  /// or when every trusted upstream that can answer `type` is down.
+  func preferredUpstream(for name: UnsafeRawBufferPointer, type: RRType, now: UInt64) -> Int? {
     guard !settings.verifyNames.isEmpty, isVerified(name) else { return nil }
-    return trustedUpstream(now: now)
+    return trustedUpstream(for: type, now: now)
   }
 
   /// Takes a slot for a new question (lower-cased `name`), links it for

@@ -50,7 +50,10 @@ extension Engine {
     var preferred = preferred
     var transportOverride = transport
     while true {
-      guard let upstream = preferred ?? chooseUpstream(tried: transactions[slot].tried, now: now)
+      guard
+        let upstream = preferred
+          ?? chooseUpstream(
+            tried: transactions[slot].tried, type: transactions[slot].type, now: now)
       else {
         failWaiters(slot: slot, now: now, environment: &environment)
         release(slot: slot)
@@ -112,17 +115,25 @@ extension Engine {
     return nil
   }
 
-  /// The first untried upstream that is not down; if all untried ones are
-  /// down, the first untried one anyway (a down upstream beats no answer).
-  func chooseUpstream(tried: UInt64, now: UInt64) -> Int? {
+  /// The first untried upstream that can answer `type` and is not down; if
+  /// all untried ones are down, the first untried one anyway (a down
+  /// upstream beats no answer).
+  func chooseUpstream(tried: UInt64, type: RRType, now: UInt64) -> Int? {
     var fallback: Int? = nil
     for index in 0..<upstreams.count {
       if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
       if index >= 64 && tried == ~0 { continue }
+      if !canAnswer(type, upstream: index) { continue }
       if !isDown(upstream: index, now: now) { return index }
       if fallback == nil { fallback = index }
     }
     return fallback
+  }
+
+  /// Whether `upstream` can answer questions of `type`: the `alibaba` and
+  /// `dnspod` HTTPDNS APIs know only A and AAAA.
+  func canAnswer(_ type: RRType, upstream: Int) -> Bool {
+    upstreams[upstream].answersEveryType || type == .a || type == .aaaa
   }
 
   /// Builds the upstream query in `queryBuffer` after the framing bytes:
@@ -209,7 +220,10 @@ extension Engine {
   func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
-    guard chooseUpstream(tried: transactions[slot].tried, now: now) != nil else {
+    guard
+      chooseUpstream(tried: transactions[slot].tried, type: transactions[slot].type, now: now)
+        != nil
+    else {
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
       return

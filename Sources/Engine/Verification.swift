@@ -63,9 +63,11 @@ struct VerificationTable {
 }
 
 extension Engine {
-  /// The first trusted upstream that is not down, for a `verify` name.
-  func trustedUpstream(now: UInt64) -> Int? {
-    for index in 0..<upstreams.count where upstreams[index].trusted {
+  /// The first trusted upstream that can answer `type` and is not down,
+  /// for a `verify` name.
+  func trustedUpstream(for type: RRType, now: UInt64) -> Int? {
+    for index in 0..<upstreams.count
+    where upstreams[index].trusted && canAnswer(type, upstream: index) {
       if !isDown(upstream: index, now: now) { return index }
     }
     return nil
