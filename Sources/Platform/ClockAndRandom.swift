@@ -6,6 +6,13 @@ public enum MonotonicClock {
   public static func nowMilliseconds() -> UInt64 { clinux_monotonic_ms() }
 }
 
+/// CLOCK_REALTIME in seconds since 1970: only for what must name the wall
+/// time to someone else (an HTTPDNS signature's expiry); timeouts use the
+/// monotonic clock.
+public enum WallClock {
+  public static func nowSeconds() -> UInt64 { clinux_realtime_s() }
+}
+
 /// Random bits from the kernel CSPRNG (getrandom(2)), drawn 256 bytes at a
 /// time into a buffer allocated once, so a query costs no syscall most of
 /// the time. Used for transaction IDs and 0x20 case bits (RFC 5452 §9.2).

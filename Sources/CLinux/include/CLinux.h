@@ -217,6 +217,14 @@ static inline uint64_t clinux_monotonic_ms(void) {
   return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
 }
 
+/* CLOCK_REALTIME in whole seconds since the epoch (HTTPDNS request
+   signatures carry an expiry time). */
+static inline uint64_t clinux_realtime_s(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (uint64_t)now.tv_sec;
+}
+
 // Switches to `user`'s uid, gid and groups. Returns 0, or -1 if the user is
 // unknown, or the errno of the call that failed.
 static inline int clinux_drop_privileges(const char *user) {
