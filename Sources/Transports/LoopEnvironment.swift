@@ -25,11 +25,16 @@ struct LoopEnvironment: EngineEnvironment {
     if transport == .tcp {
       return server.tcpUpstreams.send(framed: framed, upstream: upstream, server: server)
     }
+    if transport == .httpdns {
+      return server.httpdnsUpstreams.send(
+        framed: framed, upstream: upstream, transaction: transaction, server: server)
+    }
     return server.sendUDPQuery(
       UnsafeRawBufferPointer(rebasing: framed[2...]), upstream: upstream, transaction: transaction)
   }
 
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
+    if transport == .httpdns { server.httpdnsUpstreams.release(transaction: transaction) }
     guard transport == .udp else { return }
     server.endUDPAttempt(slot: Int(transaction.slot), generation: transaction.generation)
   }

@@ -58,6 +58,7 @@ public final class Server {
 
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
+  let httpdnsUpstreams: HTTPDNSUpstreamPool
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   let overrideProbes: OverrideProber
 
@@ -124,6 +125,7 @@ public final class Server {
     transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
+    httpdnsUpstreams = HTTPDNSUpstreamPool(upstreams: upstreams)
     overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
     inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
@@ -178,12 +180,14 @@ public final class Server {
       var environment = LoopEnvironment(server: self)
       engine.tick(now: now, environment: &environment)
       tcpUpstreams.processBroken(server: self, now: now)
+      httpdnsUpstreams.processBroken(server: self, now: now)
       overrideProbes.poll(server: self, now: now)
       flushReplies()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
         tcpClients.closeIdle(server: self, now: now)
         tcpUpstreams.closeIdle(server: self, now: now)
+        httpdnsUpstreams.closeIdle(now: now)
         if persistsCache && now &- lastCacheSave >= saveInterval {
           saveCacheFile(now: now, atShutdown: false)
         }
@@ -215,6 +219,9 @@ public final class Server {
       receiveFromUpstream(slot: slot, now: now)
     case .upstreamTCP:
       tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
+    case .upstreamHTTP:
+      httpdnsUpstreams.handle(
+        event: event, index: slot, generation: Token.generation(token), server: self, now: now)
     case .overrideProbe:
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
@@ -333,6 +340,15 @@ public final class Server {
           + engineCounters.malformedReplies
       )
       .emit(.info)
+    // The transports' own troubles.
+    log.start(.info)
+    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    log.append("transport oversized ").append(decimal: counters.oversized)
+      .append(" send-errors ").append(decimal: counters.sendErrors)
+      .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
+      .append(" tcp-rejected ").append(decimal: counters.tcpRejected)
+      .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
+      .emit(.info)
     // What the hijack defences caught (design notes: Threat model).
     log.start(.info)
     if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
@@ -374,6 +390,7 @@ public final class Server {
     }
     tcpClients.closeAll(server: self)
     tcpUpstreams.closeAll()
+    httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()
   }
 }

@@ -1,0 +1,405 @@
+import CompiledConfig
+import DNSWire
+import Engine
+import HTTPDNS
+import Platform
+
+/// `upstream httpdns`: HTTP/1.1 to an IP address (no DNS needed to find
+/// it; port-53 interception does not touch it). Each upstream has a small
+/// pool of keep-alive connections; a connection carries one request at a
+/// time (no pipelining: the APIs answer in order, but a slow answer would
+/// hold up the ones behind it). The codec (module HTTPDNS) turns the
+/// engine's DNS query into the request and the HTTP response back into a
+/// DNS response with the query's ID and question, which the engine then
+/// checks like any other (transaction handle, source, ID, question).
+///
+/// Memory: the connections and their buffers are allocated at start-up,
+/// for the httpdns upstreams only; a request allocates nothing.
+final class HTTPDNSUpstreamPool {
+  enum State: UInt8 { case closed, connecting, idle, busy }
+
+  struct Connection {
+    var fd = FileDescriptor.invalid
+    var state = State.closed
+    var upstream = -1
+    var transaction = TransactionHandle(slot: 0, generation: 0)
+    var queryLength = 0
+    var requestLength = 0
+    var written = 0
+    var received = 0
+    var lastActivity: UInt64 = 0
+    /// The request went out on a connection kept alive from an earlier
+    /// one, which the server may have closed meanwhile (RFC 9112 §9.3.1):
+    /// if it closes without a byte of answer, the request is sent once more
+    /// on a fresh connection.
+    var reused = false
+    var resent = false
+    /// Set when the exchange failed inside an engine call; the engine hears
+    /// of it after that call returns (it must not be re-entered).
+    var failed = false
+    /// Carried in the epoll token: events of a closed descriptor are stale.
+    var generation: UInt32 = 0
+  }
+
+  static let connectionsPerUpstream = 4
+  static let queryCapacity = 2 + 512
+  static let requestCapacity = 1024
+  /// One whole HTTP response: the APIs answer in a few hundred bytes; a
+  /// JSON answer with many records fits in 16 KB.
+  static let responseCapacity = 16 * 1024
+  /// Servers close idle keep-alive connections after 15–60 s; closing
+  /// first at 30 s avoids most reuse of a half-closed one.
+  static let idleMilliseconds: UInt64 = 30_000
+
+  let count: Int
+  let connections: UnsafeMutablePointer<Connection>
+  let queries: UnsafeMutableRawBufferPointer
+  let requests: UnsafeMutableRawBufferPointer
+  let responses: UnsafeMutableRawBufferPointer
+  /// The DNS response handed to the engine.
+  let dnsResponse: UnsafeMutableRawBufferPointer
+  /// Index of each upstream's first connection, -1 for other transports.
+  let firstConnection: [Int]
+  /// Each upstream's Host header value (`203.107.1.1`, `[2001:db8::1]:8080`).
+  let hosts: [[UInt8]]
+  /// Responses that were not a usable answer (HTTP status, malformed HTTP
+  /// or body): each fails its attempt over to the next upstream.
+  var errors: UInt64 = 0
+
+  init(upstreams: [UpstreamServer]) {
+    var first: [Int] = []
+    var hosts: [[UInt8]] = []
+    var total = 0
+    for server in upstreams {
+      if server.transport == .httpdns {
+        first.append(total)
+        total += Self.connectionsPerUpstream
+      } else {
+        first.append(-1)
+      }
+      hosts.append(Self.hostHeader(server.endpoint))
+    }
+    firstConnection = first
+    self.hosts = hosts
+    count = total
+    connections = .allocate(capacity: max(total, 1))
+    connections.initialize(repeating: Connection(), count: max(total, 1))
+    for index in 0..<upstreams.count where first[index] >= 0 {
+      for offset in 0..<Self.connectionsPerUpstream {
+        connections[first[index] + offset].upstream = index
+      }
+    }
+    queries = .allocate(byteCount: max(total, 1) * Self.queryCapacity, alignment: 8)
+    requests = .allocate(byteCount: max(total, 1) * Self.requestCapacity, alignment: 8)
+    responses = .allocate(byteCount: max(total, 1) * Self.responseCapacity, alignment: 8)
+    dnsResponse = .allocate(byteCount: total > 0 ? 65_535 : 1, alignment: 8)
+  }
+
+  /// `a.b.c.d`, with `:port` unless it is 80; IPv6 in brackets, every group
+  /// written out (RFC 9110 §7.2 allows any form of the literal).
+  static func hostHeader(_ endpoint: Endpoint) -> [UInt8] {
+    var text: [UInt8] = []
+    func decimal(_ value: UInt64) {
+      if value >= 10 { decimal(value / 10) }
+      text.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+    let address = endpoint.address
+    if address.isIPv4 {
+      for shift in stride(from: 24, through: 0, by: -8) {
+        decimal(UInt64((address.ipv4 >> UInt32(shift)) & 0xFF))
+        if shift > 0 { text.append(UInt8(ascii: ".")) }
+      }
+    } else {
+      let digits: StaticString = "0123456789abcdef"
+      text.append(UInt8(ascii: "["))
+      for group in 0..<8 {
+        let word = group < 4 ? address.high : address.low
+        let value = (word >> UInt64(48 - 16 * (group % 4))) & 0xFFFF
+        var started = false
+        for nibble in stride(from: 12, through: 0, by: -4) {
+          let digit = Int((value >> UInt64(nibble)) & 0xF)
+          if digit != 0 || started || nibble == 0 {
+            text.append(digits.utf8Start[digit])
+            started = true
+          }
+        }
+        if group < 7 { text.append(UInt8(ascii: ":")) }
+      }
+      text.append(UInt8(ascii: "]"))
+    }
+    if endpoint.port != 80 {
+      text.append(UInt8(ascii: ":"))
+      decimal(UInt64(endpoint.port))
+    }
+    return text
+  }
+
+  func buffer(_ base: UnsafeMutableRawBufferPointer, _ capacity: Int, _ index: Int)
+    -> UnsafeMutableRawBufferPointer
+  {
+    UnsafeMutableRawBufferPointer(rebasing: base[(index * capacity)..<((index + 1) * capacity)])
+  }
+
+  /// Starts the exchange for one query on a free connection of `upstream`.
+  /// False (the engine tries the next upstream) when every connection is
+  /// busy or the request cannot be written.
+  func send(
+    framed: UnsafeMutableRawBufferPointer, upstream: Int, transaction: TransactionHandle,
+    server: Server
+  ) -> Bool {
+    guard upstream < firstConnection.count, firstConnection[upstream] >= 0 else { return false }
+    var chosen = -1
+    for offset in 0..<Self.connectionsPerUpstream {
+      let index = firstConnection[upstream] + offset
+      if connections[index].state == .idle && !connections[index].failed {
+        chosen = index
+        break
+      }
+      if chosen < 0 && connections[index].state == .closed { chosen = index }
+    }
+    guard chosen >= 0 else { return false }
+    let query = UnsafeRawBufferPointer(rebasing: framed[2...])
+    guard query.count <= Self.queryCapacity else { return false }
+    let settings = server.engine.upstreams[upstream]
+    let length: Int
+    do throws(HTTPDNSError) {
+      length = try hosts[upstream].withUnsafeBytes { host throws(HTTPDNSError) -> Int in
+        try HTTPDNSCodec.writeRequest(
+          for: query, format: settings.httpdnsFormat, host: host, account: settings.account,
+          secret: settings.secret, unixTime: WallClock.nowSeconds(),
+          into: buffer(requests, Self.requestCapacity, chosen))
+      }
+    } catch {
+      return false
+    }
+    buffer(queries, Self.queryCapacity, chosen).baseAddress!.copyMemory(
+      from: query.baseAddress!, byteCount: query.count)
+    connections[chosen].queryLength = query.count
+    connections[chosen].requestLength = length
+    connections[chosen].written = 0
+    connections[chosen].received = 0
+    connections[chosen].transaction = transaction
+    connections[chosen].resent = false
+    connections[chosen].lastActivity = MonotonicClock.nowMilliseconds()
+    if connections[chosen].state == .idle {
+      connections[chosen].state = .busy
+      connections[chosen].reused = true
+      flush(chosen, server: server)
+    } else {
+      guard open(chosen, server: server) else { return false }
+    }
+    return !connections[chosen].failed
+  }
+
+  /// Opens a fresh connection for connection `index`'s request.
+  private func open(_ index: Int, server: Server) -> Bool {
+    let address = server.upstreamAddresses[connections[index].upstream]
+    guard let fd = try? Socket.tcp(for: address) else { return false }
+    let generation = connections[index].generation &+ 1
+    let connected: Bool
+    do {
+      connected = try Socket.connect(fd, to: address)
+      try server.epoll.add(
+        fd, events: Epoll.readable | Epoll.writable,
+        token: Token.make(.upstreamHTTP, slot: index, generation: generation))
+    } catch {
+      fd.close()
+      return false
+    }
+    Socket.setNoDelay(fd)
+    connections[index].fd = fd
+    connections[index].generation = generation
+    connections[index].state = connected ? .busy : .connecting
+    connections[index].reused = false
+    if connected { flush(index, server: server) }
+    return true
+  }
+
+  private func flush(_ index: Int, server: Server) {
+    let pending = connections[index].requestLength - connections[index].written
+    guard pending > 0 else { return }
+    let request = buffer(requests, Self.requestCapacity, index)
+    let start = connections[index].written
+    let sent: Int
+    do {
+      sent =
+        try Socket.send(
+          connections[index].fd,
+          UnsafeRawBufferPointer(rebasing: request[start..<connections[index].requestLength]))
+        ?? 0
+    } catch {
+      connections[index].failed = true
+      return
+    }
+    connections[index].written += sent
+    let events =
+      connections[index].written < connections[index].requestLength
+      ? Epoll.readable | Epoll.writable : Epoll.readable
+    try? server.epoll.modify(
+      connections[index].fd, events: events,
+      token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
+  }
+
+  func handle(event: UInt32, index: Int, generation: UInt32, server: Server, now: UInt64) {
+    guard index < count, connections[index].fd.isValid,
+      connections[index].generation == generation
+    else { return }
+    connections[index].lastActivity = now
+    if event & Epoll.writable != 0 {
+      if connections[index].state == .connecting {
+        if Socket.pendingError(connections[index].fd) != nil {
+          connections[index].failed = true
+          return
+        }
+        connections[index].state = .busy
+      }
+      flush(index, server: server)
+    }
+    if event & (Epoll.readable | Epoll.hangup) != 0 {
+      read(index, server: server, now: now)
+    }
+  }
+
+  private func read(_ index: Int, server: Server, now: UInt64) {
+    let response = buffer(responses, Self.responseCapacity, index)
+    while connections[index].fd.isValid && !connections[index].failed {
+      let filled = connections[index].received
+      guard filled < Self.responseCapacity else {
+        connections[index].failed = true
+        errors += 1
+        return
+      }
+      let received: Int?
+      do {
+        received = try connections[index].fd.read(
+          into: UnsafeMutableRawBufferPointer(rebasing: response[filled...]))
+      } catch {
+        connections[index].failed = true
+        return
+      }
+      guard let received else { return }
+      let closed = received == 0
+      connections[index].received += received
+      guard connections[index].state == .busy else {
+        // Still connecting: the connect failed. Idle: the server closed it,
+        // or sent bytes nobody asked for; it is of no more use.
+        if connections[index].state == .connecting {
+          connections[index].failed = true
+        } else {
+          close(index)
+        }
+        return
+      }
+      let frame: (length: Int, keepAlive: Bool)?
+      do throws(HTTPDNSError) {
+        frame = try HTTPDNSCodec.frame(
+          UnsafeRawBufferPointer(rebasing: response[0..<connections[index].received]),
+          connectionClosed: closed)
+      } catch {
+        connections[index].failed = true
+        errors += 1
+        return
+      }
+      if let frame {
+        deliver(index, length: frame.length, keepAlive: frame.keepAlive && !closed, server: server,
+          now: now)
+        return
+      }
+      if closed {
+        connections[index].failed = true
+        return
+      }
+    }
+  }
+
+  /// Hands the DNS form of a complete response to the engine. The
+  /// connection is made idle (or closed) first, so that the engine's
+  /// `releaseUpstream` for this transaction finds nothing left to cancel.
+  private func deliver(
+    _ index: Int, length: Int, keepAlive: Bool, server: Server, now: UInt64
+  ) {
+    let transaction = connections[index].transaction
+    let upstream = connections[index].upstream
+    let query = UnsafeRawBufferPointer(
+      rebasing: buffer(queries, Self.queryCapacity, index)[0..<connections[index].queryLength])
+    let response = UnsafeRawBufferPointer(
+      rebasing: buffer(responses, Self.responseCapacity, index)[0..<length])
+    let dnsLength: Int
+    do throws(HTTPDNSError) {
+      dnsLength = try HTTPDNSCodec.writeDNSResponse(
+        to: query, httpResponse: response, format: server.engine.upstreams[upstream].httpdnsFormat,
+        into: dnsResponse)
+    } catch {
+      errors += 1
+      connections[index].failed = true
+      return
+    }
+    // One request at a time: anything after the response is not ours.
+    if keepAlive && connections[index].received == length {
+      connections[index].state = .idle
+      connections[index].received = 0
+    } else {
+      close(index)
+    }
+    var environment = LoopEnvironment(server: server)
+    server.engine.handleUpstreamReply(
+      UnsafeRawBufferPointer(rebasing: dnsResponse[0..<dnsLength]), transaction: transaction,
+      upstream: upstream, from: Endpoint(server.upstreamAddresses[upstream]), now: now,
+      environment: &environment)
+  }
+
+  /// The engine is done with `transaction` (answered elsewhere, timed out):
+  /// a connection still waiting for its response is closed, so the late
+  /// response cannot be taken for the next request's.
+  func release(transaction: TransactionHandle) {
+    for index in 0..<count
+    where connections[index].state == .busy || connections[index].state == .connecting {
+      if connections[index].transaction == transaction && !connections[index].failed {
+        close(index)
+      }
+    }
+  }
+
+  /// Fails the attempts of connections that broke over to the next
+  /// upstream; a request that went out on a reused connection which closed
+  /// without answering is first sent once more on a fresh one. Called by
+  /// the loop outside any engine call.
+  func processBroken(server: Server, now: UInt64) {
+    for index in 0..<count where connections[index].failed {
+      let transaction = connections[index].transaction
+      let hadRequest =
+        connections[index].state == .busy || connections[index].state == .connecting
+      let resend =
+        hadRequest && connections[index].reused && !connections[index].resent
+        && connections[index].received == 0
+      close(index)
+      if resend {
+        connections[index].resent = true
+        connections[index].written = 0
+        connections[index].transaction = transaction
+        if open(index, server: server) { continue }
+      }
+      guard hadRequest else { continue }
+      var environment = LoopEnvironment(server: server)
+      server.engine.attemptFailed(transaction: transaction, now: now, environment: &environment)
+    }
+  }
+
+  private func close(_ index: Int) {
+    connections[index].fd.close()
+    connections[index].fd = .invalid
+    connections[index].state = .closed
+    connections[index].failed = false
+    connections[index].received = 0
+  }
+
+  func closeIdle(now: UInt64) {
+    for index in 0..<count where connections[index].state == .idle {
+      if now &- connections[index].lastActivity >= Self.idleMilliseconds { close(index) }
+    }
+  }
+
+  func closeAll() {
+    for index in 0..<count where connections[index].fd.isValid { close(index) }
+  }
+}

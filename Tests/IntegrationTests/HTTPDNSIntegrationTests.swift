@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+/// `upstream httpdns` against a real HTTP server on loopback (issue 7): the
+/// three APIs, keep-alive, signatures, and the failures that must send a
+/// question on to the next upstream.
+final class HTTPDNSIntegrationTests: XCTestCase {
+  func config(_ upstreams: [String], extra: String = "") -> String {
+    """
+    listen 127.0.0.1:0
+    \(upstreams.map { "upstream \($0)" }.joined(separator: "\n"))
+    timeout 500ms
+    cache 0
+    \(extra)
+    """
+  }
+
+  func ask(_ name: String, type: UInt16 = 1, _ dnsward: DnswardProcess, id: UInt16 = 1) -> Reply? {
+    Reply(StubClient.udp(StubClient.query(name, type: type, id: id), port: dnsward.port))
+  }
+
+  func testJSONFormatAnswersEveryTypeOverOneKeptAliveConnection() throws {
+    let server = try FakeHTTPDNS()
+    defer { server.stop() }
+    let dnsward = try DnswardProcess(
+      config: config(["httpdns 127.0.0.1:\(server.port) format=json"]))
+    defer { dnsward.stop() }
+    XCTAssertEqual(ask("www.example.test", dnsward)?.addresses, ["192.0.2.1"])
+    XCTAssertEqual(ask("www.example.test", type: 28, dnsward)?.addresses, ["2001:db8:0:0:0:0:0:1"])
+    let chain = ask("Chain.Example.test", dnsward)
+    XCTAssertEqual(chain?.answerCount, 2, "the CNAME and the address")
+    XCTAssertEqual(chain?.addresses, ["192.0.2.1"])
+    XCTAssertEqual(ask("mail.example.test", type: 15, dnsward)?.answerCount, 1)
+    XCTAssertEqual(ask("nx.example.test", dnsward)?.rcode, 3)
+    XCTAssertEqual(server.paths.first, "/resolve?name=www.example.test&type=1")
+    XCTAssertEqual(server.connections, 1, "one keep-alive connection: \(server.paths)")
+  }
+
+  func testDnspodAnswersAddressesAndOtherTypesGoToTheNextUpstream() throws {
+    let server = try FakeHTTPDNS()
+    defer { server.stop() }
+    let plain = try FakeUpstream(.honest, answer: (192, 0, 2, 99))
+    defer { plain.stop() }
+    let dnsward = try DnswardProcess(
+      config: config([
+        "httpdns 127.0.0.1:\(server.port) format=dnspod", "udp 127.0.0.1:\(plain.port)",
+      ]))
+    defer { dnsward.stop() }
+    XCTAssertEqual(ask("www.example.test", dnsward)?.addresses, ["192.0.2.1", "192.0.2.2"])
+    XCTAssertEqual(ask("www.example.test", type: 28, dnsward)?.addresses, ["2001:db8:0:0:0:0:0:1"])
+    XCTAssertEqual(plain.udpQueries, 0)
+    XCTAssertNotNil(ask("www.example.test", type: 16, dnsward), "TXT: from the plain upstream")
+    XCTAssertEqual(plain.udpQueries, 1)
+    XCTAssertEqual(server.paths.count, 2)
+  }
+
+  func testAlibabaSignsRequestsAndAWrongSecretFallsBack() throws {
+    let server = try FakeHTTPDNS(secret: "s3cret")
+    defer { server.stop() }
+    let signed = try DnswardProcess(
+      config: config(["httpdns 127.0.0.1:\(server.port) format=alibaba account=100000 secret=s3cret"]))
+    defer { signed.stop() }
+    XCTAssertEqual(ask("www.example.test", signed)?.addresses, ["192.0.2.1"])
+    XCTAssertTrue(server.paths.first?.hasPrefix("/100000/sign_d?host=www.example.test&t=") ?? false)
+
+    let plain = try FakeUpstream(.honest, answer: (192, 0, 2, 99))
+    defer { plain.stop() }
+    let wrong = try DnswardProcess(
+      config: config([
+        "httpdns 127.0.0.1:\(server.port) format=alibaba account=100000 secret=wrong",
+        "udp 127.0.0.1:\(plain.port)",
+      ]))
+    defer { wrong.stop() }
+    XCTAssertEqual(ask("www.example.test", wrong)?.addresses, ["192.0.2.99"], "403: next upstream")
+    wrong.stop()
+    XCTAssertTrue(wrong.log.contains("httpdns-errors 1"), wrong.log)
+  }
+
+  func testGarbageAndSlowAnswersFailOverAndKeepAliveSurvivesAClose() throws {
+    let plain = try FakeUpstream(.honest, answer: (192, 0, 2, 99))
+    defer { plain.stop() }
+    let garbage = try FakeHTTPDNS(.garbage)
+    defer { garbage.stop() }
+    let slow = try FakeHTTPDNS(.slow(milliseconds: 1500))
+    defer { slow.stop() }
+    let dnsward = try DnswardProcess(
+      config: config([
+        "httpdns 127.0.0.1:\(garbage.port)", "httpdns 127.0.0.1:\(slow.port)",
+        "udp 127.0.0.1:\(plain.port)",
+      ]))
+    defer { dnsward.stop() }
+    XCTAssertEqual(ask("www.example.test", dnsward)?.addresses, ["192.0.2.99"])
+    XCTAssertEqual(garbage.paths.count, 1)
+    XCTAssertEqual(slow.paths.count, 1, "asked, then timed out")
+    dnsward.stop()
+    XCTAssertTrue(dnsward.log.contains("httpdns-errors 1"), dnsward.log)
+
+    let closing = try FakeHTTPDNS(.closing)
+    defer { closing.stop() }
+    let again = try DnswardProcess(config: config(["httpdns 127.0.0.1:\(closing.port)"]))
+    defer { again.stop() }
+    for id in 1...3 {
+      XCTAssertEqual(ask("www.example.test", again, id: UInt16(id))?.addresses, ["192.0.2.1"])
+    }
+    XCTAssertEqual(closing.connections, 3, "Connection: close is honoured")
+  }
+}
