@@ -28,6 +28,7 @@ enum Token {
     case upstreamUDP = 5
     case upstreamTCP = 6
     case overrideProbe = 7
+    case routeMonitor = 9
   }
 
   static func make(_ kind: Kind, slot: Int, generation: UInt32 = 0) -> UInt64 {
