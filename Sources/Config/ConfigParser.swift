@@ -185,11 +185,10 @@ enum Directive: Int, CaseIterable {
   }
 
   /// How many arguments follow the directive (`override` takes a name and
-  /// one or more addresses; `upstream` an optional `trusted`).
+  /// one or more addresses; `upstream` options, which `addUpstream` counts).
   var argumentCount: ClosedRange<Int> {
     switch self {
-    case .upstream: return 2...3
-    case .override: return 2...Int.max
+    case .override, .upstream: return 2...Int.max
     default: return 1...1
     }
   }
@@ -199,7 +198,9 @@ enum Directive: Int, CaseIterable {
     case .listen: return "listen ADDRESS[:PORT], IPv6 as [ADDRESS]:PORT"
     case .allow: return "allow ADDRESS[/LENGTH]"
     case .upstream:
-      return "upstream udp|tcp ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH"
+      return "upstream udp|tcp ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] "
+        + "[format=alibaba|dnspod|json] [account=ID] [secret=KEY] [trusted] "
+        + "or upstream resolv-conf PATH"
     case .timeout: return "timeout DURATION, e.g. 1500ms or 2s"
     case .inflight: return "inflight COUNT, a power of two 16...65536"
     case .override: return "override NAME ADDRESS..."
@@ -303,7 +304,7 @@ struct ConfigReader {
     case .listen: try addListen(arguments[0], line: line)
     case .allow: try addAllow(arguments[0], line: line)
     case .upstream:
-      try addUpstream(arguments[0], arguments[1], arguments.dropFirst(2).first, line: line)
+      try addUpstream(arguments[0], arguments[1], arguments[2...], line: line)
     case .override: try addOverride(arguments[0], arguments[1...], line: line)
     case .block: try addBlock(arguments[0], line: line)
     case .timeout:

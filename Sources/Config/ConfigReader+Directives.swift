@@ -27,18 +27,21 @@ extension ConfigReader {
     allowLines.append(line)
   }
 
-  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]` or `upstream resolv-conf PATH`.
+  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]`, `upstream httpdns ADDRESS[:PORT]
+  /// [OPTION...]` (see `readHTTPDNSOptions`) or `upstream resolv-conf PATH`.
   mutating func addUpstream(
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
-    _ option: ArraySlice<UInt8>?, line: Int
+    _ options: ArraySlice<ArraySlice<UInt8>>, line: Int
   ) throws(LineError) {
     let transport: UpstreamTransport
     if isWord(transportToken, "udp") {
       transport = .udp
     } else if isWord(transportToken, "tcp") {
       transport = .tcp
+    } else if isWord(transportToken, "httpdns") {
+      transport = .httpdns
     } else if isWord(transportToken, "resolv-conf") {
-      if let option {
+      if let option = options.first {
         if isWord(option, "trusted") {
           throw LineError(
             "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
@@ -57,33 +60,42 @@ extension ConfigReader {
       return
     } else {
       throw LineError(
-        "unknown upstream transport \(quoted(transportToken)) (expected udp, tcp or resolv-conf)")
+        "unknown upstream transport \(quoted(transportToken)) "
+          + "(expected udp, tcp, httpdns or resolv-conf)")
     }
-    let server = UpstreamServer(transport: transport, endpoint: try endpoint(target))
+    if transport != .httpdns, options.count > 1 {
+      throw LineError(
+        "extra argument \(quoted(options[options.startIndex + 1])) to 'upstream' "
+          + "(usage: \(Directive.upstream.usage))")
+    }
+    // HTTP's own port for httpdns (RFC 9110 §4.2.1), DNS's for the others.
+    var server = UpstreamServer(
+      transport: transport, endpoint: try endpoint(target, defaultPort: transport.defaultPort))
     guard server.endpoint.address != IPAddress.anyV6,
       server.endpoint.address != IPAddress(ipv4: 0)
     else {
       throw LineError("upstream address \(quoted(target)) is unspecified (0.0.0.0 or ::)")
     }
-    var trusted = false
-    if let option {
+    if transport == .httpdns {
+      try readHTTPDNSOptions(options, into: &server)
+    } else if let option = options.first {
       guard isWord(option, "trusted") else {
         throw LineError(
           "unknown upstream option \(quoted(option)) (expected trusted; "
             + "usage: \(Directive.upstream.usage))")
       }
-      trusted = true
+      server.trusted = true
     }
-    // The same server twice is a duplicate whether or not either is trusted.
+    // The same server twice is a duplicate whether or not either is trusted,
+    // and for httpdns whatever its format: one server speaks one API.
     if let index = settings.upstreams.firstIndex(where: {
       $0.transport == server.transport && $0.endpoint == server.endpoint
     }) {
       throw LineError(
-        "duplicate upstream \(transport == .udp ? "udp" : "tcp") \(describe(server.endpoint)) "
+        "duplicate upstream \(transport.name) \(describe(server.endpoint)) "
           + "(first on line \(upstreamLines[index]))")
     }
-    settings.upstreams.append(
-      UpstreamServer(transport: transport, endpoint: server.endpoint, trusted: trusted))
+    settings.upstreams.append(server)
     upstreamLines.append(line)
   }
 
@@ -199,11 +211,12 @@ extension ConfigReader {
 
   // MARK: - Values
 
-  func endpoint(_ token: ArraySlice<UInt8>, allowAnyPort: Bool = false) throws(LineError)
-    -> Endpoint
-  {
+  func endpoint(
+    _ token: ArraySlice<UInt8>, defaultPort: UInt16 = 53, allowAnyPort: Bool = false
+  ) throws(LineError) -> Endpoint {
     do throws(AddressSyntaxError) {
-      return try AddressSyntax.parseEndpoint(token, defaultPort: 53, allowAnyPort: allowAnyPort)
+      return try AddressSyntax.parseEndpoint(
+        token, defaultPort: defaultPort, allowAnyPort: allowAnyPort)
     } catch {
       throw LineError(error)
     }

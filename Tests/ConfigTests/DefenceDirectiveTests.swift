@@ -155,17 +155,20 @@ final class DefenceDirectiveTests: XCTestCase {
     (
       "upstream tcp 9.9.9.9 trustd",
       "unknown upstream option 'trustd' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH)", 1
+        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
+        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream udp 9.9.9.9 Trusted",
       "unknown upstream option 'Trusted' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH)", 1
+        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
+        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream tcp 9.9.9.9 trusted extra",
-      "extra argument 'extra' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted] "
-        + "or upstream resolv-conf PATH)", 1
+      "extra argument 'extra' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
+        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
+        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream resolv-conf /etc/resolv.conf trusted",
@@ -174,8 +177,9 @@ final class DefenceDirectiveTests: XCTestCase {
     ),
     (
       "upstream resolv-conf /etc/resolv.conf now",
-      "extra argument 'now' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted] "
-        + "or upstream resolv-conf PATH)", 1
+      "extra argument 'now' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
+        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
+        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream tcp 9.9.9.9\nupstream tcp 9.9.9.9:53 trusted",
