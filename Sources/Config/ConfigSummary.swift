@@ -15,10 +15,7 @@ extension ConfigGenerator {
         "allow: \(settings.allow.count) prefix\(settings.allow.count == 1 ? "" : "es") ("
           + settings.allow.map { describe($0) }.joined(separator: ", ") + ")")
     }
-    var upstreams = settings.upstreams.map { server in
-      (server.transport == .udp ? "udp " : "tcp ") + describe(server.endpoint)
-        + (server.trusted ? " trusted" : "")
-    }
+    var upstreams = settings.upstreams.map(upstreamSummary)
     if !settings.resolvConfPath.isEmpty {
       upstreams.insert(
         "resolv-conf " + escaped(settings.resolvConfPath), at: settings.resolvConfPosition)
@@ -52,6 +49,21 @@ extension ConfigGenerator {
     lines.append(persistenceSummary(settings))
     lines += defenceSummary(settings)
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// `tcp 9.9.9.9:53 trusted`, `httpdns 203.107.1.1:80 format=alibaba
+  /// account=139450 signed (A/AAAA only)`: the upstream as written, but for
+  /// the secret, which is never shown.
+  static func upstreamSummary(_ server: UpstreamServer) -> String {
+    var text = server.transport.name + " " + describe(server.endpoint)
+    if server.transport == .httpdns {
+      text += " format=" + server.httpdnsFormat.name
+      if !server.account.isEmpty { text += " account=" + escaped(server.account) }
+      if !server.secret.isEmpty { text += " signed" }
+    }
+    if server.trusted { text += " trusted" }
+    if !server.answersEveryType { text += " (A/AAAA only)" }
+    return text
   }
 
   /// `cache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most
