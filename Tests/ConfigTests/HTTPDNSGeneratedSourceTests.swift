@@ -2,7 +2,8 @@ import CompiledConfig
 import Config
 import XCTest
 
-/// `upstream httpdns` through the generator and the summary.
+/// `upstream httpdns` through the generator and the summary, and the
+/// shipped config's commented examples.
 extension HTTPDNSDirectiveTests {
   static let fullConfig = """
     upstream httpdns 203.107.1.1 format=alibaba account=139450 secret=\(everySecretCharacter) trusted
@@ -82,5 +83,31 @@ extension HTTPDNSDirectiveTests {
           + "httpdns 203.107.1.2:8080 format=alibaba account=Ab_-9 (A/AAAA only), "
           + "tcp 9.9.9.9:53\n"), summary)
     XCTAssertFalse(summary.contains(Self.everySecretCharacter))
+  }
+
+  /// The default config has the two public endpoints as commented
+  /// examples; uncommented, they parse (and the default stays offline).
+  func testDefaultConfigExamples() throws {
+    let root = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let text = try String(
+      contentsOf: root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
+      encoding: .utf8)
+    let examples = [
+      "upstream httpdns 119.29.29.29 format=dnspod", "upstream httpdns 223.5.5.5 format=json",
+    ]
+    let lines = text.split(separator: "\n").map(String.init)
+    for example in examples {
+      XCTAssertTrue(lines.contains("# " + example), example)
+      XCTAssertFalse(lines.contains(example), example)
+    }
+    let settings = try XCTUnwrap(parse(examples.joined(separator: "\n")))
+    let summary = ConfigGenerator.summary(settings)
+    XCTAssertTrue(
+      summary.contains(
+        "\nupstreams: httpdns 119.29.29.29:80 format=dnspod (A/AAAA only), "
+          + "httpdns 223.5.5.5:80 format=json\n"), summary)
+    let shipped = try XCTUnwrap(parseOrFail(text))
+    XCTAssertFalse(shipped.upstreams.contains { $0.transport == .httpdns })
   }
 }
