@@ -33,7 +33,8 @@ extension ConfigReader {
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
     _ options: ArraySlice<ArraySlice<UInt8>>, line: Int
   ) throws(LineError) {
-    let transport: UpstreamTransport
+    // nil: resolv-conf.
+    let transport: UpstreamTransport?
     if isWord(transportToken, "udp") {
       transport = .udp
     } else if isWord(transportToken, "tcp") {
@@ -41,15 +42,28 @@ extension ConfigReader {
     } else if isWord(transportToken, "httpdns") {
       transport = .httpdns
     } else if isWord(transportToken, "resolv-conf") {
-      if let option = options.first {
-        if isWord(option, "trusted") {
-          throw LineError(
-            "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
-              + "(mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)")
-        }
+      transport = nil
+    } else {
+      throw LineError(
+        "unknown upstream transport \(quoted(transportToken)) "
+          + "(expected udp, tcp, httpdns or resolv-conf)")
+    }
+    // udp and tcp take at most `trusted`, resolv-conf nothing; httpdns
+    // options are read below.
+    if transport != .httpdns {
+      if transport == nil, let option = options.first, isWord(option, "trusted") {
         throw LineError(
-          "extra argument \(quoted(option)) to 'upstream' (usage: \(Directive.upstream.usage))")
+          "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
+            + "(mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)")
       }
+      let allowed = transport == nil ? 0 : 1
+      if options.count > allowed {
+        throw LineError(
+          "extra argument \(quoted(options[options.startIndex + allowed])) to 'upstream' "
+            + "(usage: \(Directive.upstream.usage))")
+      }
+    }
+    guard let transport else {
       guard resolvConfLine == 0 else {
         throw LineError(
           "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed")
@@ -58,15 +72,6 @@ extension ConfigReader {
       settings.resolvConfPosition = settings.upstreams.count
       resolvConfLine = line
       return
-    } else {
-      throw LineError(
-        "unknown upstream transport \(quoted(transportToken)) "
-          + "(expected udp, tcp, httpdns or resolv-conf)")
-    }
-    if transport != .httpdns, options.count > 1 {
-      throw LineError(
-        "extra argument \(quoted(options[options.startIndex + 1])) to 'upstream' "
-          + "(usage: \(Directive.upstream.usage))")
     }
     // HTTP's own port for httpdns (RFC 9110 §4.2.1), DNS's for the others.
     var server = UpstreamServer(

@@ -18,26 +18,41 @@ extension ConfigReader {
       // Messages quote only this part, so that a secret is never repeated
       // in a build log.
       let key = token[..<(equals.map { $0 + 1 } ?? token.endIndex)]
-      guard
-        let option = HTTPDNSOption.allCases.first(where: { key.elementsEqual($0.spelling.utf8) })
-      else {
-        throw LineError("unknown httpdns option \(quoted(key)) \(HTTPDNSOption.hint(for: key))")
+      var option = HTTPDNSOption.format
+      while !isWord(key, option.spelling) {
+        guard let next = HTTPDNSOption(rawValue: option.rawValue + 1) else {
+          throw HTTPDNSOption.unknown(key)
+        }
+        option = next
       }
       let bit: UInt8 = 1 << option.rawValue
       guard seen & bit == 0 else {
-        throw LineError("duplicate httpdns option \(quoted(key)) (each option at most once)")
+        throw httpdnsError("duplicate httpdns option ", key, " (each option at most once)")
       }
       seen |= bit
       let value = token[key.endIndex...]
       if option != .trusted && value.isEmpty {
-        throw LineError("empty value for \(quoted(key)) (usage: \(HTTPDNSOption.usage))")
+        throw httpdnsError(
+          "empty value for ", key,
+          """
+           (usage: upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] \
+          [secret=KEY] [trusted])
+          """)
       }
       switch option {
-      case .format: server.httpdnsFormat = try httpdnsFormat(value)
+      case .format:
+        if isWord(value, "alibaba") {
+          server.httpdnsFormat = .alibaba
+        } else if isWord(value, "dnspod") {
+          server.httpdnsFormat = .dnspod
+        } else if !isWord(value, "json") {
+          throw httpdnsError(
+            "unknown httpdns format ", value, " (expected alibaba, dnspod or json)")
+        }
       case .account:
         guard value.count <= 64, value.allSatisfy(isAccountByte) else {
-          throw LineError(
-            "bad httpdns account \(quoted(value)) (up to 64 letters, digits, '_' or '-')")
+          throw httpdnsError(
+            "bad httpdns account ", value, " (up to 64 letters, digits, '_' or '-')")
         }
         server.account = Array(value)
       case .secret:
@@ -56,19 +71,27 @@ extension ConfigReader {
           "format=alibaba needs account=ID (the account ID of the Alibaba Cloud HTTPDNS service)")
       }
     } else if !server.account.isEmpty || !server.secret.isEmpty {
-      let key = server.account.isEmpty ? "secret=" : "account="
-      throw LineError(
-        "'\(key)' is only for format=alibaba (this upstream's format is "
-          + "\(server.httpdnsFormat.name))")
+      let key: StaticString = server.account.isEmpty ? "secret=" : "account="
+      throw httpdnsError(
+        "", key.withUTF8Buffer { Array($0) }[...],
+        " is only for format=alibaba (this upstream's format is ",
+        server.httpdnsFormat.name, ")")
     }
   }
+}
 
-  func httpdnsFormat(_ token: ArraySlice<UInt8>) throws(LineError) -> HTTPDNSFormat {
-    if isWord(token, "alibaba") { return .alibaba }
-    if isWord(token, "dnspod") { return .dnspod }
-    if isWord(token, "json") { return .json }
-    throw LineError("unknown httpdns format \(quoted(token)) (expected alibaba, dnspod or json)")
+/// `BEFORE'TOKEN'AFTER`, then `MORE` and `END` as they are: the messages of
+/// `upstream httpdns` through one out-of-line call each (a `String`
+/// interpolation per message would cost far more code in Embedded builds).
+@inline(never)
+func httpdnsError(
+  _ before: StaticString, _ token: ArraySlice<UInt8>, _ after: StaticString,
+  _ more: String = "", _ end: StaticString = ""
+) -> LineError {
+  func text(_ piece: StaticString) -> String {
+    piece.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
   }
+  return LineError(text(before) + quoted(token) + text(after) + more + text(end))
 }
 
 /// An account ID's characters: letters, digits, `_` and `-`.
@@ -82,12 +105,7 @@ func isAccountByte(_ byte: UInt8) -> Bool {
 enum HTTPDNSOption: UInt8, CaseIterable {
   case format, account, secret, trusted
 
-  static var usage: String {
-    "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] [secret=KEY] "
-      + "[trusted]"
-  }
-
-  var spelling: String {
+  var spelling: StaticString {
     switch self {
     case .format: return "format="
     case .account: return "account="
@@ -96,13 +114,18 @@ enum HTTPDNSOption: UInt8, CaseIterable {
     }
   }
 
-  /// `(did you mean 'account='?)` for a near miss, else the usage.
-  static func hint(for key: ArraySlice<UInt8>) -> String {
+  /// `unknown httpdns option 'KEY'`, with `(did you mean 'account='?)` for
+  /// a near miss, else the options.
+  static func unknown(_ key: ArraySlice<UInt8>) -> LineError {
     let lowered = key.map(Name.asciiLowercased)
-    for option in allCases where editDistance(lowered, Array(option.spelling.utf8)) <= 2 {
-      return "(did you mean '\(option.spelling)'?)"
+    for option in allCases
+    where option.spelling.withUTF8Buffer({ editDistance(lowered, Array($0)) }) <= 2 {
+      return httpdnsError(
+        "unknown httpdns option ", key, " (did you mean '",
+        option.spelling.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }, "'?)")
     }
-    return "(usage: \(usage))"
+    return httpdnsError(
+      "unknown httpdns option ", key, " (expected format=, account=, secret= or trusted)")
   }
 }
 

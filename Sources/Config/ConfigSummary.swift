@@ -55,15 +55,15 @@ extension ConfigGenerator {
   /// account=139450 signed (A/AAAA only)`: the upstream as written, but for
   /// the secret, which is never shown.
   static func upstreamSummary(_ server: UpstreamServer) -> String {
-    var text = server.transport.name + " " + describe(server.endpoint)
+    var words = [server.transport.name, describe(server.endpoint)]
     if server.transport == .httpdns {
-      text += " format=" + server.httpdnsFormat.name
-      if !server.account.isEmpty { text += " account=" + escaped(server.account) }
-      if !server.secret.isEmpty { text += " signed" }
+      words.append("format=" + server.httpdnsFormat.name)
+      if !server.account.isEmpty { words.append("account=" + escaped(server.account)) }
+      if !server.secret.isEmpty { words.append("signed") }
     }
-    if server.trusted { text += " trusted" }
-    if !server.answersEveryType { text += " (A/AAAA only)" }
-    return text
+    if server.trusted { words.append("trusted") }
+    if !server.answersEveryType { words.append("(A/AAAA only)") }
+    return words.joined(separator: " ")
   }
 
   /// `cache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most

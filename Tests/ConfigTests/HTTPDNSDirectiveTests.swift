@@ -123,11 +123,11 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     ),
     (
       "upstream httpdns 223.5.5.5 path=/resolve",
-      "unknown httpdns option 'path=' (usage: \(usage))", 1
+      "unknown httpdns option 'path=' (expected format=, account=, secret= or trusted)", 1
     ),
     (
       "upstream httpdns 223.5.5.5 =json",
-      "unknown httpdns option '=' (usage: \(usage))", 1
+      "unknown httpdns option '=' (expected format=, account=, secret= or trusted)", 1
     ),
     // The account: required for alibaba, allowed for nothing else.
     (
