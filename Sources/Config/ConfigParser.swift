@@ -290,12 +290,12 @@ struct ConfigReader {
     if arguments.count > directive.argumentCount.upperBound {
       let extra = arguments[directive.argumentCount.upperBound]
       throw LineError(
-        "extra argument \(quoted(extra)) to '\(directive.name)' (usage: \(directive.usage))")
+        "extra argument \(quoted: extra) to '\(directive.name)' (usage: \(directive.usage))")
     }
     if !directive.isRepeatable {
       let first = firstLine[directive.rawValue]
       if first != 0 {
-        throw LineError("duplicate '\(directive.name)' directive (first on line \(first))")
+        throw .duplicate("'\(directive.name)' directive", firstOn: first)
       }
       firstLine[directive.rawValue] = line
     }
@@ -384,9 +384,9 @@ struct ConfigReader {
   /// in order, and neither range reaches past the other's default).
   func checkTTLOrder(at directive: Directive) throws(LineError) {
     guard settings.maxTTL < settings.minTTL else { return }
-    let minimum = "min-ttl \(settings.minTTL)s"
-    let maximum = "max-ttl \(settings.maxTTL)s"
-    let rule = "(max-ttl must be at least min-ttl)"
+    let minimum: MessageText = "min-ttl \(settings.minTTL)s"
+    let maximum: MessageText = "max-ttl \(settings.maxTTL)s"
+    let rule: StaticString = "(max-ttl must be at least min-ttl)"
     if case .maxTTL = directive {
       throw LineError(
         "\(maximum) is less than \(minimum) \(lineOf(.minTTL)) \(rule)")
@@ -395,7 +395,7 @@ struct ConfigReader {
   }
 
   /// `on line N` for a directive already read, `by default` for one not written.
-  func lineOf(_ directive: Directive) -> String {
+  func lineOf(_ directive: Directive) -> MessageText {
     let line = firstLine[directive.rawValue]
     return line == 0 ? "by default" : "on line \(line)"
   }
@@ -403,15 +403,17 @@ struct ConfigReader {
   mutating func finish() throws(LineError) -> Settings {
     guard !settings.listen.isEmpty else {
       throw LineError(
-        "no 'listen' directive: dnsward needs at least one address to serve, "
-          + "e.g. listen 127.0.0.1:53")
+        """
+        no 'listen' directive: dnsward needs at least one address to serve, \
+        e.g. listen 127.0.0.1:53
+        """)
     }
     try checkVerifyHasTrustedUpstream()
     settings.overrides = overrides.build()
     return settings
   }
 
-  func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> String {
+  func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> MessageText {
     let lowered = token.map(Name.asciiLowercased)
     var best: (name: String, distance: Int)? = nil
     for candidate in Directive.allCases {
@@ -420,8 +422,8 @@ struct ConfigReader {
         best = (candidate.name, distance)
       }
     }
-    let hint = best.map { " (did you mean '\($0.name)'?)" } ?? ""
-    return "unknown directive \(quoted(token))\(hint)"
+    guard let best else { return "unknown directive \(quoted: token)" }
+    return "unknown directive \(quoted: token) (did you mean '\(best.name)'?)"
   }
 }
 
