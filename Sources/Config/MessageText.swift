@@ -193,3 +193,17 @@ extension MessageText {
     appendInterpolation(Int(prefix.length) - (isIPv4 ? 96 : 0))
   }
 }
+
+extension MessageText {
+  /// Appends `text`: a literal with interpolations, built by the calls above.
+  @inline(never)
+  mutating func append(_ text: MessageText) {
+    bytes.append(contentsOf: text.bytes)
+  }
+
+  /// `, ` before every item of a list but the first (`index` 0).
+  @inline(never)
+  mutating func appendInterpolation(separator index: Int) {
+    if index > 0 { appendLiteral(", ") }
+  }
+}
