@@ -88,10 +88,7 @@ func httpdnsError(
   _ before: StaticString, _ token: ArraySlice<UInt8>, _ after: StaticString,
   _ more: String = "", _ end: StaticString = ""
 ) -> LineError {
-  func text(_ piece: StaticString) -> String {
-    piece.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-  }
-  return LineError(text(before) + quoted(token) + text(after) + more + text(end))
+  LineError("\(before)\(quoted: token)\(after)\(more)\(end)")
 }
 
 /// An account ID's characters: letters, digits, `_` and `-`.
