@@ -176,6 +176,7 @@ public enum ConfigGenerator {
     out.line("  settings.verifyNames = verifyNameBytes")
     out.line("  settings.holdOnMilliseconds = \(settings.holdOnMilliseconds)")
     out.line("  settings.rebindProtection = \(settings.rebindProtection)")
+    out.line("  settings.strict = \(settings.strict)")
     out.line("  settings.rebindAllowNames = rebindAllowNameBytes")
     out.line("  settings.overrideCheckPort = \(settings.overrideCheckPort)")
     out.line("  settings.overrideCheckSeconds = \(settings.overrideCheckSeconds)")

@@ -107,6 +107,7 @@ enum Directive: Int, CaseIterable {
   case rebindProtection, rebindAllow
   case overrideCheck, overrideCheckInterval
   case rateLimit, refuseAny
+  case strict
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -160,6 +161,7 @@ enum Directive: Int, CaseIterable {
     case .verify: return "verify"
     case .holdOn: return "hold-on"
     case .rebindProtection: return "rebind-protection"
+    case .strict: return "strict"
     case .rebindAllow: return "rebind-allow"
     case .overrideCheck: return "override-check"
     case .overrideCheckInterval: return "override-check-interval"
@@ -228,6 +230,7 @@ enum Directive: Int, CaseIterable {
     case .verify: return "verify NAME"
     case .holdOn: return "hold-on DURATION, 0 (off)...1000ms, e.g. 30ms"
     case .rebindProtection: return "rebind-protection on|off"
+    case .strict: return "strict on|off"
     case .rebindAllow: return "rebind-allow NAME"
     case .overrideCheck: return "override-check tcp:PORT or override-check off, e.g. tcp:443"
     case .overrideCheckInterval:
@@ -367,6 +370,7 @@ struct ConfigReader {
       // every UDP answer is held that long.
       settings.holdOnMilliseconds = try duration(value, for: directive, range: 0...1000)
     case .rebindProtection: settings.rebindProtection = try onOff(value, for: directive)
+    case .strict: settings.strict = try onOff(value, for: directive)
     case .rebindAllow: try addRebindAllow(value, line: line)
     case .overrideCheck: settings.overrideCheckPort = try overrideCheckPort(value)
     case .overrideCheckInterval:

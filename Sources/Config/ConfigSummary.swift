@@ -171,6 +171,7 @@ extension ConfigGenerator {
     }
     out.append("\nverify: ")
     appendNameCount(settings.verifyNames, to: &out)
+    if settings.strict { out.append(" (strict: trusted answers only)") }
     out.append("; hold-on: ")
     if settings.holdOnMilliseconds == 0 {
       out.append("off")

@@ -83,6 +83,9 @@ final class DefenceDirectiveTests: XCTestCase {
     XCTAssertEqual(parse("detect-nxdomain-redirect on")?.detectNXDomainRedirect, true)
     XCTAssertEqual(parse("detect-nxdomain-redirect off")?.detectNXDomainRedirect, false)
     XCTAssertEqual(parse("rebind-protection on")?.rebindProtection, true)
+    XCTAssertEqual(parse("# none")?.strict, false)
+    XCTAssertEqual(parse("strict on")?.strict, true)
+    XCTAssertEqual(parse("strict off")?.strict, false)
     XCTAssertEqual(parse("rebind-protection off")?.rebindProtection, false)
     XCTAssertEqual(parse("refuse-any on")?.refuseAny, true)
     XCTAssertEqual(parse("refuse-any off")?.refuseAny, false)
@@ -260,6 +263,7 @@ final class DefenceDirectiveTests: XCTestCase {
       "duplicate 'detect-nxdomain-redirect' directive (first on line 4)", 2
     ),
     ("rebind-protection 1", "'rebind-protection' expects on or off, got '1'", 1),
+    ("strict yes", "'strict' expects on or off, got 'yes'", 1),
     (
       "rebind-protection",
       "missing argument to 'rebind-protection' (usage: rebind-protection on|off)", 1
