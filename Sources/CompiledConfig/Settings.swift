@@ -195,6 +195,12 @@ public struct Settings {
   /// disagreement and logged. Concatenated lower-cased flat wire names, like
   /// `prefetchNames`; empty: none. Needs an upstream marked `trusted`.
   public var verifyNames: [UInt8] = []
+  /// `strict on|off`: `verify` names are answered only by trusted
+  /// upstreams. When every trusted upstream fails, their clients get a stale
+  /// answer or SERVFAIL, never a plain upstream's answer. Off (the default),
+  /// a plain upstream answers them then — the "degrade to local DNS when
+  /// the secure channel is unavailable" choice, made explicit and logged.
+  public var strict: Bool = false
   /// `hold-on DURATION`, 0 (off)...1000 ms: after the first answer to a UDP
   /// query, wait this long for a second, different one (an injected answer
   /// races the real one); if two arrive, the one that is not bogus and

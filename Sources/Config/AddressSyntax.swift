@@ -72,32 +72,32 @@ public enum AddressSyntax {
   {
     let address = text[error.address]
     let part = text[error.part]
-    let what =
-      error.family == .ipv4
-      ? "bad IPv4 address \(quoted(address))" : "bad IPv6 address \(quoted(address))"
-    let detail: String
+    let family: StaticString = error.family == .ipv4 ? "IPv4" : "IPv6"
+    let detail: MessageText
     switch error.reason {
-    case .empty: return AddressSyntaxError("missing address")
+    case .empty: return AddressSyntaxError(text: "missing address")
     case .hostName:
       return AddressSyntaxError(
-        "\(quoted(address)) is not an address (host names are not resolved)")
-    case .octetCount(let found): detail = "expected 4 dotted octets, found \(found)"
+        text: "\(quoted: address) is not an address (host names are not resolved)")
+    case .octetCount(let found):
+      detail = "expected 4 dotted octets, found \(found)"
     case .emptyOctet: detail = "empty octet"
-    case .unexpectedCharacter(let byte): detail = "unexpected character \(quoted([byte]))"
+    case .unexpectedCharacter(let byte):
+      detail = "unexpected character \(quoted: [byte])"
     case .leadingZero:
-      detail = "leading zero in octet \(quoted(part)) is ambiguous (octal in some parsers)"
-    case .octetOutOfRange: detail = "octet \(quoted(part)) is out of range 0...255"
+      detail = "leading zero in octet \(quoted: part) is ambiguous (octal in some parsers)"
+    case .octetOutOfRange: detail = "octet \(quoted: part) is out of range 0...255"
     case .zoneIndex: detail = "zone indices ('%...') are not supported"
     case .tripleColon: detail = "':::' is not valid"
     case .secondGap: detail = "'::' may appear only once"
     case .emptyGroup: detail = "empty group (a lone ':' at the start or the end?)"
     case .ipv4NotLast: detail = "an embedded IPv4 address must come last"
-    case .groupTooLong: detail = "group \(quoted(part)) has more than 4 hex digits"
+    case .groupTooLong: detail = "group \(quoted: part) has more than 4 hex digits"
     case .tooManyGroupsForGap: detail = "too many groups to leave room for '::'"
     case .groupCount(let found):
       detail = "\(found) groups instead of 8 (use '::' to abbreviate zeros)"
     }
-    return AddressSyntaxError("\(what): \(detail)")
+    return AddressSyntaxError(text: "bad \(family) address \(quoted: address): \(detail)")
   }
 
   /// - Parameter allowAnyPort: accept port 0 (a listener on a port the
@@ -105,21 +105,21 @@ public enum AddressSyntax {
   static func parseEndpoint(
     _ text: ArraySlice<UInt8>, defaultPort: UInt16, allowAnyPort: Bool = false
   ) throws(AddressSyntaxError) -> Endpoint {
-    guard let first = text.first else { throw AddressSyntaxError("missing address") }
+    guard let first = text.first else { throw AddressSyntaxError(text: "missing address") }
     if first == UInt8(ascii: "[") {
       guard let close = text.firstIndex(of: UInt8(ascii: "]")) else {
-        throw AddressSyntaxError("bad endpoint \(quoted(text)): missing ']'")
+        throw AddressSyntaxError(text: "bad endpoint \(quoted: text): missing ']'")
       }
       let inside = text[(text.startIndex + 1)..<close]
       guard inside.contains(colon) else {
         throw AddressSyntaxError(
-          "bad endpoint \(quoted(text)): brackets are only for IPv6 addresses")
+          text: "bad endpoint \(quoted: text): brackets are only for IPv6 addresses")
       }
       let address = try parseIPv6(inside)
       let rest = text[(close + 1)...]
       if rest.isEmpty { return Endpoint(address: address, port: defaultPort) }
       guard rest.first == colon else {
-        throw AddressSyntaxError("bad endpoint \(quoted(text)): expected ':PORT' after ']'")
+        throw AddressSyntaxError(text: "bad endpoint \(quoted: text): expected ':PORT' after ']'")
       }
       return Endpoint(
         address: address,
@@ -128,7 +128,7 @@ public enum AddressSyntax {
     let colons = text.lazy.filter { $0 == colon }.count
     if colons > 1 {
       throw AddressSyntaxError(
-        "bad endpoint \(quoted(text)): write an IPv6 endpoint in brackets, as [::1]:53")
+        text: "bad endpoint \(quoted: text): write an IPv6 endpoint in brackets, as [::1]:53")
     }
     guard let separator = text.firstIndex(of: colon) else {
       return Endpoint(address: IPAddress(ipv4: try parseIPv4(text)), port: defaultPort)
@@ -146,11 +146,12 @@ public enum AddressSyntax {
   ) throws(AddressSyntaxError) -> UInt16 {
     let lowest = allowAnyPort ? 0 : 1
     guard !text.isEmpty else {
-      throw AddressSyntaxError("bad endpoint \(quoted(endpoint)): missing port after ':'")
+      throw AddressSyntaxError(text: "bad endpoint \(quoted: endpoint): missing port after ':'")
     }
     guard text.allSatisfy(isDigit), let port = decimal(text), port >= lowest, port <= 65535 else {
       throw AddressSyntaxError(
-        "bad port \(quoted(text)) in \(quoted(endpoint)): expected a number \(lowest)...65535")
+        text: "bad port \(quoted: text) in \(quoted: endpoint): expected a number \(lowest)...65535"
+      )
     }
     return UInt16(port)
   }
@@ -168,16 +169,19 @@ public enum AddressSyntax {
     if let slash {
       let lengthText = text[(slash + 1)...]
       guard !lengthText.isEmpty else {
-        throw AddressSyntaxError("bad prefix \(quoted(text)): missing length after '/'")
+        throw AddressSyntaxError(text: "bad prefix \(quoted: text): missing length after '/'")
       }
       guard lengthText.allSatisfy(isDigit), let value = decimal(lengthText) else {
         throw AddressSyntaxError(
-          "bad prefix \(quoted(text)): length \(quoted(lengthText)) is not a number")
+          text: "bad prefix \(quoted: text): length \(quoted: lengthText) is not a number")
       }
       guard value <= familyBits else {
+        let family: StaticString = isIPv4 ? "IPv4" : "IPv6"
         throw AddressSyntaxError(
-          "bad prefix \(quoted(text)): length \(value) is too long for "
-            + "\(isIPv4 ? "IPv4" : "IPv6") (at most \(familyBits))")
+          text: """
+            bad prefix \(quoted: text): length \(value) is too long for \(family) \
+            (at most \(familyBits))
+            """)
       }
       length = value
     }
@@ -185,8 +189,10 @@ public enum AddressSyntax {
     let prefix = AddressPrefix(address: address, length: UInt8(length + 128 - familyBits))
     guard prefix.address == address else {
       throw AddressSyntaxError(
-        "bad prefix \(quoted(text)): host bits are set past /\(length) "
-          + "(the network is \(describe(prefix)))")
+        text: """
+          bad prefix \(quoted: text): host bits are set past /\(length) \
+          (the network is \(prefix))
+          """)
     }
     return prefix
   }

@@ -17,7 +17,8 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
 
   /// `file:line: message`, or `file: message` when `line` is 0.
   public var description: String {
-    line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
+    let text: MessageText = line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
+    return text.string
   }
 
   /// Equal when the line and the UTF-8 bytes of the file name and the
@@ -34,6 +35,8 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
 public struct AddressSyntaxError: Error, Equatable, CustomStringConvertible {
   public let message: String
   public init(_ message: String) { self.message = message }
+  /// Built by `MessageText`'s out-of-line calls (see there why).
+  init(text: MessageText) { message = text.string }
   public var description: String { message }
 
   /// Equal when the messages' UTF-8 bytes are (see `ConfigError.==`).
@@ -51,8 +54,14 @@ struct LineError: Error {
   var file: String? = nil
   /// The 1-based line in `file`; unused when `file` is nil.
   var line = 0
-  init(_ message: String) { self.message = message }
+  /// Built by `MessageText`'s out-of-line calls (see there why).
+  init(_ message: MessageText) { self.message = message.string }
   init(_ error: AddressSyntaxError) { message = error.message }
+  /// `duplicate WHAT (first on line N)`.
+  @inline(never)
+  static func duplicate(_ what: MessageText, firstOn line: Int) -> LineError {
+    LineError("duplicate \(what) (first on line \(line))")
+  }
   init(_ message: String, file: String, line: Int) {
     self.message = message
     self.file = file

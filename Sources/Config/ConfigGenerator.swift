@@ -130,11 +130,20 @@ public enum ConfigGenerator {
     out.prefixes("settings.allow", settings.allow)
     out.arrayStart("settings.upstreams", isEmpty: settings.upstreams.isEmpty)
     for server in settings.upstreams {
-      let transport = server.transport == .udp ? "udp" : "tcp"
       out.line("    UpstreamServer(")
-      out.line("      transport: .\(transport),")
+      out.line("      transport: .\(server.transport.name),")
       out.endpoint(server.endpoint, indent: "      ", label: "endpoint: ", suffix: ",")
-      out.line("      trusted: \(server.trusted)),")
+      guard server.transport == .httpdns else {
+        out.line("      trusted: \(server.trusted)),")
+        continue
+      }
+      out.line("      trusted: \(server.trusted),")
+      out.line("      httpdnsFormat: .\(server.httpdnsFormat.name),")
+      // The account is letters, digits, '_' and '-'; the secret is not
+      // shown, not even in a comment.
+      out.line("      // account \(server.account.isEmpty ? "none" : escaped(server.account))")
+      out.byteArray("      account: ", server.account, suffix: ",")
+      out.byteArray("      secret: ", server.secret, suffix: "),")
     }
     out.arrayEnd(isEmpty: settings.upstreams.isEmpty)
     out.line("  settings.resolvConfPath = resolvConfPathBytes")
@@ -167,6 +176,7 @@ public enum ConfigGenerator {
     out.line("  settings.verifyNames = verifyNameBytes")
     out.line("  settings.holdOnMilliseconds = \(settings.holdOnMilliseconds)")
     out.line("  settings.rebindProtection = \(settings.rebindProtection)")
+    out.line("  settings.strict = \(settings.strict)")
     out.line("  settings.rebindAllowNames = rebindAllowNameBytes")
     out.line("  settings.overrideCheckPort = \(settings.overrideCheckPort)")
     out.line("  settings.overrideCheckSeconds = \(settings.overrideCheckSeconds)")
@@ -279,22 +289,29 @@ struct SourceText {
     for content in contents { line(content) }
   }
 
-  /// Comma-terminated literals, `perLine` to a line, indented two spaces.
-  mutating func values(_ literals: [String], perLine: Int) {
+  /// Comma-terminated literals, `perLine` to a line, indented two spaces
+  /// more than `indent`.
+  mutating func values(_ literals: [String], perLine: Int, indent: String = "") {
     var start = 0
     while start < literals.count {
       let end = min(start + perLine, literals.count)
-      line("  " + literals[start..<end].joined(separator: ", ") + ",")
+      line(indent + "  " + literals[start..<end].joined(separator: ", ") + ",")
       start = end
     }
   }
 
-  /// `let NAME: [UInt8] = [...]` on one line when short, else wrapped.
+  /// `let NAME: [UInt8] = [...]` on one line when empty, else wrapped.
   mutating func byteArray(_ name: String, _ bytes: [UInt8]) {
-    guard !bytes.isEmpty else { return line("let \(name): [UInt8] = []") }
-    line("let \(name): [UInt8] = [")
-    values(bytes.map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
-    line("]")
+    byteArray("let \(name): [UInt8] = ", bytes, suffix: "")
+  }
+
+  /// `HEAD[...]SUFFIX`, the bytes wrapped below HEAD's indentation.
+  mutating func byteArray(_ head: String, _ bytes: [UInt8], suffix: String) {
+    guard !bytes.isEmpty else { return line(head + "[]" + suffix) }
+    let indent = String(repeating: " ", count: head.utf8.prefix { $0 == 0x20 }.count)
+    line(head + "[")
+    values(bytes.map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12, indent: indent)
+    line(indent + "]" + suffix)
   }
 
   /// `  NAME = [` to open an array literal assignment, or `  NAME = []`.

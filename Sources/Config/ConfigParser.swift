@@ -107,6 +107,7 @@ enum Directive: Int, CaseIterable {
   case rebindProtection, rebindAllow
   case overrideCheck, overrideCheckInterval
   case rateLimit, refuseAny
+  case strict
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -120,18 +121,11 @@ enum Directive: Int, CaseIterable {
 
   /// Whether `token` is the directive's spelling, byte for byte.
   func isSpelled(_ token: ArraySlice<UInt8>) -> Bool {
-    let spelling = name.utf8
-    guard spelling.count == token.count else { return false }
-    var index = token.startIndex
-    for byte in spelling {
-      guard token[index] == byte else { return false }
-      index += 1
-    }
-    return true
+    name.withUTF8Buffer { token.elementsEqual($0) }
   }
 
   /// The spelling in the file.
-  var name: String {
+  var name: StaticString {
     switch self {
     case .listen: return "listen"
     case .allow: return "allow"
@@ -167,6 +161,7 @@ enum Directive: Int, CaseIterable {
     case .verify: return "verify"
     case .holdOn: return "hold-on"
     case .rebindProtection: return "rebind-protection"
+    case .strict: return "strict"
     case .rebindAllow: return "rebind-allow"
     case .overrideCheck: return "override-check"
     case .overrideCheckInterval: return "override-check-interval"
@@ -185,21 +180,24 @@ enum Directive: Int, CaseIterable {
   }
 
   /// How many arguments follow the directive (`override` takes a name and
-  /// one or more addresses; `upstream` an optional `trusted`).
+  /// one or more addresses; `upstream` options, which `addUpstream` counts).
   var argumentCount: ClosedRange<Int> {
     switch self {
-    case .upstream: return 2...3
-    case .override: return 2...Int.max
+    case .override, .upstream: return 2...Int.max
     default: return 1...1
     }
   }
 
-  var usage: String {
+  var usage: StaticString {
     switch self {
     case .listen: return "listen ADDRESS[:PORT], IPv6 as [ADDRESS]:PORT"
     case .allow: return "allow ADDRESS[/LENGTH]"
     case .upstream:
-      return "upstream udp|tcp ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH"
+      return """
+        upstream udp|tcp ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] \
+        [format=alibaba|dnspod|json] [account=ID] [secret=KEY] [trusted] \
+        or upstream resolv-conf PATH
+        """
     case .timeout: return "timeout DURATION, e.g. 1500ms or 2s"
     case .inflight: return "inflight COUNT, a power of two 16...65536"
     case .override: return "override NAME ADDRESS..."
@@ -232,6 +230,7 @@ enum Directive: Int, CaseIterable {
     case .verify: return "verify NAME"
     case .holdOn: return "hold-on DURATION, 0 (off)...1000ms, e.g. 30ms"
     case .rebindProtection: return "rebind-protection on|off"
+    case .strict: return "strict on|off"
     case .rebindAllow: return "rebind-allow NAME"
     case .overrideCheck: return "override-check tcp:PORT or override-check off, e.g. tcp:443"
     case .overrideCheckInterval:
@@ -290,30 +289,32 @@ struct ConfigReader {
     if arguments.count > directive.argumentCount.upperBound {
       let extra = arguments[directive.argumentCount.upperBound]
       throw LineError(
-        "extra argument \(quoted(extra)) to '\(directive.name)' (usage: \(directive.usage))")
+        "extra argument \(quoted: extra) to '\(directive.name)' (usage: \(directive.usage))")
     }
     if !directive.isRepeatable {
       let first = firstLine[directive.rawValue]
       if first != 0 {
-        throw LineError("duplicate '\(directive.name)' directive (first on line \(first))")
+        throw .duplicate("'\(directive.name)' directive", firstOn: first)
       }
       firstLine[directive.rawValue] = line
     }
+    // Every directive takes at least one argument (`argumentCount`).
+    let value = arguments[0]
     switch directive {
-    case .listen: try addListen(arguments[0], line: line)
-    case .allow: try addAllow(arguments[0], line: line)
+    case .listen: try addListen(value, line: line)
+    case .allow: try addAllow(value, line: line)
     case .upstream:
-      try addUpstream(arguments[0], arguments[1], arguments.dropFirst(2).first, line: line)
-    case .override: try addOverride(arguments[0], arguments[1...], line: line)
-    case .block: try addBlock(arguments[0], line: line)
+      try addUpstream(value, arguments[1], arguments[2...], line: line)
+    case .override: try addOverride(value, arguments[1...], line: line)
+    case .block: try addBlock(value, line: line)
     case .timeout:
       settings.timeoutMilliseconds = try duration(
-        arguments[0], for: directive, range: 50...60_000)
+        value, for: directive, range: 50...60_000)
     case .tcpIdle:
       settings.tcpIdleMilliseconds = try duration(
-        arguments[0], for: directive, range: 1_000...3_600_000)
+        value, for: directive, range: 1_000...3_600_000)
     case .inflight:
-      let count = try number(arguments[0], for: directive, range: 16...65_536)
+      let count = try number(value, for: directive, range: 16...65_536)
       guard count & (count - 1) == 0 else {
         var next = 16
         while next < count { next <<= 1 }
@@ -323,59 +324,60 @@ struct ConfigReader {
       settings.inflight = count
     case .overrideTTL:
       // One week: the TTL cap RFC 8767 §4 recommends.
-      settings.overrideTTL = UInt32(try number(arguments[0], for: directive, range: 0...604_800))
+      settings.overrideTTL = UInt32(try number(value, for: directive, range: 0...604_800))
     case .tcpClients:
-      settings.tcpClients = try number(arguments[0], for: directive, range: 1...4096)
+      settings.tcpClients = try number(value, for: directive, range: 1...4096)
     case .ednsSize:
       // RFC 6891 §6.2.5: values below 512 are treated as 512.
       settings.ednsPayloadSize = UInt16(
-        try number(arguments[0], for: directive, range: 512...4096))
-    case .user: settings.user = try userName(arguments[0])
-    case .log: settings.logLevel = try logLevel(arguments[0])
-    case .logQueries: settings.logQueries = try onOff(arguments[0], for: directive)
-    case .caseRandomization: settings.caseRandomization = try onOff(arguments[0], for: directive)
+        try number(value, for: directive, range: 512...4096))
+    case .user: settings.user = try userName(value)
+    case .log: settings.logLevel = try logLevel(value)
+    case .logQueries: settings.logQueries = try onOff(value, for: directive)
+    case .caseRandomization: settings.caseRandomization = try onOff(value, for: directive)
     case .cache:
-      settings.cacheEntries = try number(arguments[0], for: directive, range: 0...1_048_576)
+      settings.cacheEntries = try number(value, for: directive, range: 0...1_048_576)
     case .cacheBytes:
       settings.cacheBytes = try quantity(
-        arguments[0], for: directive, scale: .bytes, range: (16 << 10)...(256 << 20))
+        value, for: directive, scale: .bytes, range: (16 << 10)...(256 << 20))
     case .minTTL:
-      settings.minTTL = try seconds(arguments[0], for: directive, range: 0...3600)
+      settings.minTTL = try seconds(value, for: directive, range: 0...3600)
       try checkTTLOrder(at: directive)
     case .maxTTL:
-      settings.maxTTL = try seconds(arguments[0], for: directive, range: 1...604_800)
+      settings.maxTTL = try seconds(value, for: directive, range: 1...604_800)
       try checkTTLOrder(at: directive)
     case .negativeTTLMax:
-      settings.negativeTTLMax = try seconds(arguments[0], for: directive, range: 0...86_400)
+      settings.negativeTTLMax = try seconds(value, for: directive, range: 0...86_400)
     case .stale:
-      settings.staleSeconds = try seconds(arguments[0], for: directive, range: 0...604_800)
-    case .staleFirst: settings.staleFirst = try onOff(arguments[0], for: directive)
-    case .cacheFile: settings.cacheFilePath = try cacheFilePath(arguments[0])
+      settings.staleSeconds = try seconds(value, for: directive, range: 0...604_800)
+    case .staleFirst: settings.staleFirst = try onOff(value, for: directive)
+    case .cacheFile: settings.cacheFilePath = try cacheFilePath(value)
     case .cacheSaveInterval:
       // At least 30 s: the file is rewritten whole, and flash wears.
-      settings.cacheSaveSeconds = try seconds(arguments[0], for: directive, range: 30...86_400)
-    case .prefetch: try addPrefetch(arguments[0], line: line)
-    case .blockList: try addBlockList(arguments[0], line: line)
+      settings.cacheSaveSeconds = try seconds(value, for: directive, range: 30...86_400)
+    case .prefetch: try addPrefetch(value, line: line)
+    case .blockList: try addBlockList(value, line: line)
     case .prefetchHits:
-      settings.prefetchHits = UInt32(try number(arguments[0], for: directive, range: 0...1_000_000))
+      settings.prefetchHits = UInt32(try number(value, for: directive, range: 0...1_000_000))
     case .workers:
-      settings.workers = try number(arguments[0], for: directive, range: 1...64)
-    case .bogus, .bogusNXDomain: try addBogus(arguments[0], for: directive, line: line)
+      settings.workers = try number(value, for: directive, range: 1...64)
+    case .bogus, .bogusNXDomain: try addBogus(value, for: directive, line: line)
     case .detectNXDomainRedirect:
-      settings.detectNXDomainRedirect = try onOff(arguments[0], for: directive)
-    case .verify: try addVerify(arguments[0], line: line)
+      settings.detectNXDomainRedirect = try onOff(value, for: directive)
+    case .verify: try addVerify(value, line: line)
     case .holdOn:
       // Past a second the wait costs more than the injection it catches:
       // every UDP answer is held that long.
-      settings.holdOnMilliseconds = try duration(arguments[0], for: directive, range: 0...1000)
-    case .rebindProtection: settings.rebindProtection = try onOff(arguments[0], for: directive)
-    case .rebindAllow: try addRebindAllow(arguments[0], line: line)
-    case .overrideCheck: settings.overrideCheckPort = try overrideCheckPort(arguments[0])
+      settings.holdOnMilliseconds = try duration(value, for: directive, range: 0...1000)
+    case .rebindProtection: settings.rebindProtection = try onOff(value, for: directive)
+    case .strict: settings.strict = try onOff(value, for: directive)
+    case .rebindAllow: try addRebindAllow(value, line: line)
+    case .overrideCheck: settings.overrideCheckPort = try overrideCheckPort(value)
     case .overrideCheckInterval:
       // At least 5 s: each round connects to every override address.
-      settings.overrideCheckSeconds = try seconds(arguments[0], for: directive, range: 5...86_400)
-    case .rateLimit: settings.rateLimitPerSecond = try rateLimit(arguments[0])
-    case .refuseAny: settings.refuseAny = try onOff(arguments[0], for: directive)
+      settings.overrideCheckSeconds = try seconds(value, for: directive, range: 5...86_400)
+    case .rateLimit: settings.rateLimitPerSecond = try rateLimit(value)
+    case .refuseAny: settings.refuseAny = try onOff(value, for: directive)
     }
   }
 
@@ -384,9 +386,9 @@ struct ConfigReader {
   /// in order, and neither range reaches past the other's default).
   func checkTTLOrder(at directive: Directive) throws(LineError) {
     guard settings.maxTTL < settings.minTTL else { return }
-    let minimum = "min-ttl \(settings.minTTL)s"
-    let maximum = "max-ttl \(settings.maxTTL)s"
-    let rule = "(max-ttl must be at least min-ttl)"
+    let minimum: MessageText = "min-ttl \(settings.minTTL)s"
+    let maximum: MessageText = "max-ttl \(settings.maxTTL)s"
+    let rule: StaticString = "(max-ttl must be at least min-ttl)"
     if case .maxTTL = directive {
       throw LineError(
         "\(maximum) is less than \(minimum) \(lineOf(.minTTL)) \(rule)")
@@ -395,7 +397,7 @@ struct ConfigReader {
   }
 
   /// `on line N` for a directive already read, `by default` for one not written.
-  func lineOf(_ directive: Directive) -> String {
+  func lineOf(_ directive: Directive) -> MessageText {
     let line = firstLine[directive.rawValue]
     return line == 0 ? "by default" : "on line \(line)"
   }
@@ -403,25 +405,27 @@ struct ConfigReader {
   mutating func finish() throws(LineError) -> Settings {
     guard !settings.listen.isEmpty else {
       throw LineError(
-        "no 'listen' directive: dnsward needs at least one address to serve, "
-          + "e.g. listen 127.0.0.1:53")
+        """
+        no 'listen' directive: dnsward needs at least one address to serve, \
+        e.g. listen 127.0.0.1:53
+        """)
     }
     try checkVerifyHasTrustedUpstream()
     settings.overrides = overrides.build()
     return settings
   }
 
-  func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> String {
+  func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> MessageText {
     let lowered = token.map(Name.asciiLowercased)
-    var best: (name: String, distance: Int)? = nil
+    var best: (name: StaticString, distance: Int)? = nil
     for candidate in Directive.allCases {
-      let distance = editDistance(lowered, Array(candidate.name.utf8))
+      let distance = candidate.name.withUTF8Buffer { editDistance(lowered, Array($0)) }
       if distance <= 2, distance < best?.distance ?? Int.max {
         best = (candidate.name, distance)
       }
     }
-    let hint = best.map { " (did you mean '\($0.name)'?)" } ?? ""
-    return "unknown directive \(quoted(token))\(hint)"
+    guard let best else { return "unknown directive \(quoted: token)" }
+    return "unknown directive \(quoted: token) (did you mean '\(best.name)'?)"
   }
 }
 

@@ -28,11 +28,11 @@ public struct ConfigFileError: Error {
 extension ConfigReader {
   mutating func addBlockList(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
     guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-      throw LineError("bad block-list path \(quoted(token))")
+      throw LineError("bad block-list path \(quoted: token)")
     }
     let path = resolvedPath(token)
     if let first = blockLists.first(where: { $0.path == path }) {
-      throw LineError("duplicate block-list \(quoted(token)) (first on line \(first.line))")
+      throw .duplicate("block-list \(quoted: token)", firstOn: first.line)
     }
     blockLists.append((path, line))
     let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
@@ -40,7 +40,7 @@ extension ConfigReader {
     switch read {
     case .success(let bytes): contents = bytes
     case .failure(let error):
-      throw LineError("cannot read block-list \(quoted(path)): \(error.reason)")
+      throw LineError("cannot read block-list \(quoted: path): \(error.reason)")
     }
     try addListedNames(contents, listName: String(decoding: path, as: UTF8.self))
   }
@@ -77,14 +77,16 @@ extension ConfigReader {
   mutating func addListedName(_ tokens: [ArraySlice<UInt8>]) throws(LineError) {
     guard tokens.count == 1 else {
       throw LineError(
-        "one name per line, found \(quoted(tokens[1])) after \(quoted(tokens[0])) "
-          + "(from a hosts file, keep only the names)")
+        """
+        one name per line, found \(quoted: tokens[1]) after \(quoted: tokens[0]) \
+        (from a hosts file, keep only the names)
+        """)
     }
     let token = tokens[0]
     if token.first == UInt8(ascii: "*") {
       throw LineError(
-        "a block list takes names, not wildcards: a listed name already covers "
-          + "every name below it")
+        "a block list takes names, not wildcards: a listed name already covers every name below it"
+      )
     }
     let name = try flatName(token, written: token)
     guard name != Name.root else {
@@ -97,8 +99,10 @@ extension ConfigReader {
   mutating func addEntry(_ entry: OverrideTableBuilder.Entry) throws(LineError) {
     guard overrides.hasRoom(for: entry) else {
       throw LineError(
-        "too many names: the override table holds at most "
-          + "\(OverrideRecord.offsetLimit >> 20) MiB of names and addresses")
+        """
+        too many names: the override table holds at most \(OverrideRecord.offsetLimit >> 20) \
+        MiB of names and addresses
+        """)
     }
     overrides.add(entry)
   }

@@ -19,10 +19,13 @@ extension ConfigReader {
     }
     // Length 0, or an IPv4 /0 (the mapped /96): every address of a family.
     guard prefix.length != 0, !(prefix.address.isIPv4 && prefix.length == 96) else {
+      let family: StaticString = prefix.length == 0 ? "" : "IPv4 "
+      let outcome: StaticString = directive == .bogus ? "dropped" : "NXDOMAIN"
       throw LineError(
-        "\(directive.name) \(describe(prefix)) would match every "
-          + "\(prefix.length == 0 ? "" : "IPv4 ")address, so every answer would be "
-          + "\(directive == .bogus ? "dropped" : "NXDOMAIN")")
+        """
+        \(directive.name) \(prefix) would match every \(family)address, so every answer \
+        would be \(outcome)
+        """)
     }
     let isNXDomain = directive == .bogusNXDomain
     let (same, sameLines) =
@@ -30,8 +33,7 @@ extension ConfigReader {
       ? (settings.bogusNXDomainPrefixes, bogusNXDomainLines)
       : (settings.bogusPrefixes, bogusLines)
     if let index = same.firstIndex(of: prefix) {
-      throw LineError(
-        "duplicate \(directive.name) \(describe(prefix)) (first on line \(sameLines[index]))")
+      throw .duplicate("\(directive.name) \(prefix)", firstOn: sameLines[index])
     }
     let (other, otherLines) =
       isNXDomain
@@ -40,9 +42,10 @@ extension ConfigReader {
     if let index = other.firstIndex(of: prefix) {
       let otherName = isNXDomain ? Directive.bogus.name : Directive.bogusNXDomain.name
       throw LineError(
-        "\(directive.name) \(describe(prefix)) is also '\(otherName)' on line "
-          + "\(otherLines[index]) (bogus drops the answer, bogus-nxdomain turns it into "
-          + "NXDOMAIN: keep one)")
+        """
+        \(directive.name) \(prefix) is also '\(otherName)' on line \(otherLines[index]) \
+        (bogus drops the answer, bogus-nxdomain turns it into NXDOMAIN: keep one)
+        """)
     }
     if isNXDomain {
       settings.bogusNXDomainPrefixes.append(prefix)
@@ -58,11 +61,13 @@ extension ConfigReader {
   mutating func addVerify(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
     let name = try suffixName(
       token, for: .verify,
-      rootMessage: "verify . would ask the trusted upstream about every name; list the "
-        + "sensitive names instead (or keep only trusted upstreams)")
+      rootMessage: """
+        verify . would ask the trusted upstream about every name; list the sensitive names \
+        instead (or keep only trusted upstreams)
+        """)
     var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.verify != 0 {
-      throw LineError("duplicate verify of \(quoted(token)) (first on line \(lines.verify))")
+      throw .duplicate("verify of \(quoted: token)", firstOn: lines.verify)
     }
     lines.verify = line
     nameLines.setLines(lines, for: name)
@@ -80,8 +85,7 @@ extension ConfigReader {
       rootMessage: "rebind-allow . would allow every name; write rebind-protection off instead")
     var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.rebindAllow != 0 {
-      throw LineError(
-        "duplicate rebind-allow of \(quoted(token)) (first on line \(lines.rebindAllow))")
+      throw .duplicate("rebind-allow of \(quoted: token)", firstOn: lines.rebindAllow)
     }
     lines.rebindAllow = line
     nameLines.setLines(lines, for: name)
@@ -91,16 +95,18 @@ extension ConfigReader {
   /// The flat name of a directive that covers a name and every name below
   /// it, so a wildcard would say nothing more, and the root would mean
   /// every name.
-  func suffixName(_ token: ArraySlice<UInt8>, for directive: Directive, rootMessage: String)
+  func suffixName(_ token: ArraySlice<UInt8>, for directive: Directive, rootMessage: StaticString)
     throws(LineError) -> [UInt8]
   {
     if token.first == UInt8(ascii: "*") {
       throw LineError(
-        "\(directive.name) takes a name, not a wildcard: '\(directive.name) NAME' already "
-          + "covers every name below NAME")
+        """
+        \(directive.name) takes a name, not a wildcard: '\(directive.name) NAME' already \
+        covers every name below NAME
+        """)
     }
     let name = try flatName(token, written: token)
-    guard name != Name.root else { throw LineError(rootMessage) }
+    guard name != Name.root else { throw LineError("\(rootMessage)") }
     return name
   }
 
@@ -123,7 +129,7 @@ extension ConfigReader {
     let hasScheme = scheme.withUTF8Buffer { token.starts(with: $0) }
     guard hasScheme else {
       throw LineError(
-        "bad override-check \(quoted(token)) (usage: \(Directive.overrideCheck.usage))")
+        "bad override-check \(quoted: token) (usage: \(Directive.overrideCheck.usage))")
     }
     do throws(AddressSyntaxError) {
       return try AddressSyntax.parsePort(token.dropFirst(4), in: token)
@@ -135,22 +141,24 @@ extension ConfigReader {
   /// `rate-limit COUNT/s`, `off` or `0` (off; so is `0/s`).
   func rateLimit(_ token: ArraySlice<UInt8>) throws(LineError) -> UInt32 {
     if isWord(token, "off") || isWord(token, "0") { return 0 }
-    let usage = "(usage: \(Directive.rateLimit.usage))"
     let digits = token.prefix(while: AddressSyntax.isDigit)
     let unit = token[digits.endIndex...]
     guard !digits.isEmpty else {
-      throw LineError("bad rate \(quoted(token)) for 'rate-limit' \(usage)")
+      throw LineError(
+        "bad rate \(quoted: token) for 'rate-limit' (usage: \(Directive.rateLimit.usage))")
     }
     guard isWord(unit, "/s") else {
       if unit.isEmpty {
         throw LineError(
-          "rate-limit \(escaped(token)) needs its unit: write \(escaped(token))/s "
-            + "(queries per second per client)")
+          """
+          rate-limit \(escaped: token) needs its unit: write \(escaped: token)/s \
+          (queries per second per client)
+          """)
       }
-      throw LineError("unknown unit \(quoted(unit)) in \(quoted(token)) (use /s)")
+      throw LineError("unknown unit \(quoted: unit) in \(quoted: token) (use /s)")
     }
     guard let count = AddressSyntax.decimal(digits), count <= 1_000_000 else {
-      throw LineError("rate-limit \(escaped(token)) is out of range 1/s...1000000/s")
+      throw LineError("rate-limit \(escaped: token) is out of range 1/s...1000000/s")
     }
     return UInt32(count)
   }

@@ -6,8 +6,7 @@ extension ConfigReader {
   mutating func addListen(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
     let endpoint = try endpoint(token, allowAnyPort: true)
     if let index = settings.listen.firstIndex(of: endpoint) {
-      throw LineError(
-        "duplicate listen \(describe(endpoint)) (first on line \(listenLines[index]))")
+      throw .duplicate("listen \(endpoint)", firstOn: listenLines[index])
     }
     settings.listen.append(endpoint)
     listenLines.append(line)
@@ -21,69 +20,90 @@ extension ConfigReader {
       throw LineError(error)
     }
     if let index = settings.allow.firstIndex(of: prefix) {
-      throw LineError("duplicate allow \(describe(prefix)) (first on line \(allowLines[index]))")
+      throw .duplicate("allow \(prefix)", firstOn: allowLines[index])
     }
     settings.allow.append(prefix)
     allowLines.append(line)
   }
 
-  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]` or `upstream resolv-conf PATH`.
+  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]`, `upstream httpdns ADDRESS[:PORT]
+  /// [OPTION...]` (see `readHTTPDNSOptions`) or `upstream resolv-conf PATH`.
   mutating func addUpstream(
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
-    _ option: ArraySlice<UInt8>?, line: Int
+    _ options: ArraySlice<ArraySlice<UInt8>>, line: Int
   ) throws(LineError) {
-    let transport: UpstreamTransport
+    // nil: resolv-conf.
+    let transport: UpstreamTransport?
     if isWord(transportToken, "udp") {
       transport = .udp
     } else if isWord(transportToken, "tcp") {
       transport = .tcp
+    } else if isWord(transportToken, "httpdns") {
+      transport = .httpdns
     } else if isWord(transportToken, "resolv-conf") {
-      if let option {
-        if isWord(option, "trusted") {
-          throw LineError(
-            "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
-              + "(mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)")
-        }
+      transport = nil
+    } else {
+      throw LineError(
+        "unknown upstream transport \(quoted: transportToken) (expected udp, tcp, httpdns or resolv-conf)"
+      )
+    }
+    // udp and tcp take at most `trusted`, resolv-conf nothing; httpdns
+    // options are read below.
+    if transport != .httpdns {
+      if transport == nil, let option = options.first, isWord(option, "trusted") {
         throw LineError(
-          "extra argument \(quoted(option)) to 'upstream' (usage: \(Directive.upstream.usage))")
+          """
+          'upstream resolv-conf' cannot be trusted: its nameservers are the network's own \
+          (mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)
+          """)
       }
+      let allowed = transport == nil ? 0 : 1
+      if options.count > allowed {
+        throw LineError(
+          """
+          extra argument \(quoted: options[options.startIndex + allowed]) to 'upstream' \
+          (usage: \(Directive.upstream.usage))
+          """)
+      }
+    }
+    guard let transport else {
       guard resolvConfLine == 0 else {
         throw LineError(
-          "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed")
+          "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed"
+        )
       }
       settings.resolvConfPath = try path(target)
       settings.resolvConfPosition = settings.upstreams.count
       resolvConfLine = line
       return
-    } else {
-      throw LineError(
-        "unknown upstream transport \(quoted(transportToken)) (expected udp, tcp or resolv-conf)")
     }
-    let server = UpstreamServer(transport: transport, endpoint: try endpoint(target))
+    // HTTP's own port for httpdns (RFC 9110 §4.2.1), DNS's for the others.
+    var server = UpstreamServer(
+      transport: transport, endpoint: try endpoint(target, defaultPort: transport.defaultPort))
     guard server.endpoint.address != IPAddress.anyV6,
       server.endpoint.address != IPAddress(ipv4: 0)
     else {
-      throw LineError("upstream address \(quoted(target)) is unspecified (0.0.0.0 or ::)")
+      throw LineError("upstream address \(quoted: target) is unspecified (0.0.0.0 or ::)")
     }
-    var trusted = false
-    if let option {
+    if transport == .httpdns {
+      try readHTTPDNSOptions(options, into: &server)
+    } else if let option = options.first {
       guard isWord(option, "trusted") else {
         throw LineError(
-          "unknown upstream option \(quoted(option)) (expected trusted; "
-            + "usage: \(Directive.upstream.usage))")
+          "unknown upstream option \(quoted: option) (expected trusted; usage: \(Directive.upstream.usage))"
+        )
       }
-      trusted = true
+      server.trusted = true
     }
-    // The same server twice is a duplicate whether or not either is trusted.
+    // The same server twice is a duplicate whether or not either is trusted,
+    // and for httpdns whatever its format: one server speaks one API.
     if let index = settings.upstreams.firstIndex(where: {
       $0.transport == server.transport && $0.endpoint == server.endpoint
     }) {
-      throw LineError(
-        "duplicate upstream \(transport == .udp ? "udp" : "tcp") \(describe(server.endpoint)) "
-          + "(first on line \(upstreamLines[index]))")
+      throw .duplicate(
+        "upstream \(transport.name) \(server.endpoint)", firstOn: upstreamLines[index])
     }
-    settings.upstreams.append(
-      UpstreamServer(transport: transport, endpoint: server.endpoint, trusted: trusted))
+    settings.upstreams.append(server)
     upstreamLines.append(line)
   }
 
@@ -100,23 +120,23 @@ extension ConfigReader {
     var lines = nameLines.lines(for: name) ?? NameLines()
     if isWildcard {
       if lines.wildcard != 0 {
-        throw LineError(
-          "duplicate override of \(quoted(nameToken)) (first on line \(lines.wildcard))")
+        throw .duplicate("override of \(quoted: nameToken)", firstOn: lines.wildcard)
       }
       if lines.block != 0 {
         throw LineError(
-          "override of \(quoted(nameToken)) conflicts with the block on line \(lines.block), "
-            + "which already covers every name below it")
+          """
+          override of \(quoted: nameToken) conflicts with the block on line \(lines.block), \
+          which already covers every name below it
+          """)
       }
       lines.wildcard = line
     } else {
       if lines.exact != 0 {
-        throw LineError(
-          "duplicate override of \(quoted(nameToken)) (first on line \(lines.exact))")
+        throw .duplicate("override of \(quoted: nameToken)", firstOn: lines.exact)
       }
       if lines.block != 0 {
         throw LineError(
-          "override of \(quoted(nameToken)) conflicts with the block on line \(lines.block)")
+          "override of \(quoted: nameToken) conflicts with the block on line \(lines.block)")
       }
       lines.exact = line
     }
@@ -131,7 +151,7 @@ extension ConfigReader {
         throw LineError(error)
       }
       guard !seen.contains(parsed) else {
-        throw LineError("duplicate address \(quoted(token)) for \(quoted(nameToken))")
+        throw LineError("duplicate address \(quoted: token) for \(quoted: nameToken)")
       }
       seen.append(parsed)
       switch parsed {
@@ -145,8 +165,8 @@ extension ConfigReader {
     }
     // The counts are stored in one byte each (OverrideTable entry layout).
     guard ipv4.count / 4 <= 255, ipv6.count / 16 <= 255 else {
-      let family = ipv4.count / 4 > 255 ? "IPv4" : "IPv6"
-      throw LineError("more than 255 \(family) addresses for \(quoted(nameToken))")
+      let family: StaticString = ipv4.count / 4 > 255 ? "IPv4" : "IPv6"
+      throw LineError("more than 255 \(family) addresses for \(quoted: nameToken)")
     }
     try addEntry(
       OverrideTableBuilder.Entry(
@@ -166,12 +186,12 @@ extension ConfigReader {
     }
     var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.block != 0 {
-      throw LineError("duplicate block of \(quoted(nameToken)) (first on line \(lines.block))")
+      throw .duplicate("block of \(quoted: nameToken)", firstOn: lines.block)
     }
     if lines.exact != 0 || lines.wildcard != 0 {
       let other = lines.exact != 0 ? lines.exact : lines.wildcard
       throw LineError(
-        "block of \(quoted(nameToken)) conflicts with the override on line \(other)")
+        "block of \(quoted: nameToken) conflicts with the override on line \(other)")
     }
     lines.block = line
     try addEntry(OverrideTableBuilder.Entry(name: name, kind: .block))
@@ -189,8 +209,7 @@ extension ConfigReader {
     guard name != Name.root else { throw LineError("the root name cannot be prefetched") }
     var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.prefetch != 0 {
-      throw LineError(
-        "duplicate prefetch of \(quoted(nameToken)) (first on line \(lines.prefetch))")
+      throw .duplicate("prefetch of \(quoted: nameToken)", firstOn: lines.prefetch)
     }
     lines.prefetch = line
     nameLines.setLines(lines, for: name)
@@ -199,11 +218,12 @@ extension ConfigReader {
 
   // MARK: - Values
 
-  func endpoint(_ token: ArraySlice<UInt8>, allowAnyPort: Bool = false) throws(LineError)
-    -> Endpoint
-  {
+  func endpoint(
+    _ token: ArraySlice<UInt8>, defaultPort: UInt16 = 53, allowAnyPort: Bool = false
+  ) throws(LineError) -> Endpoint {
     do throws(AddressSyntaxError) {
-      return try AddressSyntax.parseEndpoint(token, defaultPort: 53, allowAnyPort: allowAnyPort)
+      return try AddressSyntax.parseEndpoint(
+        token, defaultPort: defaultPort, allowAnyPort: allowAnyPort)
     } catch {
       throw LineError(error)
     }
@@ -215,8 +235,7 @@ extension ConfigReader {
   func flatName(_ text: ArraySlice<UInt8>, written: ArraySlice<UInt8>) throws(LineError)
     -> [UInt8]
   {
-    let what = "bad name \(quoted(written))"
-    guard !text.isEmpty else { throw LineError("\(what): nothing after '*.'") }
+    guard !text.isEmpty else { throw LineError("bad name \(quoted: written): nothing after '*.'") }
     for byte in text {
       let lower = Name.asciiLowercased(byte)
       let isAllowed =
@@ -224,14 +243,20 @@ extension ConfigReader {
         || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
       guard isAllowed else {
         if byte == UInt8(ascii: "*") {
-          throw LineError("\(what): '*' is allowed only as the whole first label, as in *.dev.lan")
+          throw LineError(
+            "bad name \(quoted: written): '*' is allowed only as the whole first label, as in *.dev.lan"
+          )
         }
         throw LineError(
-          "\(what): unexpected character \(quoted([byte])) (use letters, digits, '-' and '_')")
+          """
+          bad name \(quoted: written): unexpected character \(quoted: [byte]) \
+          (use letters, digits, '-' and '_')
+          """)
       }
     }
     if text.count > 1, hasEmptyLabel(text) {
-      throw LineError("\(what): empty label (two dots in a row, or a leading dot)")
+      throw LineError(
+        "bad name \(quoted: written): empty label (two dots in a row, or a leading dot)")
     }
     var output = [UInt8](repeating: 0, count: Name.maxLength)
     // `withUnsafeBytes` rethrows untyped errors, so the result comes out as a
@@ -249,12 +274,15 @@ extension ConfigReader {
       case .labelTooLong:
         let longest = text.split(separator: UInt8(ascii: ".")).first { $0.count > 63 }
         throw LineError(
-          "\(what): label \(quoted(longest?.prefix(20) ?? []))... is \(longest?.count ?? 64) "
-            + "characters long, more than 63 (RFC 1035 §2.3.4)")
+          """
+          bad name \(quoted: written): label \(quoted: longest?.prefix(20) ?? [])... is \
+          \(longest?.count ?? 64) characters long, more than 63 (RFC 1035 §2.3.4)
+          """)
       case .nameTooLong, .bufferFull:
-        throw LineError("\(what): longer than 255 octets in wire form (RFC 1035 §2.3.4)")
+        throw LineError(
+          "bad name \(quoted: written): longer than 255 octets in wire form (RFC 1035 §2.3.4)")
       default:
-        throw LineError(what)
+        throw LineError("bad name \(quoted: written)")
       }
     }
     return Array(output[..<length])
@@ -274,15 +302,15 @@ extension ConfigReader {
 
   /// An absolute file path without control characters, at most PATH_MAX - 1
   /// (4095) bytes less `reserve`. `label` names it in messages.
-  func path(_ token: ArraySlice<UInt8>, label: String = "resolv-conf", reserve: Int = 0)
+  func path(_ token: ArraySlice<UInt8>, label: StaticString = "resolv-conf", reserve: Int = 0)
     throws(LineError) -> [UInt8]
   {
     guard token.first == UInt8(ascii: "/") else {
-      throw LineError("\(label) path \(quoted(token)) must be absolute")
+      throw LineError("\(label) path \(quoted: token) must be absolute")
     }
     guard token.count < 4096 - reserve, !token.contains(where: { $0 < 0x20 || $0 == 0x7F })
     else {
-      throw LineError("bad \(label) path \(quoted(token))")
+      throw LineError("bad \(label) path \(quoted: token)")
     }
     return Array(token)
   }
@@ -293,8 +321,10 @@ extension ConfigReader {
     let path = try path(token, label: "cache-file", reserve: 4)
     guard path.last != UInt8(ascii: "/") else {
       throw LineError(
-        "cache-file path \(quoted(token)) names a directory; name a file in it, "
-          + "e.g. /tmp/dnsward.cache")
+        """
+        cache-file path \(quoted: token) names a directory; name a file in it, \
+        e.g. /tmp/dnsward.cache
+        """)
     }
     return path
   }
@@ -308,8 +338,10 @@ extension ConfigReader {
     }
     guard isPortable, token.count <= 32, token.first != UInt8(ascii: "-") else {
       throw LineError(
-        "bad user name \(quoted(token)) (up to 32 letters, digits, '.', '_' or '-', "
-          + "not starting with '-')")
+        """
+        bad user name \(quoted: token) (up to 32 letters, digits, '.', '_' or '-', \
+        not starting with '-')
+        """)
     }
     return Array(token)
   }
@@ -319,13 +351,14 @@ extension ConfigReader {
     if isWord(token, "warning") { return .warning }
     if isWord(token, "info") { return .info }
     if isWord(token, "debug") { return .debug }
-    throw LineError("unknown log level \(quoted(token)) (expected error, warning, info or debug)")
+    throw LineError(
+      "unknown log level \(quoted: token) (expected error, warning, info or debug)")
   }
 
   func onOff(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Bool {
     if isWord(token, "on") { return true }
     if isWord(token, "off") { return false }
-    throw LineError("'\(directive.name)' expects on or off, got \(quoted(token))")
+    throw LineError("'\(directive.name)' expects on or off, got \(quoted: token)")
   }
 
   /// A decimal number within `range`.
@@ -333,12 +366,12 @@ extension ConfigReader {
     throws(LineError) -> Int
   {
     guard token.allSatisfy(AddressSyntax.isDigit) else {
-      throw LineError("'\(directive.name)' expects a number, got \(quoted(token))")
+      throw LineError("'\(directive.name)' expects a number, got \(quoted: token)")
     }
     guard let value = AddressSyntax.decimal(token), range.contains(value) else {
       throw LineError(
-        "\(directive.name) \(escaped(token)) is out of range "
-          + "\(range.lowerBound)...\(range.upperBound)")
+        "\(directive.name) \(escaped: token) is out of range \(range.lowerBound)...\(range.upperBound)"
+      )
     }
     return value
   }
@@ -373,22 +406,23 @@ extension ConfigReader {
     let unit = token[digits.endIndex...]
     guard !digits.isEmpty else {
       throw LineError(
-        "bad \(scale.kind) \(quoted(token)) for '\(directive.name)' (\(scale.example))")
+        "bad \(scale.kind) \(quoted: token) for '\(directive.name)' (\(scale.example))")
     }
     if unit.first == UInt8(ascii: ".") {
-      throw LineError("bad \(scale.kind) \(quoted(token)): \(scale.fractionHint)")
+      throw LineError("bad \(scale.kind) \(quoted: token): \(scale.fractionHint)")
     }
     guard let multiplier = unit.isEmpty ? scale.bareMultiplier : scale.multiplier(of: unit) else {
-      throw LineError(
-        "unknown unit \(quoted(unit)) in \(quoted(token)) (use \(scale.unitList))")
+      throw LineError("unknown unit \(quoted: unit) in \(quoted: token) (use \(scale.unitList))")
     }
     guard let number = AddressSyntax.decimal(digits),
       case let (value, overflow) = number.multipliedReportingOverflow(by: multiplier),
       !overflow, range.contains(value)
     else {
       throw LineError(
-        "\(directive.name) \(escaped(token)) is out of range "
-          + "\(scale.describe(range.lowerBound))...\(scale.describe(range.upperBound))")
+        """
+        \(directive.name) \(escaped: token) is out of range \
+        \(scale.describe(range.lowerBound))...\(scale.describe(range.upperBound))
+        """)
     }
     return value
   }

@@ -4,91 +4,149 @@ extension ConfigGenerator {
   /// A few lines describing the settings, for `dnsward --check` and the
   /// start-up log: every listener and upstream, counts for the tables.
   public static func summary(_ settings: Settings) -> String {
-    var lines: [String] = []
-    lines.append("listen: " + settings.listen.map { describe($0) }.joined(separator: ", "))
+    var out: MessageText = "listen: "
+    for (index, endpoint) in settings.listen.enumerated() {
+      out.append("\(separator: index)\(endpoint)")
+    }
     if settings.allow.isEmpty {
-      lines.append(
-        "allow: \(defaultAllowPrefixes.count) default prefixes "
-          + "(loopback, RFC 1918, RFC 6598, link-local, ULA)")
+      out.append(
+        """
+
+        allow: \(defaultAllowPrefixes.count) default prefixes \
+        (loopback, RFC 1918, RFC 6598, link-local, ULA)
+        """)
     } else {
-      lines.append(
-        "allow: \(settings.allow.count) prefix\(settings.allow.count == 1 ? "" : "es") ("
-          + settings.allow.map { describe($0) }.joined(separator: ", ") + ")")
+      let plural: StaticString = settings.allow.count == 1 ? "" : "es"
+      out.append("\nallow: \(settings.allow.count) prefix\(plural) (")
+      appendList(settings.allow, to: &out)
+      out.append(")")
     }
-    var upstreams = settings.upstreams.map { server in
-      (server.transport == .udp ? "udp " : "tcp ") + describe(server.endpoint)
-        + (server.trusted ? " trusted" : "")
+    out.append("\nupstreams: ")
+    // `upstream resolv-conf` is listed where it was written among the others.
+    var count = 0
+    for index in 0...settings.upstreams.count {
+      if !settings.resolvConfPath.isEmpty && index == settings.resolvConfPosition {
+        out.append("\(separator: count)resolv-conf \(escaped: settings.resolvConfPath)")
+        count += 1
+      }
+      guard index < settings.upstreams.count else { break }
+      out.append("\(separator: count)")
+      appendUpstream(settings.upstreams[index], to: &out)
+      count += 1
     }
-    if !settings.resolvConfPath.isEmpty {
-      upstreams.insert(
-        "resolv-conf " + escaped(settings.resolvConfPath), at: settings.resolvConfPosition)
-    }
-    if upstreams.isEmpty { upstreams = ["none (overrides only)"] }
-    lines.append("upstreams: " + upstreams.joined(separator: ", "))
-    lines.append(
-      "timeout: \(describeDuration(milliseconds: settings.timeoutMilliseconds)), "
-        + "inflight: \(settings.inflight)")
+    if count == 0 { out.append("none (overrides only)") }
+    let timeout = describeDuration(milliseconds: settings.timeoutMilliseconds)
+    out.append("\ntimeout: \(timeout), inflight: \(settings.inflight)\n")
     var counts = [0, 0, 0]
     for index in 0..<settings.overrides.count {
       counts[Int(settings.overrides.kind(at: index).rawValue)] += 1
     }
-    lines.append(
-      "overrides: \(counts[Int(OverrideKind.exact.rawValue)]) exact, "
-        + "\(counts[Int(OverrideKind.wildcard.rawValue)]) wildcard, "
-        + "\(counts[Int(OverrideKind.block.rawValue)]) blocked; "
-        + "override-ttl: \(settings.overrideTTL)s")
-    lines.append("user: " + (settings.user.isEmpty ? "unchanged" : escaped(settings.user)))
-    lines.append(
-      "log: \(logLevelName(settings.logLevel)), "
-        + "log-queries: \(settings.logQueries ? "on" : "off")")
-    lines.append(
-      "tcp-clients: \(settings.tcpClients), "
-        + "tcp-idle: \(describeDuration(milliseconds: settings.tcpIdleMilliseconds)), "
-        + "workers: \(settings.workers)")
-    lines.append(
-      "edns-size: \(settings.ednsPayloadSize), "
-        + "case-randomization: \(settings.caseRandomization ? "on" : "off")")
-    lines.append(cacheSummary(settings))
-    lines.append(persistenceSummary(settings))
-    lines += defenceSummary(settings)
-    return lines.joined(separator: "\n") + "\n"
+    let exact = counts[Int(OverrideKind.exact.rawValue)]
+    let wildcard = counts[Int(OverrideKind.wildcard.rawValue)]
+    let blocked = counts[Int(OverrideKind.block.rawValue)]
+    out.append(
+      """
+      overrides: \(exact) exact, \(wildcard) wildcard, \(blocked) blocked; \
+      override-ttl: \(settings.overrideTTL)s
+
+      """)
+    if settings.user.isEmpty {
+      out.append("user: unchanged\n")
+    } else {
+      out.append("user: \(escaped: settings.user)\n")
+    }
+    let tcpIdle = describeDuration(milliseconds: settings.tcpIdleMilliseconds)
+    out.append(
+      """
+      log: \(logLevelName(settings.logLevel)), log-queries: \(onOff(settings.logQueries))
+      tcp-clients: \(settings.tcpClients), tcp-idle: \(tcpIdle), workers: \(settings.workers)
+      edns-size: \(settings.ednsPayloadSize), \
+      case-randomization: \(onOff(settings.caseRandomization))
+
+      """)
+    appendCacheSummary(settings, to: &out)
+    appendPersistenceSummary(settings, to: &out)
+    appendDefenceSummary(settings, to: &out)
+    return out.string
   }
+
+  /// `tcp 9.9.9.9:53 trusted`, `httpdns 203.107.1.1:80 format=alibaba
+  /// account=139450 signed (A/AAAA only)`: the upstream as written, but for
+  /// the secret, which is never shown.
+  static func appendUpstream(_ server: UpstreamServer, to out: inout MessageText) {
+    out.append("\(server.transport.name) \(server.endpoint)")
+    if server.transport == .httpdns {
+      out.append(" format=\(server.httpdnsFormat.name)")
+      if !server.account.isEmpty { out.append(" account=\(escaped: server.account)") }
+      if !server.secret.isEmpty { out.append(" signed") }
+    }
+    if server.trusted { out.append(" trusted") }
+    if !server.answersEveryType { out.append(" (A/AAAA only)") }
+  }
+
+  /// `A, B, C`: the described prefixes.
+  static func appendList(_ prefixes: [AddressPrefix], to out: inout MessageText) {
+    for (index, prefix) in prefixes.enumerated() {
+      out.append("\(separator: index)\(prefix)")
+    }
+  }
+
+  static func onOff(_ value: Bool) -> StaticString { value ? "on" : "off" }
 
   /// `cache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most
   /// 3600s; stale: off` — every number in its unit, as the fields hold it.
-  static func cacheSummary(_ settings: Settings) -> String {
-    guard settings.cacheEntries > 0 else { return "cache: off" }
-    let negative =
-      settings.negativeTTLMax == 0
-      ? "negative answers not cached" : "negative at most \(settings.negativeTTLMax)s"
-    let stale: String
-    if settings.staleSeconds == 0 {
-      stale = settings.staleFirst ? "off (stale-first on has no effect)" : "off"
+  static func appendCacheSummary(_ settings: Settings, to out: inout MessageText) {
+    guard settings.cacheEntries > 0 else { return out.append("cache: off\n") }
+    out.append(
+      "cache: \(settings.cacheEntries) entries, \(settings.cacheBytes) bytes; ")
+    out.append("ttl \(settings.minTTL)...\(settings.maxTTL)s, ")
+    if settings.negativeTTLMax == 0 {
+      out.append("negative answers not cached")
     } else {
-      stale = "\(settings.staleSeconds)s, stale-first \(settings.staleFirst ? "on" : "off")"
+      out.append("negative at most \(settings.negativeTTLMax)s")
     }
-    return "cache: \(settings.cacheEntries) entries, \(settings.cacheBytes) bytes; "
-      + "ttl \(settings.minTTL)...\(settings.maxTTL)s, \(negative); stale: \(stale)"
+    out.append("; stale: ")
+    if settings.staleSeconds == 0 {
+      out.append(settings.staleFirst ? "off (stale-first on has no effect)\n" : "off\n")
+    } else {
+      out.append(
+        "\(settings.staleSeconds)s, stale-first \(onOff(settings.staleFirst))\n")
+    }
   }
 
   /// `cache-file: /tmp/dnsward.cache, saved every 300s; prefetch: 2 names;
   /// prefetch-hits: 10` — with a note when the file can do nothing (loaded
   /// answers are served only as stale answers).
-  static func persistenceSummary(_ settings: Settings) -> String {
-    var file = "off"
-    if !settings.cacheFilePath.isEmpty {
-      file =
-        escaped(settings.cacheFilePath) + ", saved every \(settings.cacheSaveSeconds)s"
+  static func appendPersistenceSummary(_ settings: Settings, to out: inout MessageText) {
+    out.append("cache-file: ")
+    if settings.cacheFilePath.isEmpty {
+      out.append("off")
+    } else {
+      out.append(
+        "\(escaped: settings.cacheFilePath), saved every \(settings.cacheSaveSeconds)s")
       if settings.cacheEntries == 0 {
-        file += " (no effect: the cache is off)"
+        out.append(" (no effect: the cache is off)")
       } else if settings.staleSeconds == 0 {
-        file += " (no effect: loaded answers are served only as stale ones, and stale is off)"
+        out.append(
+          " (no effect: loaded answers are served only as stale ones, and stale is off)")
       }
     }
-    let count = flatNameRanges(settings.prefetchNames).count
-    let prefetch = count == 0 ? "none" : "\(count) name\(count == 1 ? "" : "s")"
-    let hits = settings.prefetchHits == 0 ? "off" : "\(settings.prefetchHits)"
-    return "cache-file: \(file); prefetch: \(prefetch); prefetch-hits: \(hits)"
+    out.append("; prefetch: ")
+    appendNameCount(settings.prefetchNames, to: &out)
+    out.append("; prefetch-hits: ")
+    if settings.prefetchHits == 0 {
+      out.append("off\n")
+    } else {
+      out.append("\(settings.prefetchHits)\n")
+    }
+  }
+
+  /// `none`, `1 name` or `N names`: how many flat names `names` holds.
+  static func appendNameCount(_ names: [UInt8], to out: inout MessageText) {
+    let count = flatNameRanges(names).count
+    guard count > 0 else { return out.append("none") }
+    let plural: StaticString = count == 1 ? "" : "s"
+    out.append("\(count) name\(plural)")
   }
 
   /// The hijack defences, one line per group, with a note where a setting
@@ -99,47 +157,57 @@ extension ConfigGenerator {
   ///     rebind-protection: on, rebind-allow: 1 name
   ///     override-check: tcp:443 every 60s
   ///     rate-limit: 200/s, refuse-any: on
-  static func defenceSummary(_ settings: Settings) -> [String] {
-    func prefixList(_ prefixes: [AddressPrefix]) -> String {
-      prefixes.isEmpty ? "none" : prefixes.map { describe($0) }.joined(separator: ", ")
-    }
-    func nameCount(_ names: [UInt8]) -> String {
-      let count = flatNameRanges(names).count
-      return count == 0 ? "none" : "\(count) name\(count == 1 ? "" : "s")"
-    }
-    func onOff(_ value: Bool) -> String { value ? "on" : "off" }
+  static func appendDefenceSummary(_ settings: Settings, to out: inout MessageText) {
+    out.append("bogus: ")
+    appendPrefixes(settings.bogusPrefixes, to: &out)
+    out.append("; bogus-nxdomain: ")
+    appendPrefixes(settings.bogusNXDomainPrefixes, to: &out)
+    out.append(
+      "; detect-nxdomain-redirect: \(onOff(settings.detectNXDomainRedirect))")
     let hasPlainUpstream =
       !settings.resolvConfPath.isEmpty || settings.upstreams.contains { !$0.trusted }
-    var detect = onOff(settings.detectNXDomainRedirect)
     if settings.detectNXDomainRedirect && !hasPlainUpstream {
-      detect += " (no effect: no upstream that is not trusted)"
+      out.append(" (no effect: no upstream that is not trusted)")
     }
-    let holdOn =
-      settings.holdOnMilliseconds == 0
-      ? "off" : describeDuration(milliseconds: settings.holdOnMilliseconds)
-    var rebindAllow = nameCount(settings.rebindAllowNames)
+    out.append("\nverify: ")
+    appendNameCount(settings.verifyNames, to: &out)
+    if settings.strict { out.append(" (strict: trusted answers only)") }
+    out.append("; hold-on: ")
+    if settings.holdOnMilliseconds == 0 {
+      out.append("off")
+    } else {
+      out.append(describeDuration(milliseconds: settings.holdOnMilliseconds))
+    }
+    out.append(
+      "\nrebind-protection: \(onOff(settings.rebindProtection)), rebind-allow: ")
+    appendNameCount(settings.rebindAllowNames, to: &out)
     if !settings.rebindProtection && !settings.rebindAllowNames.isEmpty {
-      rebindAllow += " (no effect: rebind-protection is off)"
+      out.append(" (no effect: rebind-protection is off)")
     }
-    var overrideCheck = "off"
-    if settings.overrideCheckPort != 0 {
-      overrideCheck =
-        "tcp:\(settings.overrideCheckPort) every \(settings.overrideCheckSeconds)s"
+    out.append("\noverride-check: ")
+    if settings.overrideCheckPort == 0 {
+      out.append("off")
+    } else {
+      out.append(
+        "tcp:\(settings.overrideCheckPort) every \(settings.overrideCheckSeconds)s")
       let hasAddress = (0..<settings.overrides.count).contains { index in
         let match = settings.overrides.match(at: index)
         return match.ipv4Count + match.ipv6Count > 0
       }
-      if !hasAddress { overrideCheck += " (no effect: no override addresses)" }
+      if !hasAddress { out.append(" (no effect: no override addresses)") }
     }
-    let rateLimit = settings.rateLimitPerSecond == 0 ? "off" : "\(settings.rateLimitPerSecond)/s"
-    return [
-      "bogus: \(prefixList(settings.bogusPrefixes)); "
-        + "bogus-nxdomain: \(prefixList(settings.bogusNXDomainPrefixes)); "
-        + "detect-nxdomain-redirect: \(detect)",
-      "verify: \(nameCount(settings.verifyNames)); hold-on: \(holdOn)",
-      "rebind-protection: \(onOff(settings.rebindProtection)), rebind-allow: \(rebindAllow)",
-      "override-check: \(overrideCheck)",
-      "rate-limit: \(rateLimit), refuse-any: \(onOff(settings.refuseAny))",
-    ]
+    out.append("\nrate-limit: ")
+    if settings.rateLimitPerSecond == 0 {
+      out.append("off")
+    } else {
+      out.append("\(settings.rateLimitPerSecond)/s")
+    }
+    out.append(", refuse-any: \(onOff(settings.refuseAny))\n")
+  }
+
+  /// The described prefixes, or `none`.
+  static func appendPrefixes(_ prefixes: [AddressPrefix], to out: inout MessageText) {
+    guard !prefixes.isEmpty else { return out.append("none") }
+    appendList(prefixes, to: &out)
   }
 }

@@ -3,21 +3,21 @@
 /// and case-sensitively (`m` is minutes for a duration, MiB for a size).
 ///
 /// The scales are built on use rather than stored in globals, and hold only
-/// text that is printed, never compared as a `String` (Embedded Swift builds
-/// stay free of the Unicode tables).
+/// `StaticString`s: text that is printed or compared byte for byte, never as
+/// a `String` (Embedded Swift builds stay free of the Unicode tables).
 struct UnitScale {
   /// `duration` or `size`, for messages.
-  let kind: String
+  let kind: StaticString
   /// The suffixes and what each multiplies the number by, smallest first.
-  let units: [(suffix: String, multiplier: Int)]
+  let units: [(suffix: StaticString, multiplier: Int)]
   /// What a number without a suffix is multiplied by.
   let bareMultiplier: Int
   /// Examples shown when the token is not a number at all.
-  let example: String
+  let example: StaticString
   /// Shown for a fraction such as `1.5s`.
-  let fractionHint: String
+  let fractionHint: StaticString
   /// The suffixes, as listed in "unknown unit" messages.
-  let unitList: String
+  let unitList: StaticString
 
   /// `timeout`, `tcp-idle`: milliseconds; a bare number is milliseconds.
   static var milliseconds: UnitScale {
@@ -47,14 +47,16 @@ struct UnitScale {
 
   /// The multiplier of `suffix`, if it is one of the units.
   func multiplier(of suffix: ArraySlice<UInt8>) -> Int? {
-    for unit in units where suffix.elementsEqual(unit.suffix.utf8) { return unit.multiplier }
+    for unit in units where unit.suffix.withUTF8Buffer({ suffix.elementsEqual($0) }) {
+      return unit.multiplier
+    }
     return nil
   }
 
   /// `value` written with the largest unit that divides it (`60s`, `1h`,
   /// `16k`); otherwise, and for 0, in the unit that multiplies by 1 (`0ms`,
   /// `0s`, `1000`).
-  func describe(_ value: Int) -> String {
+  func describe(_ value: Int) -> MessageText {
     var index = units.count - 1
     while index >= 0 {
       let unit = units[index]

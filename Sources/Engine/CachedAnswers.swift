@@ -72,7 +72,7 @@ extension Engine {
     else { return }
     counters.refreshes += 1
     dispatch(
-      slot: slot, now: now, preferred: preferredUpstream(for: name, type: type, now: now),
+      slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
       environment: &environment)
   }
 

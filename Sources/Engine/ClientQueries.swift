@@ -122,16 +122,17 @@ extension Engine {
     }
     addWaiter(to: slot, query: query, client: client, now: now)
     dispatch(
-      slot: slot, now: now,
-      preferred: preferredUpstream(for: name, type: query.questionType, now: now),
+      slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
       environment: &environment)
   }
 
-  /// A trusted upstream for a `verify` name; nil (normal order) otherwise,
-  /// or when every trusted upstream that can answer `type` is down.
-  func preferredUpstream(for name: UnsafeRawBufferPointer, type: RRType, now: UInt64) -> Int? {
-    guard !settings.verifyNames.isEmpty, isVerified(name) else { return nil }
-    return trustedUpstream(for: type, now: now)
+  /// For a `verify` name, a trusted upstream (and with `strict`, only
+  /// trusted ones from now on); nil (normal order) otherwise, or when every
+  /// trusted upstream that can answer the type is down.
+  func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
+    guard !settings.verifyNames.isEmpty, isVerified(name(slot: slot)) else { return nil }
+    transactions[slot].trustedOnly = settings.strict
+    return trustedUpstream(for: transactions[slot].type, now: now)
   }
 
   /// Takes a slot for a new question (lower-cased `name`), links it for

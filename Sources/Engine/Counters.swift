@@ -85,6 +85,10 @@ public struct EngineCounters {
   /// `override-check`: override addresses currently failing their probe
   /// (a gauge, kept up to date by the transport).
   public var overrideAddressesDown: UInt64 = 0
+  /// The WAN changed (an address or route added or removed, a link up or
+  /// down): in-flight attempts were sent again at once and every upstream
+  /// was given a fresh start.
+  public var networkChanges: UInt64 = 0
 
   public init() {}
 }

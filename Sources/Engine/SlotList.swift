@@ -20,6 +20,7 @@ extension Engine {
     transactions[slot].purpose = .answer
     transactions[slot].purposeIndex = 0
     transactions[slot].heldBuffer = -1
+    transactions[slot].trustedOnly = false
     appendToOrder(slot)
     activeTransactions += 1
     return slot

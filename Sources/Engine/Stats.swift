@@ -34,7 +34,7 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 46
+  public static let statisticCount = 47
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -88,7 +88,8 @@ extension Engine {
     case 42: return ("holdOnConflicts", c.holdOnConflicts)
     case 43: return ("holdOnReplaced", c.holdOnReplaced)
     case 44: return ("verifyDisagreements", c.verifyDisagreements)
-    default: return ("overrideAddressesDown", c.overrideAddressesDown)
+    case 45: return ("overrideAddressesDown", c.overrideAddressesDown)
+    default: return ("networkChanges", c.networkChanges)
     }
   }
 

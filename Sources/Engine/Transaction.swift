@@ -80,6 +80,8 @@ struct Transaction {
   var transport: UpstreamTransport = .udp
   /// Upstreams already tried, one bit each (the first 64).
   var tried: UInt64 = 0
+  /// `strict`: a `verify` name, to be asked of trusted upstreams only.
+  var trustedOnly = false
   /// ID and 0x20 pattern of the query as sent upstream.
   var sentID: UInt16 = 0
   var sentCase = CaseMask()

@@ -86,7 +86,7 @@ extension Engine {
       // An upstream that keeps answering SERVFAIL is as useless as a silent
       // one: it counts towards marking it down.
       noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
-      if chooseUpstream(tried: transaction.tried, type: transaction.type, now: now) != nil {
+      if chooseUpstream(for: slot, now: now) != nil {
         counters.retried += 1
         failOver(slot: slot, now: now, environment: &environment)
         return

@@ -52,8 +52,7 @@ extension Engine {
     while true {
       guard
         let upstream = preferred
-          ?? chooseUpstream(
-            tried: transactions[slot].tried, type: transactions[slot].type, now: now)
+          ?? chooseUpstream(for: slot, now: now)
       else {
         failWaiters(slot: slot, now: now, environment: &environment)
         release(slot: slot)
@@ -115,15 +114,19 @@ extension Engine {
     return nil
   }
 
-  /// The first untried upstream that can answer `type` and is not down; if
-  /// all untried ones are down, the first untried one anyway (a down
+  /// The next upstream for `slot`'s question: the first untried one that
+  /// can answer its type (and is trusted, for a `strict` verify name) and
+  /// is not down; if all such are down, the first of them anyway (a down
   /// upstream beats no answer).
-  func chooseUpstream(tried: UInt64, type: RRType, now: UInt64) -> Int? {
+  func chooseUpstream(for slot: Int, now: UInt64) -> Int? {
+    let transaction = transactions[slot]
+    let tried = transaction.tried
     var fallback: Int? = nil
     for index in 0..<upstreams.count {
       if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
       if index >= 64 && tried == ~0 { continue }
-      if !canAnswer(type, upstream: index) { continue }
+      if !canAnswer(transaction.type, upstream: index) { continue }
+      if transaction.trustedOnly && !upstreams[index].trusted { continue }
       if !isDown(upstream: index, now: now) { return index }
       if fallback == nil { fallback = index }
     }
@@ -221,8 +224,7 @@ extension Engine {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
     guard
-      chooseUpstream(tried: transactions[slot].tried, type: transactions[slot].type, now: now)
-        != nil
+      chooseUpstream(for: slot, now: now) != nil
     else {
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)

@@ -86,7 +86,15 @@ struct LoopEnvironment: EngineEnvironment {
       .append(address: server.upstreamAddresses[upstream])
     switch event {
     case .upstreamTimeout: log.append(" timed out")
-    case .upstreamDown: log.append(" is down after repeated failures; trying others first")
+    case .upstreamDown:
+      log.append(" is down after repeated failures; trying others first")
+      // A trusted upstream: say what happens to the names that need it.
+      if server.engine.upstreams[upstream].trusted && !server.settings.verifyNames.isEmpty {
+        log.append(
+          server.settings.strict
+            ? "; verify names get only trusted answers (strict): stale or SERVFAIL if none"
+            : "; verify names fall back to plain upstreams (strict off)")
+      }
     case .upstreamRecovered: log.append(" answers again")
     case .caseRandomizationDisabled:
       log.append(" does not preserve the question's case; 0x20 randomization off for it")

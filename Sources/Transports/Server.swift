@@ -59,6 +59,12 @@ public final class Server {
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
   let httpdnsUpstreams: HTTPDNSUpstreamPool
+  /// rtnetlink: WAN address, route and link changes (nil where unavailable).
+  let routeMonitor: RouteMonitor?
+  /// When a burst of route changes is acted on (0: none pending): a PPPoE
+  /// reconnect brings a link, addresses and routes one after the other.
+  var networkChangeDue: UInt64 = 0
+  static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   let overrideProbes: OverrideProber
 
@@ -126,6 +132,7 @@ public final class Server {
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
     httpdnsUpstreams = HTTPDNSUpstreamPool(upstreams: upstreams)
+    routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
     overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
     inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
@@ -135,6 +142,11 @@ public final class Server {
     nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
+      if let routeMonitor {
+        try epoll.add(
+          routeMonitor.descriptor, events: Epoll.readable,
+          token: Token.make(.routeMonitor, slot: 0))
+      }
       for index in 0..<udpListeners.count {
         try epoll.add(
           udpListeners[index], events: Epoll.readable,
@@ -163,6 +175,9 @@ public final class Server {
       if let deadline = overrideProbes.nextDeadline {
         timeout = deadline > now ? min(deadline - now, timeout) : 0
       }
+      if networkChangeDue != 0 {
+        timeout = networkChangeDue > now ? min(networkChangeDue - now, timeout) : 0
+      }
       let ready: Int
       do {
         ready = try epoll.wait(timeoutMilliseconds: Int32(timeout))
@@ -178,6 +193,10 @@ public final class Server {
         handle(event: event.events, token: event.token, now: now)
       }
       var environment = LoopEnvironment(server: self)
+      if networkChangeDue != 0 && now >= networkChangeDue {
+        networkChangeDue = 0
+        networkChanged(now: now)
+      }
       engine.tick(now: now, environment: &environment)
       tcpUpstreams.processBroken(server: self, now: now)
       httpdnsUpstreams.processBroken(server: self, now: now)
@@ -222,6 +241,10 @@ public final class Server {
     case .upstreamHTTP:
       httpdnsUpstreams.handle(
         event: event, index: slot, generation: Token.generation(token), server: self, now: now)
+    case .routeMonitor:
+      if let routeMonitor, routeMonitor.drain() > 0, networkChangeDue == 0 {
+        networkChangeDue = now + Self.networkChangeSettleMilliseconds
+      }
     case .overrideProbe:
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
@@ -309,6 +332,18 @@ public final class Server {
     }
   }
 
+  /// The WAN changed: upstream connections are dropped at once and every
+  /// query in flight is sent again (Engine.networkChanged), instead of
+  /// waiting for the timeouts; answers keep coming from the cache meanwhile.
+  func networkChanged(now: UInt64) {
+    log.start(.info).append("network changed (address, route or link): ")
+      .append("upstream connections re-opened, queries in flight sent again").emit(.info)
+    tcpUpstreams.closeAll()
+    httpdnsUpstreams.closeAll()
+    var environment = LoopEnvironment(server: self)
+    engine.networkChanged(now: now, environment: &environment)
+  }
+
   /// One log line with every counter (SIGUSR1, and at exit).
   public func logCounters() {
     let engineCounters = engine.counters
@@ -392,6 +427,7 @@ public final class Server {
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()
+    routeMonitor?.close()
   }
 }
 

@@ -193,6 +193,8 @@ final class TCPUpstreamPool {
     }
   }
 
+  /// Closes every connection without telling the engine (the network
+  /// changed: the engine sends their queries again itself).
   func closeAll() {
     for upstream in 0..<count { close(upstream: upstream) }
   }

@@ -117,7 +117,13 @@ func logStart(server: Server, upstreams: [UpstreamServer], log: LogLine) {
   log.start(.info).append("upstreams:")
   if upstreams.isEmpty { log.append(" none (only local answers)") }
   for upstream in upstreams {
-    log.append(upstream.transport == .tcp ? " tcp:" : " udp:").append(
+    let transport: StaticString
+    switch upstream.transport {
+    case .udp: transport = " udp:"
+    case .tcp: transport = " tcp:"
+    case .httpdns: transport = " httpdns:"
+    }
+    log.append(transport).append(
       address: SocketAddress(
         high: upstream.endpoint.address.high, low: upstream.endpoint.address.low,
         port: upstream.endpoint.port, isIPv6: !upstream.endpoint.address.isIPv4))

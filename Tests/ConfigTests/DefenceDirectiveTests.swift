@@ -83,6 +83,9 @@ final class DefenceDirectiveTests: XCTestCase {
     XCTAssertEqual(parse("detect-nxdomain-redirect on")?.detectNXDomainRedirect, true)
     XCTAssertEqual(parse("detect-nxdomain-redirect off")?.detectNXDomainRedirect, false)
     XCTAssertEqual(parse("rebind-protection on")?.rebindProtection, true)
+    XCTAssertEqual(parse("# none")?.strict, false)
+    XCTAssertEqual(parse("strict on")?.strict, true)
+    XCTAssertEqual(parse("strict off")?.strict, false)
     XCTAssertEqual(parse("rebind-protection off")?.rebindProtection, false)
     XCTAssertEqual(parse("refuse-any on")?.refuseAny, true)
     XCTAssertEqual(parse("refuse-any off")?.refuseAny, false)
@@ -155,17 +158,20 @@ final class DefenceDirectiveTests: XCTestCase {
     (
       "upstream tcp 9.9.9.9 trustd",
       "unknown upstream option 'trustd' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH)", 1
+        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
+        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream udp 9.9.9.9 Trusted",
       "unknown upstream option 'Trusted' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted] or upstream resolv-conf PATH)", 1
+        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
+        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream tcp 9.9.9.9 trusted extra",
-      "extra argument 'extra' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted] "
-        + "or upstream resolv-conf PATH)", 1
+      "extra argument 'extra' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
+        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
+        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream resolv-conf /etc/resolv.conf trusted",
@@ -174,8 +180,9 @@ final class DefenceDirectiveTests: XCTestCase {
     ),
     (
       "upstream resolv-conf /etc/resolv.conf now",
-      "extra argument 'now' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted] "
-        + "or upstream resolv-conf PATH)", 1
+      "extra argument 'now' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
+        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
+        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
     ),
     (
       "upstream tcp 9.9.9.9\nupstream tcp 9.9.9.9:53 trusted",
@@ -256,6 +263,7 @@ final class DefenceDirectiveTests: XCTestCase {
       "duplicate 'detect-nxdomain-redirect' directive (first on line 4)", 2
     ),
     ("rebind-protection 1", "'rebind-protection' expects on or off, got '1'", 1),
+    ("strict yes", "'strict' expects on or off, got 'yes'", 1),
     (
       "rebind-protection",
       "missing argument to 'rebind-protection' (usage: rebind-protection on|off)", 1

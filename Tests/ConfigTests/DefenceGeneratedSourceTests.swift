@@ -24,6 +24,7 @@ extension DefenceDirectiveTests {
     verify update.example.org
     hold-on 30ms
     rebind-protection on
+    strict on
     rebind-allow lan
     rebind-allow plex.direct
     override-check tcp:443
@@ -55,6 +56,7 @@ extension DefenceDirectiveTests {
       XCTAssertEqual(
         values["holdOnMilliseconds"].flatMap { UInt32($0) }, settings.holdOnMilliseconds)
       XCTAssertEqual(values["rebindProtection"], "\(settings.rebindProtection)")
+      XCTAssertEqual(values["strict"], "\(settings.strict)")
       XCTAssertEqual(
         values["overrideCheckPort"].flatMap { UInt16($0) }, settings.overrideCheckPort)
       XCTAssertEqual(
@@ -165,7 +167,7 @@ extension DefenceDirectiveTests {
       "\(settings.detectNXDomainRedirect)",
       settings.verifyNames.map { "\($0)" }.joined(separator: " "),
       "\(settings.holdOnMilliseconds)",
-      "\(settings.rebindProtection)",
+      "\(settings.rebindProtection) \(settings.strict)",
       settings.rebindAllowNames.map { "\($0)" }.joined(separator: " "),
       "\(settings.overrideCheckPort) \(settings.overrideCheckSeconds)",
       "\(settings.rateLimitPerSecond) \(settings.refuseAny)",
@@ -188,7 +190,7 @@ extension DefenceDirectiveTests {
     print(settings.detectNXDomainRedirect)
     print(settings.verifyNames.map { "\($0)" }.joined(separator: " "))
     print(settings.holdOnMilliseconds)
-    print(settings.rebindProtection)
+    print("\(settings.rebindProtection) \(settings.strict)")
     print(settings.rebindAllowNames.map { "\($0)" }.joined(separator: " "))
     print("\(settings.overrideCheckPort) \(settings.overrideCheckSeconds)")
     print("\(settings.rateLimitPerSecond) \(settings.refuseAny)")

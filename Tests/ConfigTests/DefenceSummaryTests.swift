@@ -26,7 +26,7 @@ extension DefenceDirectiveTests {
       full.hasSuffix(
         "\nbogus: 198.51.100.7/32, 198.51.100.0/24, 2001:db8:bad::/48; "
           + "bogus-nxdomain: 203.0.113.9/32, 2001:db8::1/128; detect-nxdomain-redirect: on\n"
-          + "verify: 2 names; hold-on: 30ms\n"
+          + "verify: 2 names (strict: trusted answers only); hold-on: 30ms\n"
           + "rebind-protection: on, rebind-allow: 2 names\n"
           + "override-check: tcp:443 every 300s\n"
           + "rate-limit: 200/s, refuse-any: off\n"), full)

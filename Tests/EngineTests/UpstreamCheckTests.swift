@@ -230,3 +230,22 @@ extension UpstreamCheckTests {
     XCTAssertEqual(harness.engine.upstreamStatistics(0).failures, 0)
   }
 }
+
+extension UpstreamCheckTests {
+  func testStrictNeverFallsBackToAPlainUpstreamForAVerifiedName() throws {
+    let harness = Harness(Self.plainAndTrusted) {
+      $0.upstreams[1].trusted = true
+      $0.verifyNames = wireName("bank.example")
+      $0.strict = true
+    }
+    harness.ask(makeQuery(id: 5, name: "bank.example"))
+    let failed = harness.environment.replies.count
+    harness.connectionLost(upstream: 1)
+    XCTAssertEqual(harness.queries.map(\.upstream), [1], "no plain upstream asked")
+    let reply = try decoded(try XCTUnwrap(harness.replies.dropFirst(failed).first).bytes)
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    // Other names still use the plain upstream.
+    harness.ask(makeQuery(id: 6, name: "news.example"))
+    XCTAssertEqual(harness.queries.last?.upstream, 0)
+  }
+}

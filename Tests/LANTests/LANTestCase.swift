@@ -50,6 +50,9 @@ class LANTestCase: XCTestCase {
     ["listen \(Topology.routerLANAddress):53", "upstream \(upstream)", "timeout 1000ms"]
   }
 
+  /// What the forwarder on the router has logged so far.
+  var routerLog: String { forwarder?.log ?? "" }
+
   /// Starts dnsward on the router with `config`.
   func startDnsward(_ config: [String]) throws {
     forwarder?.stop()

@@ -48,6 +48,12 @@ final class Topology {
     }
   }
 
+  /// Veth names: `PREFIXa0/a1` client–router, `b0/b1` router–ISP,
+  /// `c0/c1` ISP–internet.
+  static var linkPrefix: String { "dwl\(getpid())" }
+  /// The router's WAN interface.
+  var routerWANInterface: String { "\(Self.linkPrefix)b0" }
+
   private func build() throws {
     for namespace in [client, router, isp, inet] {
       // A namespace left behind by a crashed run of this same pid.
@@ -56,7 +62,7 @@ final class Topology {
       created.append(namespace)
       try inside(namespace, "ip link set lo up")
     }
-    let link = "dwl\(getpid())"
+    let link = Self.linkPrefix
     try joinWithVeth(client, "\(link)a0", router, "\(link)a1")
     try joinWithVeth(router, "\(link)b0", isp, "\(link)b1")
     try joinWithVeth(isp, "\(link)c0", inet, "\(link)c1")

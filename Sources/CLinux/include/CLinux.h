@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pwd.h>
@@ -215,6 +217,46 @@ static inline uint64_t clinux_monotonic_ms(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+}
+
+/* A non-blocking rtnetlink socket subscribed to link, IPv4/IPv6 address
+   and route changes (rtnetlink(7)); -1 with errno on failure. */
+static inline int clinux_route_monitor(void) {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return -1;
+  struct sockaddr_nl local;
+  memset(&local, 0, sizeof local);
+  local.nl_family = AF_NETLINK;
+  local.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE
+                    | RTMGRP_IPV6_ROUTE;
+  if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+/* Counts the rtnetlink messages in one datagram that say the network
+   changed: an address or a route added or removed, a link that went up or
+   down (RTM_NEWLINK carries both). Malformed messages end the walk. */
+static inline int clinux_route_changes(const void *bytes, size_t length) {
+  int changes = 0;
+  const struct nlmsghdr *header = (const struct nlmsghdr *)bytes;
+  size_t left = length;
+  while (NLMSG_OK(header, left)) {
+    switch (header->nlmsg_type) {
+    case RTM_NEWADDR: case RTM_DELADDR: case RTM_NEWROUTE: case RTM_DELROUTE:
+    case RTM_NEWLINK: case RTM_DELLINK:
+      changes += 1;
+      break;
+    default:
+      break;
+    }
+    header = NLMSG_NEXT(header, left);
+  }
+  return changes;
 }
 
 /* CLOCK_REALTIME in whole seconds since the epoch (HTTPDNS request

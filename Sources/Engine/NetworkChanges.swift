@@ -1,0 +1,38 @@
+import CompiledConfig
+import DNSWire
+
+/// Surviving the WAN (issue 7, item 6): when the router's WAN address or
+/// routes change (a PPPoE reconnect, a DHCP renew with a new address, a
+/// link that went down and up), every UDP attempt in flight was sent from
+/// a source that may no longer exist, and an upstream marked down may have
+/// failed only because the link was. The transport tells the engine; the
+/// engine starts over at once instead of waiting for the timeouts.
+extension Engine {
+  /// Sends every attempt in flight again to the same upstream over the same
+  /// transport (a fresh UDP socket, bound to whatever source the new routes
+  /// give; for TCP and HTTPDNS a fresh connection: the transport closes the
+  /// old ones, without telling the engine, before it calls this), forgets
+  /// the upstreams' failure runs, and probes for NXDOMAIN redirection again
+  /// (a new uplink may be a different ISP). An answer held for `hold-on`
+  /// stands.
+  public func networkChanged<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    counters.networkChanges += 1
+    for upstream in 0..<upstreams.count {
+      health[upstream].consecutiveFailures = 0
+      health[upstream].downUntil = 0
+    }
+    if settings.detectNXDomainRedirect && probes.outstanding == 0 { probes.nextRound = now }
+    // Retrying renews a slot to the newest end of the list; stop at the
+    // newest slot as it was, so renewed ones are not visited twice.
+    let last = Int(newest)
+    var cursor = activeSlot(after: -1)
+    while let slot = cursor {
+      cursor = slot == last ? nil : activeSlot(after: slot)
+      let transaction = transactions[slot]
+      guard transaction.heldBuffer < 0 else { continue }
+      retry(
+        slot: slot, upstream: Int(transaction.upstream), transport: transaction.transport,
+        now: now, environment: &environment)
+    }
+  }
+}
