@@ -28,11 +28,8 @@ enum Token {
     case upstreamUDP = 5
     case upstreamTCP = 6
     case overrideProbe = 7
-<<<<<<< HEAD
     case upstreamHTTP = 8
-=======
     case routeMonitor = 9
->>>>>>> main
   }
 
   static func make(_ kind: Kind, slot: Int, generation: UInt32 = 0) -> UInt64 {
