@@ -82,3 +82,136 @@ func frame(_ bytes: [UInt8], closed: Bool = false) -> Result<(Int, Bool)?, HTTPD
 func frame(_ text: String, closed: Bool = false) -> Result<(Int, Bool)?, HTTPDNSError> {
   frame(Array(text.utf8), closed: closed)
 }
+
+/// The DNS response bytes for an HTTP response, or the error.
+func dnsResponse(
+  _ query: [UInt8], _ http: [UInt8], _ format: HTTPDNSFormat, capacity: Int = 4096
+) -> Result<[UInt8], HTTPDNSError> {
+  var output = [UInt8](repeating: 0xEE, count: capacity)
+  let result = query.withUnsafeBytes { q in
+    http.withUnsafeBytes { h in
+      output.withUnsafeMutableBytes { out in
+        capture { () throws(HTTPDNSError) in
+          try HTTPDNSCodec.writeDNSResponse(to: q, httpResponse: h, format: format, into: out)
+        }
+      }
+    }
+  }
+  return result.map { Array(output[0..<$0]) }
+}
+
+/// A 200 response carrying `body` with Content-Length, or chunked in pieces of `chunk` bytes.
+func ok(_ body: String, chunk: Int? = nil, contentType: String = "application/json") -> [UInt8] {
+  let bytes = Array(body.utf8)
+  guard let chunk else {
+    return Array(
+      "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\n\r\n"
+        .utf8) + bytes
+  }
+  var out = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+  var index = 0
+  while index < bytes.count {
+    let end = min(bytes.count, index + chunk)
+    out += Array("\(String(end - index, radix: 16))\r\n".utf8) + bytes[index..<end] + [13, 10]
+    index = end
+  }
+  return out + Array("0\r\n\r\n".utf8)
+}
+
+/// One decoded record: owner in presentation form, type, TTL, RDATA bytes.
+struct Record: Equatable {
+  var owner: String
+  var type: UInt16
+  var ttl: UInt32
+  var rdata: [UInt8]
+  /// For CNAME, NS, PTR: the target; MX: the exchange; SRV: the target.
+  var target: String? = nil
+}
+
+/// A decoded response: the message must validate, answer `query` (same ID,
+/// question bytes), have QR and RA set and RD/CD copied.
+struct Decoded {
+  var rcode: UInt16
+  var records: [Record]
+  var hasOPT: Bool
+}
+
+func presentation(_ raw: UnsafeRawBufferPointer, at offset: Int) -> String {
+  var flat = [UInt8](repeating: 0, count: 256)
+  let length = flat.withUnsafeMutableBytes { out in
+    (try? Name.read(in: raw, at: offset, into: out).length) ?? 0
+  }
+  var text = [UInt8](repeating: 0, count: 1100)
+  let count = flat.withUnsafeBytes { name in
+    text.withUnsafeMutableBytes {
+      Name.format(UnsafeRawBufferPointer(rebasing: name[0..<length]), into: $0)
+    }
+  }
+  return String(decoding: text[0..<count], as: UTF8.self)
+}
+
+func decode(
+  _ response: [UInt8], answering query: [UInt8], file: StaticString = #filePath, line: UInt = #line
+) -> Decoded? {
+  response.withUnsafeBytes { raw -> Decoded? in
+    query.withUnsafeBytes { q -> Decoded? in
+      guard let message = try? Message(validating: raw), let asked = try? Message(validating: q)
+      else {
+        XCTFail("not a valid message: \(response)", file: file, line: line)
+        return nil
+      }
+      XCTAssertEqual(message.id, asked.id, file: file, line: line)
+      XCTAssertTrue(message.flags.isResponse, file: file, line: line)
+      XCTAssertTrue(message.flags.has(HeaderFlags.recursionAvailable), file: file, line: line)
+      for bit in [HeaderFlags.recursionDesired, HeaderFlags.checkingDisabled] {
+        XCTAssertEqual(message.flags.has(bit), asked.flags.has(bit), file: file, line: line)
+      }
+      XCTAssertEqual(message.questionCount, 1, file: file, line: line)
+      XCTAssertEqual(
+        Array(raw[message.questionOffset..<message.questionEnd]),
+        Array(q[asked.questionOffset..<asked.questionEnd]), file: file, line: line)
+      XCTAssertEqual(message.opt != nil, asked.opt != nil, file: file, line: line)
+      XCTAssertEqual(message.authorityCount, 0, file: file, line: line)
+      var records: [Record] = []
+      var iterator = message.records()
+      while let record = iterator.next(), record.type != .opt {
+        XCTAssertEqual(record.rrClass, .internet, file: file, line: line)
+        var target: String? = nil
+        switch record.type.rawValue {
+        case 2, 5, 12: target = presentation(raw, at: record.rdataOffset)
+        case 15: target = presentation(raw, at: record.rdataOffset + 2)
+        case 33: target = presentation(raw, at: record.rdataOffset + 6)
+        default: break
+        }
+        records.append(
+          Record(
+            owner: presentation(raw, at: record.offset), type: record.type.rawValue,
+            ttl: record.ttl,
+            rdata: Array(raw[record.rdataOffset..<record.end]), target: target))
+      }
+      return Decoded(rcode: message.rcode.rawValue, records: records, hasOPT: message.opt != nil)
+    }
+  }
+}
+
+/// Bytes from hex text; spaces ignored.
+func hex(_ text: String) -> [UInt8] {
+  let digits = Array(text.utf8.filter { $0 != 0x20 })
+  return stride(from: 0, to: digits.count, by: 2).map {
+    UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
+  }
+}
+
+/// A deterministic generator (SplitMix64), as the DNSWire fuzz tests use.
+struct SplitMix64 {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
