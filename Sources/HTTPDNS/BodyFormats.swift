@@ -6,24 +6,11 @@ extension AnswerBuilder {
   /// "ttl":60,...}`. The addresses of the question's family come from `ips`
   /// (A) or `ipsv6` (AAAA); a missing, null or empty list is NODATA.
   mutating func alibaba(_ body: BodyCursor) throws(HTTPDNSError) {
-    var reader = JSONReader(body: body)
     let wanted = query.questionType == .aaaa ? JSONKey.ipsv6 : JSONKey.ips
-    var ttl = HTTPDNSCodec.alibabaDefaultTTL
-    var list: JSONReader? = nil
+    let (found, number) = try Self.object(body, list: wanted, number: JSONKey.ttl)
+    let ttl = number.map(Self.clamped) ?? HTTPDNSCodec.alibabaDefaultTTL
+    guard var list = found else { return }
     var first = true
-    try reader.beginObject()
-    while let key = try reader.nextKey(&first) {
-      if key == JSONKey.ttl {
-        ttl = try Self.ttl(&reader)
-      } else {
-        if key == wanted { list = reader }
-        try reader.skipValue()
-      }
-    }
-    try reader.finish()
-    guard var list, !(try list.skipNull()) else { return }
-    first = true
-    try list.beginArray()
     while try list.nextElement(&first) {
       var text = try TextSource(string: list)
       let (length, _) = try PresentationText.token(&text, into: scratch.token)
@@ -70,25 +57,10 @@ extension AnswerBuilder {
   /// "data":"b.example."},...],...}` → rcode `Status` and the `Answer`
   /// records in order. `Authority` and `Additional` are left out.
   mutating func json(_ body: BodyCursor) throws(HTTPDNSError) -> UInt32 {
-    var reader = JSONReader(body: body)
-    var status: UInt32? = nil
-    var list: JSONReader? = nil
+    let (found, status) = try Self.object(body, list: JSONKey.answer, number: JSONKey.status)
+    guard let status, status <= 0xFFF else { throw .malformedBody }
+    guard var list = found else { return status }
     var first = true
-    try reader.beginObject()
-    while let key = try reader.nextKey(&first) {
-      if key == JSONKey.status {
-        guard let value = try reader.readNumber(), value <= 0xFFF else { throw .malformedBody }
-        status = value
-      } else {
-        if key == JSONKey.answer { list = reader }
-        try reader.skipValue()
-      }
-    }
-    try reader.finish()
-    guard let status else { throw .malformedBody }
-    guard var list, !(try list.skipNull()) else { return status }
-    first = true
-    try list.beginArray()
     while try list.nextElement(&first) {
       // Keys may come in any order: note where name and data are, then write.
       var name: JSONReader? = nil
@@ -116,6 +88,33 @@ extension AnswerBuilder {
       try record(name: name, type: RRType(rawValue: UInt16(type)), ttl: ttl, data: data)
     }
     return status
+  }
+
+  /// Reads the top-level object, noting the array under `listKey` (nil when
+  /// missing or null; the reader is then inside it) and the integer under
+  /// `numberKey`; other members are checked and skipped.
+  @inline(never)
+  private static func object(_ body: BodyCursor, list listKey: UInt64, number numberKey: UInt64)
+    throws(HTTPDNSError) -> (list: JSONReader?, number: UInt32?)
+  {
+    var reader = JSONReader(body: body)
+    var list: JSONReader? = nil
+    var number: UInt32? = nil
+    var first = true
+    try reader.beginObject()
+    while let key = try reader.nextKey(&first) {
+      if key == numberKey {
+        guard let value = try reader.readNumber() else { throw .malformedBody }
+        number = value
+      } else {
+        if key == listKey { list = reader }
+        try reader.skipValue()
+      }
+    }
+    try reader.finish()
+    guard var found = list, !(try found.skipNull()) else { return (nil, number) }
+    try found.beginArray()
+    return (found, number)
   }
 
   /// A TTL field: an integer; above 2^31 - 1 it counts as 0 (RFC 2181 §8).

@@ -5,6 +5,11 @@ import DNSWire
 /// query, where a response ends in the received bytes, and the DNS response
 /// made from it. Nothing is allocated; all work is in the caller's buffers
 /// and a little stack.
+///
+/// Small readers called from many places (`BodyCursor.peek`,
+/// `JSONReader.nextKey`, `TextWriter.append`...) are `@inline(never)`: a few
+/// calls more per query cost nothing next to the network, and inlined they
+/// made the module a third larger in the firmware, whose size is budgeted.
 public enum HTTPDNSCodec {
   /// How long a signed Alibaba request stays valid: `t` = now + this. Ten
   /// minutes covers a router clock that is a few minutes off.

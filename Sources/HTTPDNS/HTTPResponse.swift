@@ -253,7 +253,7 @@ struct BodyCursor {
   }
 
   /// The next byte of the body without consuming it; nil at its end.
-  @inline(__always)
+  @inline(never)
   mutating func peek() -> UInt8? {
     guard position < runEnd || nextRun() else { return nil }
     return bytes[position]
@@ -287,6 +287,7 @@ struct BodyCursor {
   /// Consumes the byte `peek` returned.
   mutating func advance() { position += 1 }
 
+  @inline(never)
   mutating func next() -> UInt8? {
     guard let byte = peek() else { return nil }
     position += 1

@@ -21,6 +21,7 @@ enum HTTPText {
 
   /// The offset of the LF that ends the line at `from`, or nil while it has
   /// not arrived. A head (from `start`) longer than `maxHeadBytes` throws.
+  @inline(never)
   static func lineEnd(_ bytes: UnsafeRawBufferPointer, from: Int, start: Int) throws(HTTPDNSError)
     -> Int?
   {
@@ -40,6 +41,7 @@ enum HTTPText {
   }
 
   /// `range` without leading and trailing OWS.
+  @inline(never)
   static func trimmed(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Range<Int> {
     var lower = range.lowerBound
     var upper = range.upperBound
@@ -48,12 +50,14 @@ enum HTTPText {
     return lower..<upper
   }
 
+  @inline(never)
   static func find(_ byte: UInt8, in bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
     for index in range where bytes[index] == byte { return index }
     return nil
   }
 
   /// Whether `range` spells `lowercase` (a lower-case ASCII literal), ignoring case.
+  @inline(never)
   static func equals(
     _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString
   )
@@ -63,6 +67,7 @@ enum HTTPText {
   }
 
   /// Whether the bytes at `offset` start with `lowercase`, ignoring case.
+  @inline(never)
   static func matches(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ lowercase: StaticString)
     -> Bool
   {
@@ -102,6 +107,7 @@ enum HTTPText {
   struct ListElements {
     var range: Range<Int>
 
+    @inline(never)
     mutating func next(in bytes: UnsafeRawBufferPointer) -> Range<Int>? {
       while !range.isEmpty {
         let comma = find(UInt8(ascii: ","), in: bytes, range) ?? range.upperBound

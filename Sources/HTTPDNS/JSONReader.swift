@@ -16,6 +16,7 @@ struct JSONReader {
   init(body: BodyCursor) { self.body = body }
 
   /// Whitespace is space, tab, LF and CR (RFC 8259 §2).
+  @inline(never)
   mutating func peekNonSpace() -> UInt8? {
     while let byte = body.peek() {
       guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else { return byte }
@@ -24,12 +25,14 @@ struct JSONReader {
     return nil
   }
 
+  @inline(never)
   mutating func consume(_ expected: UInt8) throws(HTTPDNSError) {
     guard peekNonSpace() == expected else { throw .malformedBody }
     body.advance()
   }
 
   /// After the top-level value only whitespace may follow.
+  @inline(never)
   mutating func finish() throws(HTTPDNSError) {
     guard peekNonSpace() == nil else { throw .malformedBody }
   }
@@ -39,6 +42,7 @@ struct JSONReader {
   mutating func beginObject() throws(HTTPDNSError) { try begin(UInt8(ascii: "{")) }
   mutating func beginArray() throws(HTTPDNSError) { try begin(UInt8(ascii: "[")) }
 
+  @inline(never)
   private mutating func begin(_ bracket: UInt8) throws(HTTPDNSError) {
     try consume(bracket)
     depth += 1
@@ -47,6 +51,7 @@ struct JSONReader {
 
   /// The next member's key, packed by `JSONKey.pack`, with the reader at its
   /// value; nil (and the object consumed) at `}`. `first` starts true.
+  @inline(never)
   mutating func nextKey(_ first: inout Bool) throws(HTTPDNSError) -> UInt64? {
     guard try nextMember(UInt8(ascii: "}"), &first) else { return nil }
     var key = JSONKey.Packer()
@@ -62,6 +67,7 @@ struct JSONReader {
     try nextMember(UInt8(ascii: "]"), &first)
   }
 
+  @inline(never)
   private mutating func nextMember(_ close: UInt8, _ first: inout Bool) throws(HTTPDNSError)
     -> Bool
   {
@@ -84,6 +90,7 @@ struct JSONReader {
 
   /// The next byte of the string's UTF-8 value, escapes decoded; nil (and
   /// the closing quote consumed) at its end (RFC 8259 §7).
+  @inline(never)
   mutating func nextStringByte() throws(HTTPDNSError) -> UInt8? {
     if pendingCount > 0 {
       let byte = UInt8(truncatingIfNeeded: pending)
@@ -115,6 +122,7 @@ struct JSONReader {
     }
   }
 
+  @inline(never)
   mutating func skipString() throws(HTTPDNSError) {
     try beginString()
     while try nextStringByte() != nil {}
@@ -168,6 +176,7 @@ struct JSONReader {
   /// A number (RFC 8259 §6); returns its value when it is a non-negative
   /// integer up to `UInt32.max`, nil for any other valid number (negative,
   /// fractional, exponent, too large).
+  @inline(never)
   mutating func readNumber() throws(HTTPDNSError) -> UInt32? {
     var exact = true
     if peekNonSpace() == UInt8(ascii: "-") {
@@ -227,6 +236,7 @@ struct JSONReader {
   }
 
   /// Whether the next value is `null` (then consumed).
+  @inline(never)
   mutating func skipNull() throws(HTTPDNSError) -> Bool {
     guard peekNonSpace() == UInt8(ascii: "n") else { return false }
     try literal("null")

@@ -11,6 +11,7 @@ struct TextSource {
   private var ended = false
 
   /// The string at `reader`, which must be at its opening quote.
+  @inline(never)
   init(string reader: JSONReader) throws(HTTPDNSError) {
     self.reader = reader
     inString = true
@@ -23,6 +24,7 @@ struct TextSource {
   }
 
   /// The next byte; after the end (a JSON string's closing quote) always nil.
+  @inline(never)
   mutating func nextByte() throws(HTTPDNSError) -> UInt8? {
     guard !ended, let byte = inString ? try reader.nextStringByte() : reader.body.next() else {
       ended = true

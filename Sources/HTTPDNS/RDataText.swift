@@ -210,6 +210,7 @@ enum RDataText {
     do throws(WireError) { try writer.write(bytes) } catch { throw .bufferTooSmall }
   }
 
+  @inline(never)
   static func put(_ byte: UInt8, _ writer: inout MessageWriter) throws(HTTPDNSError) {
     do throws(WireError) { try writer.writeUInt8(byte) } catch { throw .bufferTooSmall }
   }

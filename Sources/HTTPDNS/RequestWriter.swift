@@ -104,16 +104,19 @@ struct TextWriter {
   let buffer: UnsafeMutableRawBufferPointer
   var count = 0
 
+  @inline(never)
   mutating func append(_ byte: UInt8) throws(HTTPDNSError) {
     guard count < buffer.count else { throw .bufferTooSmall }
     buffer[count] = byte
     count += 1
   }
 
+  @inline(never)
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws(HTTPDNSError) {
     for byte in bytes { try append(byte) }
   }
 
+  @inline(never)
   mutating func append(_ text: StaticString) throws(HTTPDNSError) {
     try append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
@@ -126,6 +129,7 @@ struct TextWriter {
   /// Percent-encoding uses upper-case hex digits (RFC 3986 §2.1).
   static func upperHex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x37 + nibble }
 
+  @inline(never)
   mutating func appendDecimal(_ value: UInt64) throws(HTTPDNSError) {
     var digits = DecimalDigits(value)
     try digits.withUnsafeBytes { (raw) throws(HTTPDNSError) in try append(raw) }
@@ -133,6 +137,7 @@ struct TextWriter {
 
   /// Letters, digits, `-`, `.` and `_` as they are, other bytes as `%XX`
   /// (RFC 3986 §2.1, §2.3; `~` is encoded too, which is always allowed).
+  @inline(never)
   mutating func appendEncoded(_ byte: UInt8) throws(HTTPDNSError) {
     let lower = byte | 0x20
     if lower &- 0x61 < 26 || byte &- 0x30 < 10 || byte == UInt8(ascii: "-")
