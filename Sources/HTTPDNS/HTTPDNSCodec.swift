@@ -81,7 +81,9 @@ public enum HTTPDNSCodec {
     do throws(WireError) {
       message = try Message(validating: query)
     } catch { throw .unsupportedQuestion }
-    guard message.hasQuestion, !message.flags.isResponse, message.questionClass == .internet
+    // The name is copied into the response as it is, so it must be flat.
+    guard message.hasQuestion, !message.flags.isResponse, message.questionClass == .internet,
+      message.questionEnd - 4 - message.questionOffset == message.questionNameLength
     else { throw .unsupportedQuestion }
     let type = message.questionType
     guard format == .json || type == .a || type == .aaaa else { throw .unsupportedQuestion }

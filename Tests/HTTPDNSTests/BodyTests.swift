@@ -195,6 +195,8 @@ final class BodyTests: XCTestCase {
       #"{"name":1,"type":1,"data":"1.2.3.4"}"#,
       #"{"name":"\#(String(repeating: "a.", count: 128))","type":1,"data":"1.2.3.4"}"#,
       #"{"name":"\#(String(repeating: "a", count: 64))","type":1,"data":"1.2.3.4"}"#,
+      // A token longer than HTTPDNSLimits.maxTokenBytes.
+      #"{"name":"x.","type":5,"data":"\#(String(repeating: "a", count: 800))"}"#,
     ] {
       XCTAssertEqual(error(bad), .malformedBody, bad)
     }

@@ -84,6 +84,9 @@ final class RequestTests: XCTestCase {
     var response = makeQuery("x.com")
     response[2] |= 0x80
     XCTAssertEqual(request(response, .json).failure, .unsupportedQuestion)
+    // A compressed question name (a pointer into the header) is refused.
+    let compressed: [UInt8] = [0, 1, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xC0, 0x02, 0, 1, 0, 1]
+    XCTAssertEqual(request(compressed, .json).failure, .unsupportedQuestion)
     // A query with EDNS is fine.
     XCTAssertNotNil(try? request(makeQuery("x.com", edns: 1232), .json).get())
   }
