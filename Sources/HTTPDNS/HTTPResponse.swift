@@ -6,7 +6,7 @@
 /// framing are read: Content-Length, Transfer-Encoding and Connection.
 struct ResponseHead {
   /// How the body's end is found (RFC 9112 §6.3).
-  enum Framing: Equatable {
+  enum Framing {
     /// 1xx, 204 and 304 responses have none (§6.3 item 1).
     case empty
     case contentLength(Int)
@@ -101,7 +101,7 @@ struct ResponseHead {
     } else {
       framing = .untilClose
     }
-    if framing == .untilClose { keepAlive = false }
+    if case .untilClose = framing { keepAlive = false }
   }
 }
 
@@ -247,7 +247,7 @@ struct BodyCursor {
   init(_ response: FramedResponse) {
     bytes = response.bytes
     position = response.head.bodyStart
-    chunked = response.head.framing == .chunked
+    if case .chunked = response.head.framing { chunked = true } else { chunked = false }
     runEnd = chunked ? position : response.end
     atChunkLine = true
   }
