@@ -3,7 +3,7 @@
 // No package dependencies: everything here builds with the Swift toolchain alone.
 import PackageDescription
 
-// DNSWire, CompiledConfig, Engine, Platform and Transports must also compile
+// DNSWire, CompiledConfig, Engine, HTTPDNS, Platform and Transports must also compile
 // in Embedded Swift (../shared/design.md, "Embedded Swift rules"): on the host
 // they are plain Swift; Board/CMakeLists.txt compiles the same files with
 // `-enable-experimental-feature Embedded`, and .ci/run checks it.
@@ -24,8 +24,13 @@ let package = Package(
     .target(name: "Engine", dependencies: ["DNSWire", "CompiledConfig"]),
     // The only layer that talks to Linux.
     .target(name: "Platform", dependencies: ["CLinux"]),
+    // The HTTPDNS upstream protocol, sans I/O: HTTP/1.1 request, response
+    // framing, and the API's JSON or text answer turned into a DNS response.
+    .target(name: "HTTPDNS", dependencies: ["DNSWire", "CompiledConfig"]),
     // Client listeners and upstream protocols driven by the epoll loop.
-    .target(name: "Transports", dependencies: ["Platform", "Engine", "DNSWire", "CompiledConfig"]),
+    .target(
+      name: "Transports",
+      dependencies: ["Platform", "Engine", "DNSWire", "CompiledConfig", "HTTPDNS"]),
     // dnsward.conf parser, validator and Swift generator (host only: uses String).
     .target(name: "Config", dependencies: ["DNSWire", "CompiledConfig"]),
     // The build-time compiler: dnsward.conf -> Swift source with static tables.
@@ -42,6 +47,7 @@ let package = Package(
       name: "dnsward",
       dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
+    .testTarget(name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig"]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
     .testTarget(

@@ -23,7 +23,7 @@
 # message otherwise).
 #
 # Steps:
-#   1. compile DNSWire, CompiledConfig, Engine, Platform and Transports in
+#   1. compile DNSWire, CompiledConfig, Engine, HTTPDNS, Platform and Transports in
 #      Embedded mode for the host (the "Embedded Swift rules" check), then the
 #      whole firmware for the host;
 #   2. build the aarch64 firmware (dynamic, -static-pie, and static musl)
