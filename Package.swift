@@ -53,7 +53,8 @@ let package = Package(
     .testTarget(
       name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["dnsward", "dnsward-confgen", "DNSWire"],
+      name: "IntegrationTests",
+      dependencies: ["dnsward", "dnsward-confgen", "DNSWire", "HTTPDNS"],
       // Fake upstreams use threads and Foundation; Swift 5 mode keeps them simple.
       swiftSettings: [.swiftLanguageMode(.v5)]),
     // The simulated LAN (network namespaces, a lying ISP, dig/kdig/getent):

@@ -60,15 +60,16 @@ final class HTTPDNSUpstreamPool {
   let dnsResponse: UnsafeMutableRawBufferPointer
   /// Index of each upstream's first connection, -1 for other transports.
   let firstConnection: [Int]
-  /// Each upstream's Host header value (`203.107.1.1`, `[2001:db8::1]:8080`).
-  let hosts: [[UInt8]]
+  /// Each upstream's Host header value (`203.107.1.1`, `[2001:db8::1]:8080`),
+  /// allocated once.
+  let hosts: [UnsafeRawBufferPointer]
   /// Responses that were not a usable answer (HTTP status, malformed HTTP
   /// or body): each fails its attempt over to the next upstream.
   var errors: UInt64 = 0
 
   init(upstreams: [UpstreamServer]) {
     var first: [Int] = []
-    var hosts: [[UInt8]] = []
+    var hosts: [UnsafeRawBufferPointer] = []
     var total = 0
     for server in upstreams {
       if server.transport == .httpdns {
@@ -77,7 +78,10 @@ final class HTTPDNSUpstreamPool {
       } else {
         first.append(-1)
       }
-      hosts.append(Self.hostHeader(server.endpoint))
+      let text = Self.hostHeader(server.endpoint)
+      let host = UnsafeMutableRawBufferPointer.allocate(byteCount: text.count, alignment: 1)
+      host.copyBytes(from: text)
+      hosts.append(UnsafeRawBufferPointer(host))
     }
     firstConnection = first
     self.hosts = hosts
@@ -163,12 +167,10 @@ final class HTTPDNSUpstreamPool {
     let settings = server.engine.upstreams[upstream]
     let length: Int
     do throws(HTTPDNSError) {
-      length = try hosts[upstream].withUnsafeBytes { host throws(HTTPDNSError) -> Int in
-        try HTTPDNSCodec.writeRequest(
-          for: query, format: settings.httpdnsFormat, host: host, account: settings.account,
-          secret: settings.secret, unixTime: WallClock.nowSeconds(),
-          into: buffer(requests, Self.requestCapacity, chosen))
-      }
+      length = try HTTPDNSCodec.writeRequest(
+        for: query, format: settings.httpdnsFormat, host: hosts[upstream],
+        account: settings.account, secret: settings.secret, unixTime: WallClock.nowSeconds(),
+        into: buffer(requests, Self.requestCapacity, chosen))
     } catch {
       return false
     }
@@ -301,7 +303,8 @@ final class HTTPDNSUpstreamPool {
         return
       }
       if let frame {
-        deliver(index, length: frame.length, keepAlive: frame.keepAlive && !closed, server: server,
+        deliver(
+          index, length: frame.length, keepAlive: frame.keepAlive && !closed, server: server,
           now: now)
         return
       }

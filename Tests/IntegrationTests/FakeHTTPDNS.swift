@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import HTTPDNS
 
 #if canImport(Glibc)
@@ -133,7 +134,9 @@ final class FakeHTTPDNS: @unchecked Sendable {
       query[keyValue[0]] = keyValue.count > 1 ? keyValue[1].removingPercentEncoding : ""
     }
     if case .garbage = behaviour { return ("200 OK", "{\"Status\": 0, \"Answer\": [ {oops") }
-    if path == "/resolve" { return ("200 OK", json(name: query["name"] ?? "", type: query["type"])) }
+    if path == "/resolve" {
+      return ("200 OK", json(name: query["name"] ?? "", type: query["type"]))
+    }
     if path == "/d" { return ("200 OK", dnspod(name: query["dn"] ?? "", type: query["type"])) }
     if path.hasSuffix("/sign_d") || path.hasSuffix("/d") {
       let host = query["host"] ?? ""
@@ -148,7 +151,10 @@ final class FakeHTTPDNS: @unchecked Sendable {
   }
 
   static func md5Hex(_ text: String) -> String {
-    MD5.digest(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    var md5 = MD5()
+    Array(text.utf8).withUnsafeBytes { md5.update($0) }
+    let digest = md5.finalize()
+    return (0..<16).map { String(format: "%02x", digest[$0]) }.joined()
   }
 
   func json(name: String, type: String?) -> String {
@@ -180,6 +186,7 @@ final class FakeHTTPDNS: @unchecked Sendable {
     let known = name == "www.example.test"
     let ips = known && !ipv6 ? "\"192.0.2.1\"" : ""
     let ipsv6 = known && ipv6 ? "\"2001:db8::1\"" : ""
-    return "{\"host\":\"\(name)\",\"ips\":[\(ips)],\"ipsv6\":[\(ipsv6)],\"ttl\":60,\"origin_ttl\":600}"
+    return
+      "{\"host\":\"\(name)\",\"ips\":[\(ips)],\"ipsv6\":[\(ipsv6)],\"ttl\":60,\"origin_ttl\":600}"
   }
 }

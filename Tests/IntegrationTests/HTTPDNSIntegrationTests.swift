@@ -58,7 +58,9 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     let server = try FakeHTTPDNS(secret: "s3cret")
     defer { server.stop() }
     let signed = try DnswardProcess(
-      config: config(["httpdns 127.0.0.1:\(server.port) format=alibaba account=100000 secret=s3cret"]))
+      config: config([
+        "httpdns 127.0.0.1:\(server.port) format=alibaba account=100000 secret=s3cret"
+      ]))
     defer { signed.stop() }
     XCTAssertEqual(ask("www.example.test", signed)?.addresses, ["192.0.2.1"])
     XCTAssertTrue(server.paths.first?.hasPrefix("/100000/sign_d?host=www.example.test&t=") ?? false)
