@@ -187,10 +187,23 @@ final class HTTPDNSUpstreamPool {
       connections[chosen].state = .busy
       connections[chosen].reused = true
       flush(chosen, server: server)
-    } else {
+      // The server closed it meanwhile (EPIPE, ECONNRESET): a fresh one.
+      if connections[chosen].failed {
+        close(chosen)
+        connections[chosen].resent = true
+      }
+    }
+    if connections[chosen].state == .closed {
       guard open(chosen, server: server) else { return false }
     }
-    return !connections[chosen].failed
+    // A failure now is reported by returning false: the engine moves on at
+    // once, and processBroken must not report it a second time (the slot's
+    // next attempt would be failed in its place).
+    if connections[chosen].failed {
+      close(chosen)
+      return false
+    }
+    return true
   }
 
   /// Opens a fresh connection for connection `index`'s request.
@@ -281,6 +294,13 @@ final class HTTPDNSUpstreamPool {
       }
       guard let received else { return }
       let closed = received == 0
+      if closed && filled == 0 && connections[index].state == .busy {
+        // Closed before a byte of answer: a kept-alive connection the
+        // server timed out (processBroken sends the request again), or a
+        // server that hung up (the attempt fails over); no HTTP error.
+        connections[index].failed = true
+        return
+      }
       connections[index].received += received
       guard connections[index].state == .busy else {
         // Still connecting: the connect failed. Idle: the server closed it,

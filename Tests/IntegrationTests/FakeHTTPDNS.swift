@@ -23,6 +23,9 @@ final class FakeHTTPDNS: @unchecked Sendable {
     case garbage
     /// Closes every connection after its response (Connection: close).
     case closing
+    /// Answers the first request of a connection; at the second it hangs up
+    /// without a word, as a server whose keep-alive timer just ran out.
+    case hangsUpOnReuse
   }
 
   let behaviour: Behaviour
@@ -87,10 +90,13 @@ final class FakeHTTPDNS: @unchecked Sendable {
     defer { close(fd) }
     var pending: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
+    var answered = 0
     while isRunning {
       while let end = Self.headerEnd(pending) {
         let head = String(decoding: pending[..<end], as: UTF8.self)
         pending.removeFirst(end + 4)
+        if case .hangsUpOnReuse = behaviour, answered == 1 { return }
+        answered += 1
         let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
         lock.withLock { _paths.append(target) }
         if case .slow(let milliseconds) = behaviour {

@@ -106,4 +106,18 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     }
     XCTAssertEqual(closing.connections, 3, "Connection: close is honoured")
   }
+
+  func testARequestOnAConnectionTheServerDroppedIsSentAgainOnAFreshOne() throws {
+    let server = try FakeHTTPDNS(.hangsUpOnReuse)
+    defer { server.stop() }
+    let dnsward = try DnswardProcess(config: config(["httpdns 127.0.0.1:\(server.port)"]))
+    defer { dnsward.stop() }
+    for id in 1...3 {
+      XCTAssertEqual(ask("www.example.test", dnsward, id: UInt16(id))?.addresses, ["192.0.2.1"])
+    }
+    XCTAssertEqual(server.paths.count, 3, "each question answered once")
+    XCTAssertGreaterThanOrEqual(server.connections, 2)
+    dnsward.stop()
+    XCTAssertTrue(dnsward.log.contains("httpdns-errors 0"), "a hang-up is no error: \(dnsward.log)")
+  }
 }
