@@ -218,6 +218,7 @@ final class HTTPDNSUpstreamPool {
         fd, events: Epoll.readable | Epoll.writable,
         token: Token.make(.upstreamHTTP, slot: index, generation: generation))
     } catch {
+      logConnectFailure(index, errno: error, server: server)
       fd.close()
       return false
     }
@@ -262,7 +263,8 @@ final class HTTPDNSUpstreamPool {
     connections[index].lastActivity = now
     if event & Epoll.writable != 0 {
       if connections[index].state == .connecting {
-        if Socket.pendingError(connections[index].fd) != nil {
+        if let error = Socket.pendingError(connections[index].fd) {
+          logConnectFailure(index, errno: error, server: server)
           connections[index].failed = true
           return
         }
@@ -406,6 +408,16 @@ final class HTTPDNSUpstreamPool {
       var environment = LoopEnvironment(server: server)
       server.engine.attemptFailed(transaction: transaction, now: now, environment: &environment)
     }
+  }
+
+  /// `httpdns upstream 223.5.5.5:80: connect failed, errno 111` (debug: the
+  /// attempt fails over and the upstream's failures count it).
+  private func logConnectFailure(_ index: Int, errno: Errno, server: Server) {
+    let log = server.log
+    guard log.enabled(.debug) else { return }
+    log.start(.debug).append("httpdns upstream ")
+      .append(address: server.upstreamAddresses[connections[index].upstream])
+      .append(": connect failed, errno ").append(decimal: Int(errno.rawValue)).emit(.debug)
   }
 
   private func close(_ index: Int) {

@@ -67,8 +67,15 @@ final class FakeHTTPDNS: @unchecked Sendable {
     Thread.detachNewThread { [self] in acceptLoop() }
   }
 
+  /// Idempotent: `deinit` calls it again after the test's own call, and a
+  /// second close(2) would close whatever socket has reused the number
+  /// meanwhile (the next test's listener, which then refuses connections).
   func stop() {
-    lock.withLock { running = false }
+    let wasRunning = lock.withLock { () -> Bool in
+      defer { running = false }
+      return running
+    }
+    guard wasRunning else { return }
     shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
   }
