@@ -344,11 +344,17 @@ public final class Server {
     engine.networkChanged(now: now, environment: &environment)
   }
 
+  /// Starts an info line of the counters log, naming the worker when there
+  /// are several.
+  private func startCounterLine() {
+    log.start(.info)
+    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+  }
+
   /// One log line with every counter (SIGUSR1, and at exit).
   public func logCounters() {
     let engineCounters = engine.counters
-    log.start(.info)
-    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    startCounterLine()
     log.append("queries ").append(decimal: engineCounters.queries)
       .append(" forwarded ").append(decimal: engineCounters.forwarded)
       .append(" answered ").append(decimal: engineCounters.answered)
@@ -376,8 +382,7 @@ public final class Server {
       )
       .emit(.info)
     // The transports' own troubles.
-    log.start(.info)
-    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    startCounterLine()
     log.append("transport oversized ").append(decimal: counters.oversized)
       .append(" send-errors ").append(decimal: counters.sendErrors)
       .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
@@ -385,8 +390,7 @@ public final class Server {
       .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
       .emit(.info)
     // What the hijack defences caught (design notes: Threat model).
-    log.start(.info)
-    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+    startCounterLine()
     log.append("defences bogus-dropped ").append(decimal: engineCounters.bogusDropped)
       .append(" redirects-rewritten ").append(decimal: engineCounters.redirectsRewritten)
       .append(" redirects-learned ").append(decimal: engineCounters.redirectAddressesLearned)
@@ -400,8 +404,7 @@ public final class Server {
     // and disagreements with the trusted upstream.
     for upstream in 0..<engine.upstreams.count {
       let statistics = engine.upstreamStatistics(upstream)
-      log.start(.info)
-      if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+      startCounterLine()
       log.append("upstream ").append(decimal: upstream)
         .append(" ").append(address: upstreamAddresses[upstream])
         .append(" answers ").append(decimal: statistics.answers)
