@@ -7,8 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pwd.h>
@@ -219,16 +217,47 @@ static inline uint64_t clinux_monotonic_ms(void) {
   return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
 }
 
+/* rtnetlink (rtnetlink(7)), declared here rather than from <linux/netlink.h>
+   and <linux/rtnetlink.h>: musl sysroots (the OpenWrt-style static firmware)
+   ship no kernel headers. These are the kernel's stable ABI values. */
+struct clinux_sockaddr_nl {
+  sa_family_t nl_family;
+  unsigned short nl_pad;
+  uint32_t nl_pid;
+  uint32_t nl_groups;
+};
+struct clinux_nlmsghdr {
+  uint32_t nlmsg_len;
+  uint16_t nlmsg_type;
+  uint16_t nlmsg_flags;
+  uint32_t nlmsg_seq;
+  uint32_t nlmsg_pid;
+};
+enum {
+  CLINUX_NETLINK_ROUTE = 0,
+  CLINUX_RTMGRP_LINK = 0x1,
+  CLINUX_RTMGRP_IPV4_IFADDR = 0x10,
+  CLINUX_RTMGRP_IPV4_ROUTE = 0x40,
+  CLINUX_RTMGRP_IPV6_IFADDR = 0x100,
+  CLINUX_RTMGRP_IPV6_ROUTE = 0x400,
+  CLINUX_RTM_NEWLINK = 16,
+  CLINUX_RTM_DELLINK = 17,
+  CLINUX_RTM_NEWADDR = 20,
+  CLINUX_RTM_DELADDR = 21,
+  CLINUX_RTM_NEWROUTE = 24,
+  CLINUX_RTM_DELROUTE = 25,
+};
+
 /* A non-blocking rtnetlink socket subscribed to link, IPv4/IPv6 address
-   and route changes (rtnetlink(7)); -1 with errno on failure. */
+   and route changes; -1 with errno on failure. */
 static inline int clinux_route_monitor(void) {
-  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, CLINUX_NETLINK_ROUTE);
   if (fd < 0) return -1;
-  struct sockaddr_nl local;
+  struct clinux_sockaddr_nl local;
   memset(&local, 0, sizeof local);
   local.nl_family = AF_NETLINK;
-  local.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE
-                    | RTMGRP_IPV6_ROUTE;
+  local.nl_groups = CLINUX_RTMGRP_LINK | CLINUX_RTMGRP_IPV4_IFADDR | CLINUX_RTMGRP_IPV6_IFADDR
+                    | CLINUX_RTMGRP_IPV4_ROUTE | CLINUX_RTMGRP_IPV6_ROUTE;
   if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
     int saved = errno;
     close(fd);
@@ -240,21 +269,28 @@ static inline int clinux_route_monitor(void) {
 
 /* Counts the rtnetlink messages in one datagram that say the network
    changed: an address or a route added or removed, a link that went up or
-   down (RTM_NEWLINK carries both). Malformed messages end the walk. */
+   down (RTM_NEWLINK carries both). Messages are 4-byte aligned
+   (NLMSG_ALIGN); a length that does not fit ends the walk. */
 static inline int clinux_route_changes(const void *bytes, size_t length) {
   int changes = 0;
-  const struct nlmsghdr *header = (const struct nlmsghdr *)bytes;
+  const unsigned char *cursor = (const unsigned char *)bytes;
   size_t left = length;
-  while (NLMSG_OK(header, left)) {
-    switch (header->nlmsg_type) {
-    case RTM_NEWADDR: case RTM_DELADDR: case RTM_NEWROUTE: case RTM_DELROUTE:
-    case RTM_NEWLINK: case RTM_DELLINK:
+  while (left >= sizeof(struct clinux_nlmsghdr)) {
+    struct clinux_nlmsghdr header;
+    memcpy(&header, cursor, sizeof header);
+    if (header.nlmsg_len < sizeof header || header.nlmsg_len > left) break;
+    switch (header.nlmsg_type) {
+    case CLINUX_RTM_NEWADDR: case CLINUX_RTM_DELADDR: case CLINUX_RTM_NEWROUTE:
+    case CLINUX_RTM_DELROUTE: case CLINUX_RTM_NEWLINK: case CLINUX_RTM_DELLINK:
       changes += 1;
       break;
     default:
       break;
     }
-    header = NLMSG_NEXT(header, left);
+    size_t step = ((size_t)header.nlmsg_len + 3u) & ~(size_t)3u;
+    if (step >= left) break;
+    cursor += step;
+    left -= step;
   }
   return changes;
 }
