@@ -26,6 +26,18 @@ public struct IPAddress: Equatable, Sendable {
       : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index - 8)))
   }
 
+  /// The address in `count` (4 or 16) network-order bytes at `offset`, as
+  /// an A or AAAA record's RDATA holds it; IPv4 in its mapped form.
+  public init(networkBytes bytes: UnsafeRawBufferPointer, at offset: Int, count: Int) {
+    var high: UInt64 = 0
+    var low: UInt64 = count == 4 ? 0xFFFF : 0
+    for index in offset..<(offset + count) {
+      high = high << 8 | low >> 56
+      low = low << 8 | UInt64(bytes[index])
+    }
+    self.init(high: high, low: low)
+  }
+
   public static let loopbackV6 = IPAddress(high: 0, low: 1)
   public static let anyV6 = IPAddress(high: 0, low: 0)
 }

@@ -65,17 +65,11 @@ extension Engine {
   /// The address in an A or AAAA record's RDATA, nil for other records (or
   /// a malformed length).
   static func address(of record: ResourceRecord, in bytes: UnsafeRawBufferPointer) -> IPAddress? {
-    let start = record.rdataOffset
-    if record.type == .a && record.rdataLength == 4 {
-      return IPAddress(
-        ipv4: UInt32(bytes.getUInt16(at: start)) << 16 | UInt32(bytes.getUInt16(at: start + 2)))
-    }
-    guard record.type == .aaaa && record.rdataLength == 16 else { return nil }
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    for index in 0..<8 { high = high << 8 | UInt64(bytes[start + index]) }
-    for index in 8..<16 { low = low << 8 | UInt64(bytes[start + index]) }
-    return IPAddress(high: high, low: low)
+    let isAddress =
+      (record.type == .a && record.rdataLength == 4)
+      || (record.type == .aaaa && record.rdataLength == 16)
+    guard isAddress else { return nil }
+    return IPAddress(networkBytes: bytes, at: record.rdataOffset, count: record.rdataLength)
   }
 
   func isPrivate(_ address: IPAddress) -> Bool {

@@ -51,21 +51,12 @@ public final class OverrideHealth {
 
   /// Whether the A record `rdata` (4 bytes at `offset` of `bytes`) is down.
   func isDown(ipv4 bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-    let value =
-      UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
-      | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
-    return isDown(IPAddress(ipv4: value))
+    isDown(IPAddress(networkBytes: bytes, at: offset, count: 4))
   }
 
   /// Whether the AAAA record `rdata` (16 bytes at `offset`) is down.
   func isDown(ipv6 bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    for position in 0..<8 {
-      high = high << 8 | UInt64(bytes[offset + position])
-      low = low << 8 | UInt64(bytes[offset + 8 + position])
-    }
-    return isDown(IPAddress(high: high, low: low))
+    isDown(IPAddress(networkBytes: bytes, at: offset, count: 16))
   }
 }
 
