@@ -95,8 +95,8 @@ status=0
 size_of() { stat -c %s "$1"; }
 aarch64_size=$(size_of "$WORK/aarch64/dnsward.stripped")
 host_rss=$(peak_rss "$WORK/host/dnsward.stripped")
-aarch64_rss=$(peak_rss qemu-aarch64 -L /usr/aarch64-linux-gnu "$WORK/aarch64/dnsward.stripped")
-aarch64_base=$(qemu_baseline aarch64-linux-gnu-gcc qemu-aarch64 /usr/aarch64-linux-gnu)
+aarch64_rss=$(peak_rss qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" "$WORK/aarch64/dnsward.stripped")
+aarch64_base=$(qemu_baseline aarch64-linux-gnu-gcc qemu-aarch64 "$(qemu_sysroot aarch64-linux-gnu)")
 
 echo
 echo "budgets (generic-aarch64 board config, $QUERIES queries, four in five forwarded to Knot):"
@@ -110,8 +110,8 @@ printf '  %-44s %9s  %s\n' "peak RSS, aarch64 under qemu minus idle C" \
   "$((aarch64_rss - aarch64_base)) kB" "($aarch64_rss - $aarch64_base kB)"
 if ((HAVE_ARMV7)); then
   armv7_size=$(size_of "$WORK/armv7/dnsward.stripped")
-  armv7_rss=$(peak_rss qemu-arm -L /usr/arm-linux-gnueabihf "$WORK/armv7/dnsward.stripped")
-  armv7_base=$(qemu_baseline arm-linux-gnueabihf-gcc qemu-arm /usr/arm-linux-gnueabihf)
+  armv7_rss=$(peak_rss qemu-arm -L "$(qemu_sysroot arm-linux-gnueabihf)" "$WORK/armv7/dnsward.stripped")
+  armv7_base=$(qemu_baseline arm-linux-gnueabihf-gcc qemu-arm "$(qemu_sysroot arm-linux-gnueabihf)")
   printf '  %-44s %9s\n' "armv7 stripped, dynamic" "$armv7_size B"
   printf '  %-44s %9s  %s\n' "peak RSS, armv7 under qemu minus idle C" \
     "$((armv7_rss - armv7_base)) kB" "($armv7_rss - $armv7_base kB)"

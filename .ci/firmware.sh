@@ -210,11 +210,11 @@ run_checks() {
 }
 
 run_checks host-embedded "$BUILD/host-test/dnsward.stripped"
-run_checks aarch64 qemu-aarch64 -L /usr/aarch64-linux-gnu "$BUILD/aarch64/dnsward.stripped"
+run_checks aarch64 qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" "$BUILD/aarch64/dnsward.stripped"
 # Static: no -L, the binary needs nothing from the aarch64 sysroot.
 run_checks aarch64-static-pie qemu-aarch64 "$BUILD/aarch64-static/dnsward.stripped"
 if ((HAVE_ARMV7)); then
-  run_checks armv7 qemu-arm -L /usr/arm-linux-gnueabihf "$BUILD/armv7/dnsward.stripped"
+  run_checks armv7 qemu-arm -L "$(qemu_sysroot arm-linux-gnueabihf)" "$BUILD/armv7/dnsward.stripped"
 else
   step "armv7: skipped (no arm-linux-gnueabihf-gcc or qemu-arm)"
 fi

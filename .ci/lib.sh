@@ -70,3 +70,14 @@ stop_knot() {
   if [ -n "${KNOT_PID:-}" ]; then kill "$KNOT_PID" 2>/dev/null || true; wait "$KNOT_PID" 2>/dev/null || true; fi
   if [ -n "${KNOT_DIR:-}" ]; then rm -rf "$KNOT_DIR"; fi
 }
+
+# qemu_sysroot TRIPLE: the -L prefix for qemu-user running a dynamically
+# linked binary for TRIPLE (aarch64-linux-gnu, arm-linux-gnueabihf). Where
+# Debian's multiarch libc6:<arch> is installed (libmbedtls-dev:arm64 pulls it
+# in), the host's /etc/ld.so.cache lists that libc under /lib/TRIPLE, and the
+# cross loader from /usr/TRIPLE would load it: a different glibc build from
+# the loader's own, under which forked workers hang. Then / is the sysroot
+# (multiarch loader and libc from one package); otherwise the cross sysroot.
+qemu_sysroot() {
+  if [[ -e /lib/$1/libc.so.6 ]]; then echo /; else echo "/usr/$1"; fi
+}

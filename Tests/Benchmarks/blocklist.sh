@@ -244,7 +244,7 @@ run "dnsmasq $(dnsmasq --version | awk 'NR == 1 { print $3 }'), address=/NAME/" 
 if [[ -z ${SKIP_AARCH64:-} ]]; then
   for variant in base list; do
     read -r pid ms rcode < <(python3 "$WORK/first-answer.py" "$PROXY" "$PROBE" \
-      "$WORK/qemu-$variant.log" qemu-aarch64 -L /usr/aarch64-linux-gnu "$WORK/dnsward-fw-aarch64-$variant") ||
+      "$WORK/qemu-$variant.log" qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" "$WORK/dnsward-fw-aarch64-$variant") ||
       fail "aarch64 $variant did not answer"
     PIDS+=("$pid")
     printf '%-34s %7s ms   (rcode %s; emulated)\n' "dnsward aarch64 qemu, $variant" "$ms" "$rcode"
