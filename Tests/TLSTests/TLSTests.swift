@@ -306,6 +306,73 @@
       XCTAssertEqual(handshake(session, fd), .failed(.io(errno: ECONNREFUSED)))
     }
 
+    /// DNS over TLS (RFC 7858) against dnsdist 1.7 with the good
+    /// certificate, answering every A question with 192.0.2.53.
+    func testDNSOverTLSExchangeWithDnsdist() throws {
+      guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dnsdist") else {
+        throw XCTSkip("dnsdist is not installed")
+      }
+      let (udpPort, tlsPort) = (try freePort(), try freePort())
+      let conf = Certificates.path("dnsdist-\(tlsPort).conf")
+      try """
+      setLocal("127.0.0.1:\(udpPort)")
+      addTLSLocal("127.0.0.1:\(tlsPort)", "\(Certificates.path("good.pem"))", "\(Certificates.path("good.key"))")
+      addAction(AllRule(), SpoofAction("192.0.2.53"))
+      """.write(toFile: conf, atomically: true, encoding: .utf8)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/dnsdist")
+      process.arguments = ["--supervised", "--disable-syslog", "-C", conf]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      servers.append(process)
+      try waitListening(tlsPort)
+
+      let session = try TLSSession(config: sharedConfig())
+      let fd = try connectSocket(tlsPort)
+      defer { fd.close() }
+      try Array("dns.test".utf8).withUnsafeBytes {
+        try session.attach(fd: fd, serverName: $0, pin: try goodPin())
+      }
+      XCTAssertEqual(handshake(session, fd), .done)
+
+      let query: [UInt8] = [
+        0x00, 0x1D,  // RFC 7858 §3.3: two-byte length prefix (29)
+        0x12, 0x34,  // ID
+        0x01, 0x00,  // RD
+        0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // QD 1, AN 0, NS 0, AR 0
+        0x07, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65,  // "example"
+        0x03, 0x63, 0x6F, 0x6D, 0x00,  // "com", root
+        0x00, 0x01, 0x00, 0x01,  // A, IN
+      ]
+      var result = query.withUnsafeBytes { session.write($0) }
+      while result == .wantWrite {
+        wait(fd, for: Int32(POLLOUT))
+        result = query.withUnsafeBytes { session.write($0) }
+      }
+      XCTAssertEqual(result, .bytes(query.count))
+
+      var response: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 512)
+      for _ in 0..<200 {
+        if response.count >= 2, response.count >= 2 + (Int(response[0]) << 8 | Int(response[1])) {
+          break
+        }
+        switch buffer.withUnsafeMutableBytes({ session.read(into: $0) }) {
+        case .bytes(let n): response += buffer[..<n]
+        case .wantRead: wait(fd, for: Int32(POLLIN))
+        case .wantWrite: wait(fd, for: Int32(POLLOUT))
+        case let other: return XCTFail("read: \(other)")
+        }
+      }
+      XCTAssertGreaterThanOrEqual(response.count, 2 + 12 + 17 + 16)
+      XCTAssertEqual(Array(response[2..<4]), [0x12, 0x34])  // our ID
+      XCTAssertEqual(response[5] & 0x0F, 0)  // RCODE NOERROR
+      XCTAssertEqual(Array(response[8..<10]), [0x00, 0x01])  // ANCOUNT 1
+      XCTAssertEqual(Array(response.suffix(4)), [192, 0, 2, 53])  // the A record's address
+    }
+
     func testMissingCAFileIsASetupError() {
       XCTAssertThrowsError(try TLSClientConfig(caFile: "/nonexistent/ca.pem")) { error in
         guard case .setup(.caFile, _) = error as? TLSError else {
