@@ -18,7 +18,7 @@ let package = Package(
   traits: [
     .trait(
       name: "TLS",
-      description: "DNS over TLS/HTTPS upstreams through the system's mbedTLS (libmbedtls-dev)."),
+      description: "DNS over TLS/HTTPS upstreams through the system's mbedTLS (libmbedtls-dev).")
   ],
   targets: [
     // Linux system headers and tiny static-inline shims (errno, macros).

@@ -94,7 +94,9 @@
           do throws(Errno) {
             let fd = FileDescriptor(rawValue: state.pointee.fd)
             // 0 is end of stream, which mbedTLS turns into CONN_EOF.
-            guard let received = try fd.read(into: UnsafeMutableRawBufferPointer(start: bytes, count: count))
+            guard
+              let received = try fd.read(
+                into: UnsafeMutableRawBufferPointer(start: bytes, count: count))
             else { return MBEDTLS_ERR_SSL_WANT_READ }
             return Int32(received)
           } catch {

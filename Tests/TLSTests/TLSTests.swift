@@ -24,7 +24,8 @@
         .appendingPathComponent("dnsward-tls-\(getpid())")
       try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
       let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-      let ca = "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
+      let ca =
+        "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
       let script = """
         set -e
         cd '\(dir.path)'
@@ -69,7 +70,15 @@
       guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
         throw XCTSkip("openssl is not installed")
       }
-      guard Certificates.directory != nil else { throw XCTSkip("openssl could not make certificates") }
+      guard Certificates.directory != nil else {
+        throw XCTSkip("openssl could not make certificates")
+      }
+    }
+
+    override class func tearDown() {
+      if let directory = Certificates.directory {
+        try? FileManager.default.removeItem(at: directory)
+      }
     }
 
     override func tearDown() {
@@ -104,7 +113,8 @@
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
       process.arguments = [
-        "s_server", "-accept", "127.0.0.1:\(port)", "-cert", Certificates.path("\(certificate).pem"),
+        "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
+        Certificates.path("\(certificate).pem"),
         "-key", Certificates.path("\(certificate).key"), "-rev",
       ]
       process.standardInput = FileHandle.nullDevice
@@ -192,7 +202,9 @@
       var bytes = Array(text.utf8)
       var sent = 0
       while sent < bytes.count {
-        let result = bytes.withUnsafeBytes { session.write(UnsafeRawBufferPointer(rebasing: $0[sent...])) }
+        let result = bytes.withUnsafeBytes {
+          session.write(UnsafeRawBufferPointer(rebasing: $0[sent...]))
+        }
         switch result {
         case .bytes(let n): sent += n
         case .wantWrite: wait(fd, for: Int32(POLLOUT))
