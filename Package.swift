@@ -1,6 +1,8 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // dnsward — a hijack-resistant DNS forwarding proxy for small Linux routers.
 // No package dependencies: everything here builds with the Swift toolchain alone.
+// The one optional system library, mbedTLS (DoT/DoH), comes with the `TLS`
+// trait: `swift build --traits TLS` (needs libmbedtls-dev).
 import PackageDescription
 
 // DNSWire, CompiledConfig, Engine, HTTPDNS, Platform and Transports must also compile
@@ -12,6 +14,11 @@ let package = Package(
   products: [
     .executable(name: "dnsward", targets: ["dnsward"]),
     .executable(name: "dnsward-confgen", targets: ["dnsward-confgen"]),
+  ],
+  traits: [
+    .trait(
+      name: "TLS",
+      description: "DNS over TLS/HTTPS upstreams through the system's mbedTLS (libmbedtls-dev).")
   ],
   targets: [
     // Linux system headers and tiny static-inline shims (errno, macros).
@@ -27,6 +34,17 @@ let package = Package(
     // The HTTPDNS upstream protocol, sans I/O: HTTP/1.1 request, response
     // framing, and the API's JSON or text answer turned into a DNS response.
     .target(name: "HTTPDNS", dependencies: ["DNSWire", "CompiledConfig"]),
+    // The system's mbedTLS; only imported (and so only linked) under the TLS trait.
+    .systemLibrary(name: "CMbedTLS", path: "Sources/CMbedTLS"),
+    // TLSSession over a connected non-blocking socket (mbedTLS, our own BIO).
+    // Without the trait every file is empty (`#if TLS`).
+    .target(
+      name: "TLS",
+      dependencies: [
+        "Platform", "CLinux",
+        .target(name: "CMbedTLS", condition: .when(traits: ["TLS"])),
+      ],
+      exclude: ["README-next.md"]),
     // Client listeners and upstream protocols driven by the epoll loop.
     .target(
       name: "Transports",
@@ -48,6 +66,12 @@ let package = Package(
       dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
     .testTarget(name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig"]),
+    // Real handshakes against `openssl s_server` with certificates made at test
+    // time; empty without the trait: swift test --traits TLS --filter TLSTests
+    .testTarget(
+      name: "TLSTests",
+      dependencies: ["TLS", "Platform", "CLinux"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
     .testTarget(

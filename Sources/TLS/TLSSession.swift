@@ -1,0 +1,224 @@
+#if TLS
+  import CLinux
+  import CMbedTLS
+  import Platform
+
+  /// How far a handshake got; the loop waits for the named readiness and
+  /// calls `handshake()` again.
+  public enum TLSHandshakeResult: Equatable, Sendable {
+    case done
+    case wantRead
+    case wantWrite
+    case failed(TLSError)
+  }
+
+  /// The result of one `read` or `write`.
+  public enum TLSTransferResult: Equatable, Sendable {
+    /// Bytes delivered (read) or taken (write); never 0.
+    case bytes(Int)
+    /// Nothing could move until the socket is readable / writable. A write
+    /// that said so must be repeated with the same bytes (mbedTLS rule).
+    case wantRead
+    case wantWrite
+    /// The peer sent close_notify or closed the TCP connection.
+    case closed
+    case failed(TLSError)
+  }
+
+  /// The state the BIO callbacks see: which socket, and the errno of the
+  /// last failed send/recv so the error can name it. One per session, in a
+  /// fixed heap cell (mbedTLS keeps the pointer).
+  struct BIOState {
+    var fd: Int32 = -1
+    var lastErrno: Int32 = 0
+  }
+
+  /// net_sockets.h's codes (not imported: dnsward does its own sockets);
+  /// mbedtls_strerror knows them.
+  enum BIOCode {
+    static let receiveFailed: Int32 = -0x004C  // MBEDTLS_ERR_NET_RECV_FAILED
+    static let sendFailed: Int32 = -0x004E  // MBEDTLS_ERR_NET_SEND_FAILED
+  }
+
+  /// One TLS client connection over a socket the caller connected
+  /// (non-blocking TCP) and owns. Made at start-up, one per connection slot,
+  /// and reused: `attach` starts a new connection on a new socket, `detach`
+  /// forgets it (the caller closes the socket).
+  ///
+  /// Allocation: `init` runs mbedtls_ssl_setup, which mallocs the record
+  /// buffers (about 2 × 16.6 KiB with the default MBEDTLS_SSL_*_CONTENT_LEN).
+  /// A handshake mallocs its transient state, the peer's certificate chain
+  /// and the session; `attach` mallocs a copy of the server name. Reads and
+  /// writes after the handshake allocate nothing.
+  public final class TLSSession {
+    public let config: TLSClientConfig
+    let context: UnsafeMutablePointer<mbedtls_ssl_context>
+    let bio: UnsafeMutablePointer<BIOState>
+    /// The server name, NUL-terminated (mbedtls_ssl_set_hostname's input).
+    let name: UnsafeMutableBufferPointer<CChar>
+    var pin: SPKIPin? = nil
+    var handshakeDone = false
+
+    /// Longest DNS name in text form (RFC 1035 §2.3.4: 255 octets on the
+    /// wire, so 253 characters without the final dot).
+    public static let maximumNameLength = 253
+
+    public init(config: TLSClientConfig) throws(TLSError) {
+      self.config = config
+      context = .allocate(capacity: 1)
+      bio = .allocate(capacity: 1)
+      bio.initialize(to: BIOState())
+      name = .allocate(capacity: Self.maximumNameLength + 1)
+      name.initialize(repeating: 0)
+      mbedtls_ssl_init(context)
+      let code = mbedtls_ssl_setup(context, config.ssl)
+      guard code == 0 else { throw .setup(.sessionSetup, code: code) }
+      mbedtls_ssl_set_bio(
+        context, UnsafeMutableRawPointer(bio),
+        { state, bytes, count in
+          // Safe: `state` is this session's BIOState cell, alive as long as
+          // the context; `bytes` holds `count` bytes (mbedTLS contract).
+          let state = state!.assumingMemoryBound(to: BIOState.self)
+          do throws(Errno) {
+            let fd = FileDescriptor(rawValue: state.pointee.fd)
+            guard let sent = try Socket.send(fd, UnsafeRawBufferPointer(start: bytes, count: count))
+            else { return MBEDTLS_ERR_SSL_WANT_WRITE }
+            return Int32(sent)
+          } catch {
+            state.pointee.lastErrno = error.rawValue
+            return BIOCode.sendFailed
+          }
+        },
+        { state, bytes, count in
+          let state = state!.assumingMemoryBound(to: BIOState.self)
+          do throws(Errno) {
+            let fd = FileDescriptor(rawValue: state.pointee.fd)
+            // 0 is end of stream, which mbedTLS turns into CONN_EOF.
+            guard
+              let received = try fd.read(
+                into: UnsafeMutableRawBufferPointer(start: bytes, count: count))
+            else { return MBEDTLS_ERR_SSL_WANT_READ }
+            return Int32(received)
+          } catch {
+            state.pointee.lastErrno = error.rawValue
+            return BIOCode.receiveFailed
+          }
+        },
+        nil)
+    }
+
+    deinit {
+      mbedtls_ssl_free(context)
+      context.deallocate()
+      bio.deallocate()
+      name.deallocate()
+    }
+
+    /// Starts a new connection on `fd` (connected, or still connecting: the
+    /// first `handshake()` then reports `.wantWrite`/`.wantRead`). The
+    /// certificate must be valid for `serverName` (SNI and verification,
+    /// RFC 6125) and, with a pin, carry that public key.
+    public func attach(
+      fd: FileDescriptor, serverName: UnsafeRawBufferPointer, pin: SPKIPin?
+    ) throws(TLSError) {
+      guard serverName.count > 0, serverName.count <= Self.maximumNameLength,
+        !serverName.contains(0)
+      else { throw .setup(.serverName, code: 0) }
+      var code = mbedtls_ssl_session_reset(context)
+      guard code == 0 else { throw .setup(.sessionSetup, code: code) }
+      for index in 0..<serverName.count { name[index] = CChar(bitPattern: serverName[index]) }
+      name[serverName.count] = 0
+      code = mbedtls_ssl_set_hostname(context, name.baseAddress)
+      guard code == 0 else { throw .setup(.serverName, code: code) }
+      bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0)
+      self.pin = pin
+      handshakeDone = false
+    }
+
+    /// Forgets the socket; the caller closes it. No close_notify is sent
+    /// (call `close()` first for a polite end).
+    public func detach() {
+      bio.pointee.fd = -1
+      handshakeDone = false
+    }
+
+    public var isEstablished: Bool { handshakeDone }
+
+    /// Drives the handshake as far as the socket allows. After `.done` the
+    /// certificate was verified against the CA chain and the name, and the
+    /// pin (if any) matched.
+    public func handshake() -> TLSHandshakeResult {
+      if handshakeDone { return .done }
+      var code: Int32
+      repeat { code = mbedtls_ssl_handshake(context) } while dnsward_tls_is_retry(code) != 0
+      switch code {
+      case 0:
+        if let pin, peerPin() != pin { return .failed(.pinMismatch) }
+        handshakeDone = true
+        return .done
+      case MBEDTLS_ERR_SSL_WANT_READ: return .wantRead
+      case MBEDTLS_ERR_SSL_WANT_WRITE: return .wantWrite
+      case MBEDTLS_ERR_X509_CERT_VERIFY_FAILED:
+        return .failed(.certificate(flags: mbedtls_ssl_get_verify_result(context)))
+      case MBEDTLS_ERR_SSL_CONN_EOF: return .failed(.peerClosed)
+      default:
+        if code == BIOCode.sendFailed || code == BIOCode.receiveFailed {
+          return .failed(.io(errno: bio.pointee.lastErrno))
+        }
+        return .failed(.handshake(code: code))
+      }
+    }
+
+    /// The pin of the peer's certificate (after a handshake), or nil.
+    public func peerPin() -> SPKIPin? {
+      var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+      let code = withUnsafeMutableBytes(of: &digest) { out in
+        dnsward_tls_peer_spki_sha256(context, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+      }
+      guard code == 0 else { return nil }
+      return withUnsafeBytes(of: &digest) { SPKIPin(digest: $0) }
+    }
+
+    /// Decrypted bytes into `buffer`. Call again while `hasBufferedData`:
+    /// mbedTLS may hold a whole record already read from the socket, which
+    /// epoll will not report.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSTransferResult {
+      guard let base = buffer.baseAddress, buffer.count > 0 else { return .bytes(0) }
+      var code: Int32
+      repeat {
+        code = mbedtls_ssl_read(context, base.assumingMemoryBound(to: UInt8.self), buffer.count)
+      } while dnsward_tls_is_retry(code) != 0
+      return transferResult(code)
+    }
+
+    /// Encrypts and sends up to `bytes.count` bytes (at most one record).
+    public func write(_ bytes: UnsafeRawBufferPointer) -> TLSTransferResult {
+      guard let base = bytes.baseAddress, bytes.count > 0 else { return .bytes(0) }
+      let code = mbedtls_ssl_write(context, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+      return transferResult(code)
+    }
+
+    /// Whether mbedTLS holds received data the socket no longer shows.
+    public var hasBufferedData: Bool {
+      mbedtls_ssl_get_bytes_avail(context) > 0 || mbedtls_ssl_check_pending(context) != 0
+    }
+
+    /// Sends close_notify (best effort; `.wantWrite` means call again).
+    public func close() -> TLSTransferResult {
+      transferResult(mbedtls_ssl_close_notify(context))
+    }
+
+    func transferResult(_ code: Int32) -> TLSTransferResult {
+      if code > 0 { return .bytes(Int(code)) }
+      switch code {
+      case 0: return .closed
+      case MBEDTLS_ERR_SSL_WANT_READ: return .wantRead
+      case MBEDTLS_ERR_SSL_WANT_WRITE: return .wantWrite
+      case MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY, MBEDTLS_ERR_SSL_CONN_EOF: return .closed
+      case BIOCode.sendFailed, BIOCode.receiveFailed:
+        return .failed(.io(errno: bio.pointee.lastErrno))
+      default: return .failed(.record(code: code))
+      }
+    }
+  }
+#endif

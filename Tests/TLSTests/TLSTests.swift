@@ -1,0 +1,412 @@
+// Real TLS handshakes over loopback with certificates made at test time.
+// Only with the trait: swift test --traits TLS --filter TLSTests
+#if TLS
+  import CLinux
+  import Foundation
+  import Platform
+  import TLS
+  import XCTest
+
+  #if canImport(Glibc)
+    import Glibc
+  #endif
+
+  /// A CA, and server certificates from it: for dns.test (good), for
+  /// dns.test but expired, for other.test; and one for dns.test from an
+  /// unrelated CA. openssl makes them once per run in a temporary directory.
+  enum Certificates {
+    static let directory: URL? = make()
+
+    static func path(_ name: String) -> String { directory!.appendingPathComponent(name).path }
+
+    static func make() -> URL? {
+      let dir = FileManager.default.temporaryDirectory
+        .appendingPathComponent("dnsward-tls-\(getpid())")
+      try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+      let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+      let ca =
+        "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
+      let script = """
+        set -e
+        cd '\(dir.path)'
+        openssl req -x509 \(ec) -keyout ca.key -out ca.pem -days 30 -subj '/CN=dnsward test CA' \(ca)
+        openssl req -x509 \(ec) -keyout rogue-ca.key -out rogue-ca.pem -days 30 -subj '/CN=rogue CA' \(ca)
+        leaf() { # name cn days ca
+          openssl req \(ec) -keyout $1.key -out $1.csr -subj "/CN=$2"
+          printf 'subjectAltName=DNS:%s\\n' "$2" > $1.ext
+          openssl x509 -req -in $1.csr -CA $4.pem -CAkey $4.key -CAcreateserial -days $3 \\
+            -extfile $1.ext -out $1.pem
+        }
+        leaf good dns.test 30 ca
+        leaf expired dns.test -1 ca
+        leaf other other.test 30 ca
+        leaf rogue dns.test 30 rogue-ca
+        # The RFC 7469 pin of good.pem, computed by openssl independently.
+        openssl x509 -in good.pem -pubkey -noout | openssl pkey -pubin -outform der \\
+          | openssl dgst -sha256 -binary | base64 > good.pin
+        """
+      guard run("/bin/sh", ["-c", script]) == 0 else { return nil }
+      return dir
+    }
+
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: tool)
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      guard (try? process.run()) != nil else { return -1 }
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+  }
+
+  final class TLSTests: XCTestCase {
+    var servers: [Process] = []
+    static var config: TLSClientConfig?
+
+    override func setUpWithError() throws {
+      guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+        throw XCTSkip("openssl is not installed")
+      }
+      guard Certificates.directory != nil else {
+        throw XCTSkip("openssl could not make certificates")
+      }
+    }
+
+    override class func tearDown() {
+      if let directory = Certificates.directory {
+        try? FileManager.default.removeItem(at: directory)
+      }
+    }
+
+    override func tearDown() {
+      for server in servers where server.isRunning {
+        server.terminate()
+        server.waitUntilExit()
+      }
+      servers = []
+    }
+
+    /// One config for all tests, trusting only the test CA — as dnsward
+    /// shares one config between all its connections.
+    func sharedConfig() throws -> TLSClientConfig {
+      if let config = Self.config { return config }
+      let config = try TLSClientConfig(caFile: Certificates.path("ca.pem"))
+      Self.config = config
+      return config
+    }
+
+    func freePort() throws -> UInt16 {
+      let loopback = SocketAddress(ipv4: 0x7F00_0001, port: 0)
+      let fd = try Socket.tcp(for: loopback)
+      defer { fd.close() }
+      try Socket.bind(fd, to: loopback)
+      return try XCTUnwrap(Socket.localAddress(fd)).port
+    }
+
+    /// `openssl s_server` on 127.0.0.1 with `certificate`, answering each
+    /// line with the line reversed (-rev); waits until it accepts.
+    func startServer(_ certificate: String) throws -> UInt16 {
+      let port = try freePort()
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      process.arguments = [
+        "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
+        Certificates.path("\(certificate).pem"),
+        "-key", Certificates.path("\(certificate).key"), "-rev",
+      ]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      servers.append(process)
+      try waitListening(port)
+      return port
+    }
+
+    /// Polls with plain TCP connects (each is a handshake the server sees fail).
+    func waitListening(_ port: UInt16) throws {
+      for _ in 0..<100 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let result = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+          }
+        }
+        Glibc.close(fd)
+        if result == 0 { return }
+        usleep(50_000)
+      }
+      XCTFail("server on port \(port) did not start")
+    }
+
+    /// A non-blocking TCP socket connecting to 127.0.0.1:port (in progress).
+    func connectSocket(_ port: UInt16) throws -> FileDescriptor {
+      let address = SocketAddress(ipv4: 0x7F00_0001, port: port)
+      let fd = try Socket.tcp(for: address)
+      _ = try Socket.connect(fd, to: address)
+      return fd
+    }
+
+    func wait(_ fd: FileDescriptor, for events: Int32) {
+      var entry = pollfd(fd: fd.rawValue, events: Int16(events), revents: 0)
+      _ = Glibc.poll(&entry, 1, 2000)
+    }
+
+    /// Runs the handshake as the epoll loop will: call, wait for what it
+    /// asks, call again.
+    func handshake(_ session: TLSSession, _ fd: FileDescriptor) -> TLSHandshakeResult {
+      for _ in 0..<200 {
+        let result = session.handshake()
+        switch result {
+        case .wantRead: wait(fd, for: Int32(POLLIN))
+        case .wantWrite: wait(fd, for: Int32(POLLOUT))
+        default: return result
+        }
+      }
+      return .failed(.handshake(code: 0))
+    }
+
+    /// Connects a session to a server with `certificate` and shakes hands.
+    func connect(
+      to certificate: String, name: String = "dns.test", pin: SPKIPin? = nil,
+      session: TLSSession? = nil
+    ) throws -> (TLSSession, FileDescriptor, TLSHandshakeResult) {
+      let port = try startServer(certificate)
+      let session = try session ?? TLSSession(config: sharedConfig())
+      let fd = try connectSocket(port)
+      var name = name
+      try name.withUTF8 { bytes in
+        try session.attach(fd: fd, serverName: UnsafeRawBufferPointer(bytes), pin: pin)
+      }
+      return (session, fd, handshake(session, fd))
+    }
+
+    func pin(_ base64: String) -> SPKIPin? {
+      var text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+      return text.withUTF8 { SPKIPin(base64: UnsafeRawBufferPointer($0)) }
+    }
+
+    func goodPin() throws -> SPKIPin {
+      try XCTUnwrap(pin(String(contentsOfFile: Certificates.path("good.pin"), encoding: .utf8)))
+    }
+
+    /// Writes `text` and reads until a newline (s_server -rev answers per line).
+    func exchange(_ session: TLSSession, _ fd: FileDescriptor, _ text: String) -> String? {
+      var bytes = Array(text.utf8)
+      var sent = 0
+      while sent < bytes.count {
+        let result = bytes.withUnsafeBytes {
+          session.write(UnsafeRawBufferPointer(rebasing: $0[sent...]))
+        }
+        switch result {
+        case .bytes(let n): sent += n
+        case .wantWrite: wait(fd, for: Int32(POLLOUT))
+        case .wantRead: wait(fd, for: Int32(POLLIN))
+        default: return nil
+        }
+      }
+      bytes = []
+      var buffer = [UInt8](repeating: 0, count: 512)
+      for _ in 0..<200 where !bytes.contains(0x0A) {
+        let result = buffer.withUnsafeMutableBytes { session.read(into: $0) }
+        switch result {
+        case .bytes(let n): bytes += buffer[..<n]
+        case .wantRead: wait(fd, for: Int32(POLLIN))
+        case .wantWrite: wait(fd, for: Int32(POLLOUT))
+        default: return nil
+        }
+      }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: - Tests
+
+    func testGoodCertificateHandshakesAndExchangesData() throws {
+      let (session, fd, result) = try connect(to: "good")
+      defer { fd.close() }
+      XCTAssertEqual(result, .done)
+      XCTAssertTrue(session.isEstablished)
+      XCTAssertEqual(exchange(session, fd, "hello dnsward\n"), "drawsnd olleh\n")
+      XCTAssertEqual(exchange(session, fd, "second line\n"), "enil dnoces\n")
+      _ = session.close()
+      session.detach()
+    }
+
+    func testPeerPinIsTheSPKIHashOpenSSLComputes() throws {
+      let (session, fd, result) = try connect(to: "good")
+      defer { fd.close() }
+      XCTAssertEqual(result, .done)
+      XCTAssertEqual(session.peerPin(), try goodPin())
+    }
+
+    func testRightPinAccepted() throws {
+      let (_, fd, result) = try connect(to: "good", pin: try goodPin())
+      defer { fd.close() }
+      XCTAssertEqual(result, .done)
+    }
+
+    func testWrongPinRefused() throws {
+      let wrong = try XCTUnwrap(pin("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="))
+      let (session, fd, result) = try connect(to: "good", pin: wrong)
+      defer { fd.close() }
+      XCTAssertEqual(result, .failed(.pinMismatch))
+      XCTAssertFalse(session.isEstablished)
+    }
+
+    func testWrongNameRefused() throws {
+      let (_, fd, result) = try connect(to: "other")
+      defer { fd.close() }
+      guard case .failed(.nameMismatch(let flags)) = result else {
+        return XCTFail("expected nameMismatch, got \(result)")
+      }
+      XCTAssertEqual(flags, 0x04)  // MBEDTLS_X509_BADCERT_CN_MISMATCH only
+    }
+
+    func testRightCertificateAskedForAnotherNameRefused() throws {
+      let (_, fd, result) = try connect(to: "good", name: "cloudflare-dns.com")
+      defer { fd.close() }
+      guard case .failed(.nameMismatch) = result else {
+        return XCTFail("expected nameMismatch, got \(result)")
+      }
+    }
+
+    func testExpiredRefused() throws {
+      let (_, fd, result) = try connect(to: "expired")
+      defer { fd.close() }
+      guard case .failed(.expiredCertificate(let flags)) = result else {
+        return XCTFail("expected expiredCertificate, got \(result)")
+      }
+      XCTAssertEqual(flags, 0x01)  // MBEDTLS_X509_BADCERT_EXPIRED only
+    }
+
+    func testCertificateFromAnotherCARefused() throws {
+      let (_, fd, result) = try connect(to: "rogue")
+      defer { fd.close() }
+      guard case .failed(.untrustedCertificate) = result else {
+        return XCTFail("expected untrustedCertificate, got \(result)")
+      }
+    }
+
+    /// A session slot is reused across connections: refused, then good.
+    func testSessionIsReusableAfterARefusal() throws {
+      let session = try TLSSession(config: sharedConfig())
+      let (_, fd1, first) = try connect(to: "other", session: session)
+      fd1.close()
+      session.detach()
+      guard case .failed(.nameMismatch) = first else { return XCTFail("got \(first)") }
+      let (_, fd2, second) = try connect(to: "good", session: session)
+      defer { fd2.close() }
+      XCTAssertEqual(second, .done)
+      XCTAssertEqual(exchange(session, fd2, "again\n"), "niaga\n")
+    }
+
+    func testNothingListeningIsAnIOError() throws {
+      let port = try freePort()
+      let session = try TLSSession(config: sharedConfig())
+      let fd = try connectSocket(port)
+      defer { fd.close() }
+      try Array("dns.test".utf8).withUnsafeBytes {
+        try session.attach(fd: fd, serverName: $0, pin: nil)
+      }
+      XCTAssertEqual(handshake(session, fd), .failed(.io(errno: ECONNREFUSED)))
+    }
+
+    /// DNS over TLS (RFC 7858) against dnsdist 1.7 with the good
+    /// certificate, answering every A question with 192.0.2.53.
+    func testDNSOverTLSExchangeWithDnsdist() throws {
+      guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dnsdist") else {
+        throw XCTSkip("dnsdist is not installed")
+      }
+      let (udpPort, tlsPort) = (try freePort(), try freePort())
+      let conf = Certificates.path("dnsdist-\(tlsPort).conf")
+      try """
+      setLocal("127.0.0.1:\(udpPort)")
+      addTLSLocal("127.0.0.1:\(tlsPort)", "\(Certificates.path("good.pem"))", "\(Certificates.path("good.key"))")
+      addAction(AllRule(), SpoofAction("192.0.2.53"))
+      """.write(toFile: conf, atomically: true, encoding: .utf8)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/dnsdist")
+      process.arguments = ["--supervised", "--disable-syslog", "-C", conf]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      servers.append(process)
+      try waitListening(tlsPort)
+
+      let session = try TLSSession(config: sharedConfig())
+      let fd = try connectSocket(tlsPort)
+      defer { fd.close() }
+      try Array("dns.test".utf8).withUnsafeBytes {
+        try session.attach(fd: fd, serverName: $0, pin: try goodPin())
+      }
+      XCTAssertEqual(handshake(session, fd), .done)
+
+      let query: [UInt8] = [
+        0x00, 0x1D,  // RFC 7858 §3.3: two-byte length prefix (29)
+        0x12, 0x34,  // ID
+        0x01, 0x00,  // RD
+        0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // QD 1, AN 0, NS 0, AR 0
+        0x07, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65,  // "example"
+        0x03, 0x63, 0x6F, 0x6D, 0x00,  // "com", root
+        0x00, 0x01, 0x00, 0x01,  // A, IN
+      ]
+      var result = query.withUnsafeBytes { session.write($0) }
+      while result == .wantWrite {
+        wait(fd, for: Int32(POLLOUT))
+        result = query.withUnsafeBytes { session.write($0) }
+      }
+      XCTAssertEqual(result, .bytes(query.count))
+
+      var response: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 512)
+      for _ in 0..<200 {
+        if response.count >= 2, response.count >= 2 + (Int(response[0]) << 8 | Int(response[1])) {
+          break
+        }
+        switch buffer.withUnsafeMutableBytes({ session.read(into: $0) }) {
+        case .bytes(let n): response += buffer[..<n]
+        case .wantRead: wait(fd, for: Int32(POLLIN))
+        case .wantWrite: wait(fd, for: Int32(POLLOUT))
+        case let other: return XCTFail("read: \(other)")
+        }
+      }
+      XCTAssertGreaterThanOrEqual(response.count, 2 + 12 + 17 + 16)
+      XCTAssertEqual(Array(response[2..<4]), [0x12, 0x34])  // our ID
+      XCTAssertEqual(response[5] & 0x0F, 0)  // RCODE NOERROR
+      XCTAssertEqual(Array(response[8..<10]), [0x00, 0x01])  // ANCOUNT 1
+      XCTAssertEqual(Array(response.suffix(4)), [192, 0, 2, 53])  // the A record's address
+    }
+
+    func testMissingCAFileIsASetupError() {
+      XCTAssertThrowsError(try TLSClientConfig(caFile: "/nonexistent/ca.pem")) { error in
+        guard case .setup(.caFile, _) = error as? TLSError else {
+          return XCTFail("expected setup(.caFile), got \(error)")
+        }
+      }
+    }
+
+    func testSystemBundleLoads() throws {
+      guard FileManager.default.fileExists(atPath: "/etc/ssl/certs/ca-certificates.crt") else {
+        throw XCTSkip("no system CA bundle")
+      }
+      _ = try TLSClientConfig()
+    }
+
+    func testBase64Pins() {
+      XCTAssertNotNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="))  // SHA-256("")
+      XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuF"))  // not a multiple of 4
+      XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"))  // 43 characters
+      XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hS=FU="))  // padding inside
+      XCTAssertNil(pin("AAAA"))  // 3 bytes
+      XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU!"))
+    }
+  }
+#endif
