@@ -5,6 +5,22 @@ public enum UpstreamTransport: UInt8, Equatable, Sendable {
   /// An HTTP/1.1 DNS API reached by IP (`upstream httpdns`): no DNS is
   /// needed to find it, and port-53 interception does not touch it.
   case httpdns = 2
+  /// DNS over TLS (RFC 7858): one persistent connection, pipelined queries
+  /// with the 2-byte length of RFC 1035 §4.2.2, like `tcp`.
+  case tls = 3
+  /// DNS over HTTPS (RFC 8484) over HTTP/1.1 keep-alive, reached by IP:
+  /// the `httpdns` connection pool over TLS.
+  case https = 4
+
+  /// TCP and DoT: queries pipelined on one connection per upstream and
+  /// replies matched by ID (RFC 7766 §7), so IDs must be unique per
+  /// connection and a lost connection fails every query on it.
+  public var isPipelinedStream: Bool { self == .tcp || self == .tls }
+  /// HTTPDNS and DoH: one request per pooled HTTP/1.1 connection, the reply
+  /// tied to its transaction by the connection.
+  public var isHTTP: Bool { self == .httpdns || self == .https }
+  /// DoT and DoH: the connection is TLS, checked against `tlsName`/`pin`.
+  public var usesTLS: Bool { self == .tls || self == .https }
 }
 
 /// Which HTTPDNS API an `upstream httpdns` speaks.
@@ -18,6 +34,9 @@ public enum HTTPDNSFormat: UInt8, Equatable, Sendable {
   /// `GET /resolve?name=NAME&type=TYPE`; JSON `Status` and `Answer`
   /// records: every type.
   case json = 2
+  /// RFC 8484: `POST` of the DNS message as `application/dns-message`, the
+  /// response body a DNS message. Every type. The default for `https`.
+  case dnsMessage = 3
 }
 
 public struct UpstreamServer: Equatable, Sendable {
@@ -33,10 +52,22 @@ public struct UpstreamServer: Equatable, Sendable {
   public var httpdnsFormat: HTTPDNSFormat
   public var account: [UInt8]
   public var secret: [UInt8]
+  /// `name=`, `tls` and `https`: the server's name, sent as SNI and checked
+  /// against its certificate (RFC 6125); for `https` also the Host header.
+  /// The upstream is still reached by its IP address: no DNS to find it.
+  public var tlsName: [UInt8]
+  /// `pin=sha256/BASE64`: the SHA-256 of the certificate's
+  /// SubjectPublicKeyInfo (RFC 7469 §2.4), 32 bytes; empty for no pin.
+  public var pin: [UInt8]
+  /// `path=`, `https` and `httpdns` with `format=dns-message` or `json`: the
+  /// request path; empty for the format's usual one (`/dns-query`,
+  /// `/resolve`).
+  public var path: [UInt8]
 
   public init(
     transport: UpstreamTransport, endpoint: Endpoint, trusted: Bool = false,
-    httpdnsFormat: HTTPDNSFormat = .json, account: [UInt8] = [], secret: [UInt8] = []
+    httpdnsFormat: HTTPDNSFormat = .json, account: [UInt8] = [], secret: [UInt8] = [],
+    tlsName: [UInt8] = [], pin: [UInt8] = [], path: [UInt8] = []
   ) {
     self.transport = transport
     self.endpoint = endpoint
@@ -44,12 +75,17 @@ public struct UpstreamServer: Equatable, Sendable {
     self.httpdnsFormat = httpdnsFormat
     self.account = account
     self.secret = secret
+    self.tlsName = tlsName
+    self.pin = pin
+    self.path = path
   }
 
   /// Whether it can answer every question type; the `alibaba` and `dnspod`
   /// HTTPDNS APIs know only A and AAAA, and other types go to the next
   /// upstream that can answer them.
-  public var answersEveryType: Bool { transport != .httpdns || httpdnsFormat == .json }
+  public var answersEveryType: Bool {
+    !transport.isHTTP || httpdnsFormat == .json || httpdnsFormat == .dnsMessage
+  }
 }
 
 public enum LogLevel: UInt8, Comparable, Sendable {
@@ -229,6 +265,11 @@ public struct Settings {
   /// §4.2 minimal answer (one synthesized HINFO record) instead of being
   /// forwarded, so the proxy is no amplifier. Over TCP it is forwarded.
   public var refuseAny: Bool = true
+  /// `ca-file PATH`: the PEM certificates that `tls` and `https` upstreams'
+  /// chains must lead to; empty for the system bundle
+  /// (`/etc/ssl/certs/ca-certificates.crt`, about 460 KB of heap once
+  /// loaded: a file with only the upstreams' CAs is kinder to a router).
+  public var caFile: [UInt8] = []
 
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()

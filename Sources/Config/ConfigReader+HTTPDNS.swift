@@ -133,12 +133,21 @@ extension UpstreamTransport {
     case .udp: return "udp"
     case .tcp: return "tcp"
     case .httpdns: return "httpdns"
+    case .tls: return "tls"
+    case .https: return "https"
     }
   }
 
-  /// The port when the config gives none: HTTP's (RFC 9110 §4.2.1) for
-  /// httpdns, DNS's for the others.
-  var defaultPort: UInt16 { self == .httpdns ? 80 : 53 }
+  /// The port when the config gives none: HTTP's and HTTPS's (RFC 9110
+  /// §4.2.1, §4.2.2), DoT's (RFC 7858 §3.1), DNS's for the others.
+  var defaultPort: UInt16 {
+    switch self {
+    case .udp, .tcp: return 53
+    case .httpdns: return 80
+    case .tls: return 853
+    case .https: return 443
+    }
+  }
 }
 
 extension HTTPDNSFormat {
@@ -148,6 +157,7 @@ extension HTTPDNSFormat {
     case .alibaba: return "alibaba"
     case .dnspod: return "dnspod"
     case .json: return "json"
+    case .dnsMessage: return "dns-message"
     }
   }
 }

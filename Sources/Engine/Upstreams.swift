@@ -94,7 +94,7 @@ extension Engine {
   ) -> UInt16 {
     while true {
       let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
-      guard transport == .tcp, tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
+      guard transport.isPipelinedStream, tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
       else { return id }
     }
   }
@@ -105,7 +105,7 @@ extension Engine {
     while let slot = cursor {
       cursor = activeSlot(after: slot)
       let candidate = transactions[slot]
-      if slot != except, candidate.transport == .tcp, Int(candidate.upstream) == upstream,
+      if slot != except, candidate.transport.isPipelinedStream, Int(candidate.upstream) == upstream,
         candidate.sentID == id
       {
         return slot
@@ -247,7 +247,8 @@ extension Engine {
     while let slot = cursor {
       cursor = slot == last ? nil : activeSlot(after: slot)
       let transaction = transactions[slot]
-      guard transaction.transport == .tcp, Int(transaction.upstream) == upstream else { continue }
+      guard transaction.transport.isPipelinedStream, Int(transaction.upstream) == upstream
+      else { continue }
       failed = true
       failOver(slot: slot, now: now, environment: &environment)
     }

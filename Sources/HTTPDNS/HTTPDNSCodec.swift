@@ -68,6 +68,7 @@ public enum HTTPDNSCodec {
       case .alibaba: try answer.alibaba(response.body)
       case .dnspod: try answer.dnspod(response.body)
       case .json: rcode = try answer.json(response.body)
+      case .dnsMessage: throw .unsupportedQuestion  // TODO(issue 7): RFC 8484 codec
       }
       return try answer.finish(rcode: rcode)
     }

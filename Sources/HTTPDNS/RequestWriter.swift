@@ -77,6 +77,7 @@ extension HTTPDNSCodec {
         try text.append("&type=")
         try text.appendDecimal(UInt64(type.rawValue))
         try text.append(" HTTP/1.1\r\nAccept: application/json\r\nHost: ")
+      case .dnsMessage: throw .unsupportedQuestion  // TODO(issue 7): RFC 8484 codec
       }
       try text.append(host)
       try text.append("\r\n\r\n")

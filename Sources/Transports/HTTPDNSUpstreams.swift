@@ -72,7 +72,7 @@ final class HTTPDNSUpstreamPool {
     var hosts: [UnsafeRawBufferPointer] = []
     var total = 0
     for server in upstreams {
-      if server.transport == .httpdns {
+      if server.transport.isHTTP {
         first.append(total)
         total += Self.connectionsPerUpstream
       } else {

@@ -22,10 +22,10 @@ struct LoopEnvironment: EngineEnvironment {
     framed: UnsafeMutableRawBufferPointer, upstream: Int, transport: UpstreamTransport,
     transaction: TransactionHandle
   ) -> Bool {
-    if transport == .tcp {
+    if transport.isPipelinedStream {
       return server.tcpUpstreams.send(framed: framed, upstream: upstream, server: server)
     }
-    if transport == .httpdns {
+    if transport.isHTTP {
       return server.httpdnsUpstreams.send(
         framed: framed, upstream: upstream, transaction: transaction, server: server)
     }
@@ -34,7 +34,7 @@ struct LoopEnvironment: EngineEnvironment {
   }
 
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
-    if transport == .httpdns { server.httpdnsUpstreams.release(transaction: transaction) }
+    if transport.isHTTP { server.httpdnsUpstreams.release(transaction: transaction) }
     guard transport == .udp else { return }
     server.endUDPAttempt(slot: Int(transaction.slot), generation: transaction.generation)
   }

@@ -122,6 +122,8 @@ func logStart(server: Server, upstreams: [UpstreamServer], log: LogLine) {
     case .udp: transport = " udp:"
     case .tcp: transport = " tcp:"
     case .httpdns: transport = " httpdns:"
+    case .tls: transport = " tls:"
+    case .https: transport = " https:"
     }
     log.append(transport).append(
       address: SocketAddress(
