@@ -94,7 +94,8 @@ extension Engine {
   ) -> UInt16 {
     while true {
       let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
-      guard transport.isPipelinedStream, tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
+      guard transport.isPipelinedStream,
+        tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
       else { return id }
     }
   }
