@@ -48,7 +48,10 @@ let package = Package(
     // Client listeners and upstream protocols driven by the epoll loop.
     .target(
       name: "Transports",
-      dependencies: ["Platform", "Engine", "DNSWire", "CompiledConfig", "HTTPDNS"]),
+      dependencies: [
+        "Platform", "Engine", "DNSWire", "CompiledConfig", "HTTPDNS",
+        .target(name: "TLS", condition: .when(traits: ["TLS"])),
+      ]),
     // dnsward.conf parser, validator and Swift generator (host only: uses String).
     .target(name: "Config", dependencies: ["DNSWire", "CompiledConfig"]),
     // The build-time compiler: dnsward.conf -> Swift source with static tables.

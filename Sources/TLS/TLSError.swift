@@ -63,6 +63,14 @@
       }
     }
 
+    /// The negative mbedTLS error code the case carries, 0 for the others.
+    public var code: Int32 {
+      switch self {
+      case .setup(_, let code), .handshake(let code), .record(let code): return code
+      default: return 0
+      }
+    }
+
     /// The verify flags classified, most fundamental first: a forged
     /// certificate is usually untrusted *and* for another name, and
     /// "untrusted" is what the operator must hear.

@@ -13,10 +13,13 @@ import Platform
 /// DNS response with the query's ID and question, which the engine then
 /// checks like any other (transaction handle, source, ID, question).
 ///
+/// An `https` upstream (DoH, RFC 8484) is the same pool over TLS, with the
+/// `dns-message` format: each connection has its own TLS session.
+///
 /// Memory: the connections and their buffers are allocated at start-up,
-/// for the httpdns upstreams only; a request allocates nothing.
+/// for the httpdns and https upstreams only; a request allocates nothing.
 final class HTTPDNSUpstreamPool {
-  enum State: UInt8 { case closed, connecting, idle, busy }
+  enum State: UInt8 { case closed, connecting, handshaking, idle, busy }
 
   struct Connection {
     var fd = FileDescriptor.invalid
@@ -42,7 +45,9 @@ final class HTTPDNSUpstreamPool {
   }
 
   static let connectionsPerUpstream = 4
-  static let queryCapacity = 2 + 512
+  /// A query as the engine writes it (at most 512 octets), padded to a
+  /// multiple of 128 octets for DoH (RFC 8467 §4.1).
+  static let queryCapacity = 640
   static let requestCapacity = 1024
   /// One whole HTTP response: the APIs answer in a few hundred bytes; a
   /// JSON answer with many records fits in 16 KB.
@@ -66,8 +71,10 @@ final class HTTPDNSUpstreamPool {
   /// Responses that were not a usable answer (HTTP status, malformed HTTP
   /// or body): each fails its attempt over to the next upstream.
   var errors: UInt64 = 0
+  /// TLS sessions of the `https` upstreams' connections.
+  let channels: SecureChannels
 
-  init(upstreams: [UpstreamServer]) {
+  init(upstreams: [UpstreamServer], setup: TLSSetup) throws(TLSSetup.Failure) {
     var first: [Int] = []
     var hosts: [UnsafeRawBufferPointer] = []
     var total = 0
@@ -78,7 +85,10 @@ final class HTTPDNSUpstreamPool {
       } else {
         first.append(-1)
       }
-      let text = Self.hostHeader(server.endpoint)
+      let text =
+        server.transport == .https
+        ? Self.hostHeader(name: server.tlsName, port: server.endpoint.port)
+        : Self.hostHeader(server.endpoint)
       let host = UnsafeMutableRawBufferPointer.allocate(byteCount: text.count, alignment: 1)
       host.copyBytes(from: text)
       hosts.append(UnsafeRawBufferPointer(host))
@@ -88,11 +98,15 @@ final class HTTPDNSUpstreamPool {
     count = total
     connections = .allocate(capacity: max(total, 1))
     connections.initialize(repeating: Connection(), count: max(total, 1))
+    var slotUpstreams = [Int](repeating: -1, count: total)
     for index in 0..<upstreams.count where first[index] >= 0 {
       for offset in 0..<Self.connectionsPerUpstream {
         connections[first[index] + offset].upstream = index
+        slotUpstreams[first[index] + offset] = index
       }
     }
+    channels = try SecureChannels(
+      slotUpstreams: slotUpstreams, upstreams: upstreams, secure: .https, setup: setup)
     queries = .allocate(byteCount: max(total, 1) * Self.queryCapacity, alignment: 8)
     requests = .allocate(byteCount: max(total, 1) * Self.requestCapacity, alignment: 8)
     responses = .allocate(byteCount: max(total, 1) * Self.responseCapacity, alignment: 8)
@@ -134,6 +148,22 @@ final class HTTPDNSUpstreamPool {
     if endpoint.port != 80 {
       text.append(UInt8(ascii: ":"))
       decimal(UInt64(endpoint.port))
+    }
+    return text
+  }
+
+  /// `dns.example`, with `:port` unless it is 443 (RFC 9110 §7.2).
+  static func hostHeader(name: [UInt8], port: UInt16) -> [UInt8] {
+    var text = name
+    if port != 443 {
+      text.append(UInt8(ascii: ":"))
+      var digits: [UInt8] = []
+      var value = port
+      repeat {
+        digits.append(UInt8(ascii: "0") + UInt8(value % 10))
+        value /= 10
+      } while value > 0
+      text.append(contentsOf: digits.reversed())
     }
     return text
   }
@@ -194,7 +224,10 @@ final class HTTPDNSUpstreamPool {
       }
     }
     if connections[chosen].state == .closed {
-      guard open(chosen, server: server) else { return false }
+      let now = MonotonicClock.nowMilliseconds()
+      guard channels.mayConnect(upstream: upstream, now: now),
+        open(chosen, server: server, now: now)
+      else { return false }
     }
     // A failure now is reported by returning false: the engine moves on at
     // once, and processBroken must not report it a second time (the slot's
@@ -207,7 +240,7 @@ final class HTTPDNSUpstreamPool {
   }
 
   /// Opens a fresh connection for connection `index`'s request.
-  private func open(_ index: Int, server: Server) -> Bool {
+  private func open(_ index: Int, server: Server, now: UInt64) -> Bool {
     let address = server.upstreamAddresses[connections[index].upstream]
     guard let fd = try? Socket.tcp(for: address) else { return false }
     let generation = connections[index].generation &+ 1
@@ -219,38 +252,74 @@ final class HTTPDNSUpstreamPool {
         token: Token.make(.upstreamHTTP, slot: index, generation: generation))
     } catch {
       logConnectFailure(index, errno: error, server: server)
+      channels.connectFailed(slot: index, now: now)
+      fd.close()
+      return false
+    }
+    guard channels.start(slot: index, fd: fd) else {
       fd.close()
       return false
     }
     Socket.setNoDelay(fd)
     connections[index].fd = fd
     connections[index].generation = generation
-    connections[index].state = connected ? .busy : .connecting
     connections[index].reused = false
-    if connected { flush(index, server: server) }
+    connections[index].state = .connecting
+    if connected { established(index, server: server, now: now) }
     return true
   }
 
-  private func flush(_ index: Int, server: Server) {
-    let pending = connections[index].requestLength - connections[index].written
-    guard pending > 0 else { return }
-    let request = buffer(requests, Self.requestCapacity, index)
-    let start = connections[index].written
-    let sent: Int
-    do {
-      sent =
-        try Socket.send(
-          connections[index].fd,
-          UnsafeRawBufferPointer(rebasing: request[start..<connections[index].requestLength]))
-        ?? 0
-    } catch {
+  /// The TCP connection is up: on to the TLS handshake, or straight to the
+  /// request.
+  private func established(_ index: Int, server: Server, now: UInt64) {
+    if channels.isSecure(index) {
+      connections[index].state = .handshaking
+      handshake(index, server: server, now: now)
+    } else {
+      connections[index].state = .busy
+      flush(index, server: server)
+    }
+  }
+
+  /// Advances a DoH connection's handshake; once established the request
+  /// goes out. The socket waits only for what the handshake needs.
+  private func handshake(_ index: Int, server: Server, now: UInt64) {
+    let events: UInt32
+    switch channels.handshake(slot: index, server: server, now: now) {
+    case .established:
+      connections[index].state = .busy
+      flush(index, server: server)
+      return
+    case .waitReadable: events = Epoll.readable
+    case .waitWritable: events = Epoll.readable | Epoll.writable
+    case .refused:
       connections[index].failed = true
       return
     }
-    connections[index].written += sent
-    let events =
-      connections[index].written < connections[index].requestLength
-      ? Epoll.readable | Epoll.writable : Epoll.readable
+    try? server.epoll.modify(
+      connections[index].fd, events: events,
+      token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
+  }
+
+  private func flush(_ index: Int, server: Server) {
+    let request = buffer(requests, Self.requestCapacity, index)
+    var waitWritable = false
+    while connections[index].written < connections[index].requestLength {
+      let start = connections[index].written
+      let step = channels.send(
+        slot: index, fd: connections[index].fd,
+        UnsafeRawBufferPointer(rebasing: request[start..<connections[index].requestLength]))
+      guard case .moved(let sent) = step else {
+        if step == .failed || step == .ended {
+          connections[index].failed = true
+          return
+        }
+        waitWritable = step == .waitWritable
+        break
+      }
+      connections[index].written += sent
+    }
+    let events = waitWritable ? Epoll.readable | Epoll.writable : Epoll.readable
     try? server.epoll.modify(
       connections[index].fd, events: events,
       token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
@@ -261,18 +330,23 @@ final class HTTPDNSUpstreamPool {
       connections[index].generation == generation
     else { return }
     connections[index].lastActivity = now
-    if event & Epoll.writable != 0 {
-      if connections[index].state == .connecting {
-        if let error = Socket.pendingError(connections[index].fd) {
-          logConnectFailure(index, errno: error, server: server)
-          connections[index].failed = true
-          return
-        }
-        connections[index].state = .busy
+    if connections[index].state == .connecting {
+      guard event & (Epoll.writable | Epoll.hangup) != 0 else { return }
+      if let error = Socket.pendingError(connections[index].fd) {
+        logConnectFailure(index, errno: error, server: server)
+        channels.connectFailed(slot: index, now: now)
+        connections[index].failed = true
+        return
       }
+      established(index, server: server, now: now)
+      if connections[index].state != .busy { return }
+    } else if connections[index].state == .handshaking {
+      handshake(index, server: server, now: now)
+      if connections[index].state != .busy { return }
+    } else if event & Epoll.writable != 0 {
       flush(index, server: server)
     }
-    if event & (Epoll.readable | Epoll.hangup) != 0 {
+    if event & (Epoll.readable | Epoll.hangup) != 0 || channels.isSecure(index) {
       read(index, server: server, now: now)
     }
   }
@@ -286,15 +360,23 @@ final class HTTPDNSUpstreamPool {
         errors += 1
         return
       }
-      let received: Int?
-      do {
-        received = try connections[index].fd.read(
-          into: UnsafeMutableRawBufferPointer(rebasing: response[filled...]))
-      } catch {
+      let step = channels.receive(
+        slot: index, fd: connections[index].fd,
+        into: UnsafeMutableRawBufferPointer(rebasing: response[filled...]))
+      let received: Int
+      switch step {
+      case .moved(let count): received = count
+      case .ended: received = 0
+      case .waitReadable: return
+      case .waitWritable:
+        try? server.epoll.modify(
+          connections[index].fd, events: Epoll.readable | Epoll.writable,
+          token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
+        return
+      case .failed:
         connections[index].failed = true
         return
       }
-      guard let received else { return }
       let closed = received == 0
       if closed && filled == 0 && connections[index].state == .busy {
         // Closed before a byte of answer: a kept-alive connection the
@@ -307,7 +389,7 @@ final class HTTPDNSUpstreamPool {
       guard connections[index].state == .busy else {
         // Still connecting: the connect failed. Idle: the server closed it,
         // or sent bytes nobody asked for; it is of no more use.
-        if connections[index].state == .connecting {
+        if connections[index].state == .connecting || connections[index].state == .handshaking {
           connections[index].failed = true
         } else {
           close(index)
@@ -378,7 +460,9 @@ final class HTTPDNSUpstreamPool {
   /// response cannot be taken for the next request's.
   func release(transaction: TransactionHandle) {
     for index in 0..<count
-    where connections[index].state == .busy || connections[index].state == .connecting {
+    where connections[index].state == .busy || connections[index].state == .connecting
+      || connections[index].state == .handshaking
+    {
       if connections[index].transaction == transaction && !connections[index].failed {
         close(index)
       }
@@ -394,6 +478,7 @@ final class HTTPDNSUpstreamPool {
       let transaction = connections[index].transaction
       let hadRequest =
         connections[index].state == .busy || connections[index].state == .connecting
+        || connections[index].state == .handshaking
       let resend =
         hadRequest && connections[index].reused && !connections[index].resent
         && connections[index].received == 0
@@ -402,7 +487,11 @@ final class HTTPDNSUpstreamPool {
         connections[index].resent = true
         connections[index].written = 0
         connections[index].transaction = transaction
-        if open(index, server: server) { continue }
+        if channels.mayConnect(upstream: connections[index].upstream, now: now),
+          open(index, server: server, now: now)
+        {
+          continue
+        }
       }
       guard hadRequest else { continue }
       var environment = LoopEnvironment(server: server)
@@ -420,7 +509,8 @@ final class HTTPDNSUpstreamPool {
       .append(": connect failed, errno ").append(decimal: Int(errno.rawValue)).emit(.debug)
   }
 
-  private func close(_ index: Int) {
+  private func close(_ index: Int, polite: Bool = false) {
+    channels.stop(slot: index, polite: polite)
     connections[index].fd.close()
     connections[index].fd = .invalid
     connections[index].state = .closed
@@ -430,7 +520,9 @@ final class HTTPDNSUpstreamPool {
 
   func closeIdle(now: UInt64) {
     for index in 0..<count where connections[index].state == .idle {
-      if now &- connections[index].lastActivity >= Self.idleMilliseconds { close(index) }
+      if now &- connections[index].lastActivity >= Self.idleMilliseconds {
+        close(index, polite: true)
+      }
     }
   }
 

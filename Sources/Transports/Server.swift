@@ -91,9 +91,14 @@ public final class Server {
   var lastCacheSave: UInt64 = 0
   var insertsAtLastSave: UInt64 = 0
 
-  /// The event loop could not be set up (epoll or signalfd failed).
+  /// The event loop could not be set up: epoll or signalfd failed (`code`),
+  /// or TLS for the DoT/DoH upstreams did (`tlsReason`, with mbedTLS's
+  /// error code in `tlsCode`, 0 if none): an unreadable `ca-file`, or a
+  /// build without TLS.
   public struct StartError: Error {
     public var code: Errno
+    public var tlsReason: StaticString? = nil
+    public var tlsCode: Int32 = 0
   }
 
   /// A server on sockets already bound (`Listeners.open`); it owns them
@@ -130,8 +135,14 @@ public final class Server {
     transactionSocketIsIPv6 = .allocate(capacity: settings.inflight)
     transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
-    tcpUpstreams = TCPUpstreamPool(count: upstreams.count)
-    httpdnsUpstreams = HTTPDNSUpstreamPool(upstreams: upstreams)
+    do throws(TLSSetup.Failure) {
+      let setup = try TLSSetup(settings: settings, upstreams: upstreams)
+      tcpUpstreams = try TCPUpstreamPool(upstreams: upstreams, setup: setup)
+      httpdnsUpstreams = try HTTPDNSUpstreamPool(upstreams: upstreams, setup: setup)
+    } catch {
+      listeners.close()
+      throw StartError(code: Errno(rawValue: 0), tlsReason: error.reason, tlsCode: error.code)
+    }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
     overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
     receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)

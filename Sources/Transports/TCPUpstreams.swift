@@ -5,9 +5,11 @@ import Platform
 
 /// One persistent TCP connection per upstream (RFC 7766 §6.2.1): opened on
 /// first use, queries pipelined with their 2-byte length, replies matched by
-/// ID in the engine, closed after a minute without traffic.
+/// ID in the engine, closed after a minute without traffic. A `tls`
+/// upstream's connection is the same over TLS (DoT, RFC 7858 §3.3), its
+/// queries padded to 128-octet blocks (RFC 8467 §4.1).
 final class TCPUpstreamPool {
-  enum State: UInt8 { case closed, connecting, connected }
+  enum State: UInt8 { case closed, connecting, handshaking, connected }
   struct Connection {
     var fd = FileDescriptor.invalid
     var state = State.closed
@@ -29,9 +31,14 @@ final class TCPUpstreamPool {
   let connections: UnsafeMutablePointer<Connection>
   let writeBuffers: UnsafeMutableRawBufferPointer
   let readBuffers: UnsafeMutableRawBufferPointer
+  /// TLS sessions of the `tls` upstreams (slot = upstream).
+  let channels: SecureChannels
 
-  init(count: Int) {
+  init(upstreams: [UpstreamServer], setup: TLSSetup) throws(TLSSetup.Failure) {
+    let count = upstreams.count
     self.count = count
+    channels = try SecureChannels(
+      slotUpstreams: Array(0..<count), upstreams: upstreams, secure: .tls, setup: setup)
     connections = .allocate(capacity: max(count, 1))
     connections.initialize(repeating: Connection(), count: max(count, 1))
     // Only upstreams that can be reached over TCP need the buffers, but any
@@ -55,7 +62,10 @@ final class TCPUpstreamPool {
   func send(framed: UnsafeMutableRawBufferPointer, upstream: Int, server: Server) -> Bool {
     guard !connections[upstream].broken else { return false }
     if connections[upstream].state == .closed {
-      guard open(upstream: upstream, server: server) else { return false }
+      let now = MonotonicClock.nowMilliseconds()
+      guard channels.mayConnect(upstream: upstream, now: now),
+        open(upstream: upstream, server: server, now: now)
+      else { return false }
     }
     let queued = connections[upstream].writeCount
     guard queued + framed.count <= Self.writeCapacity else { return false }
@@ -67,7 +77,7 @@ final class TCPUpstreamPool {
     return !connections[upstream].broken
   }
 
-  private func open(upstream: Int, server: Server) -> Bool {
+  private func open(upstream: Int, server: Server, now: UInt64) -> Bool {
     let address = server.upstreamAddresses[upstream]
     guard let fd = try? Socket.tcp(for: address) else { return false }
     let connected: Bool
@@ -77,37 +87,69 @@ final class TCPUpstreamPool {
         fd, events: Epoll.readable | Epoll.writable,
         token: Token.make(.upstreamTCP, slot: upstream))
     } catch {
+      channels.connectFailed(slot: upstream, now: now)
+      fd.close()
+      return false
+    }
+    guard channels.start(slot: upstream, fd: fd) else {
       fd.close()
       return false
     }
     Socket.setNoDelay(fd)
+    let ready: State = channels.isSecure(upstream) ? .handshaking : .connected
     connections[upstream] = Connection(
-      fd: fd, state: connected ? .connected : .connecting, writeCount: 0, readCount: 0,
-      lastActivity: MonotonicClock.nowMilliseconds(), broken: false)
-    return true
+      fd: fd, state: connected ? ready : .connecting, writeCount: 0, readCount: 0,
+      lastActivity: now, broken: false)
+    if connected && ready == .handshaking {
+      handshake(upstream: upstream, server: server, now: now)
+    }
+    return !connections[upstream].broken
   }
 
-  private func flush(upstream: Int, server: Server) {
-    let pending = connections[upstream].writeCount
-    guard pending > 0 else { return }
-    let sent: Int
-    do {
-      sent =
-        try Socket.send(
-          connections[upstream].fd,
-          UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
-        ?? 0
-    } catch {
+  /// Advances a DoT handshake; once established, the queries queued
+  /// meanwhile go out. The socket waits only for what the handshake needs
+  /// (epoll is level-triggered: a writable wait with nothing to write
+  /// would spin).
+  private func handshake(upstream: Int, server: Server, now: UInt64) {
+    let events: UInt32
+    switch channels.handshake(slot: upstream, server: server, now: now) {
+    case .established:
+      connections[upstream].state = .connected
+      flush(upstream: upstream, server: server)
+      return
+    case .waitReadable: events = Epoll.readable
+    case .waitWritable: events = Epoll.readable | Epoll.writable
+    case .refused:
       connections[upstream].broken = true
       return
     }
-    let rest = pending - sent
-    if rest > 0 && sent > 0 {
-      writeBuffer(upstream).baseAddress!.copyMemory(
-        from: writeBuffer(upstream).baseAddress! + sent, byteCount: rest)
+    try? server.epoll.modify(
+      connections[upstream].fd, events: events, token: Token.make(.upstreamTCP, slot: upstream))
+  }
+
+  private func flush(upstream: Int, server: Server) {
+    var waitWritable = false
+    while connections[upstream].writeCount > 0 {
+      let pending = connections[upstream].writeCount
+      let step = channels.send(
+        slot: upstream, fd: connections[upstream].fd,
+        UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
+      guard case .moved(let sent) = step else {
+        if step == .failed || step == .ended {
+          connections[upstream].broken = true
+          return
+        }
+        waitWritable = step == .waitWritable
+        break
+      }
+      let rest = pending - sent
+      if rest > 0 {
+        writeBuffer(upstream).baseAddress!.copyMemory(
+          from: writeBuffer(upstream).baseAddress! + sent, byteCount: rest)
+      }
+      connections[upstream].writeCount = rest
     }
-    connections[upstream].writeCount = rest
-    let events = rest > 0 ? Epoll.readable | Epoll.writable : Epoll.readable
+    let events = waitWritable ? Epoll.readable | Epoll.writable : Epoll.readable
     try? server.epoll.modify(
       connections[upstream].fd, events: events, token: Token.make(.upstreamTCP, slot: upstream))
   }
@@ -115,17 +157,23 @@ final class TCPUpstreamPool {
   func handle(event: UInt32, upstream: Int, server: Server, now: UInt64) {
     guard upstream < count, connections[upstream].fd.isValid else { return }
     connections[upstream].lastActivity = now
-    if event & Epoll.writable != 0 {
-      if connections[upstream].state == .connecting {
-        if Socket.pendingError(connections[upstream].fd) != nil {
-          connections[upstream].broken = true
-          return
-        }
-        connections[upstream].state = .connected
+    if connections[upstream].state == .connecting {
+      guard event & (Epoll.writable | Epoll.hangup) != 0 else { return }
+      if Socket.pendingError(connections[upstream].fd) != nil {
+        channels.connectFailed(slot: upstream, now: now)
+        connections[upstream].broken = true
+        return
       }
+      connections[upstream].state =
+        channels.isSecure(upstream) ? .handshaking : .connected
+    }
+    if connections[upstream].state == .handshaking {
+      handshake(upstream: upstream, server: server, now: now)
+      guard connections[upstream].state == .connected else { return }
+    } else if event & Epoll.writable != 0 {
       flush(upstream: upstream, server: server)
     }
-    if event & Epoll.readable != 0 {
+    if event & Epoll.readable != 0 || channels.isSecure(upstream) {
       read(upstream: upstream, server: server, now: now)
     } else if event & Epoll.hangup != 0 {
       connections[upstream].broken = true
@@ -137,17 +185,20 @@ final class TCPUpstreamPool {
     var environment = LoopEnvironment(server: server)
     while !connections[upstream].broken {
       let filled = connections[upstream].readCount
-      let received: Int?
-      do {
-        received = try connections[upstream].fd.read(
-          into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-      } catch {
-        connections[upstream].broken = true
-        return
-      }
-      guard let received else { return }
-      if received == 0 {
-        connections[upstream].broken = true
+      let step = channels.receive(
+        slot: upstream, fd: connections[upstream].fd,
+        into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+      guard case .moved(let received) = step else {
+        switch step {
+        case .waitReadable: break
+        case .waitWritable:
+          // TLS must write before it reads on (a renegotiation or key
+          // update): wake on writable, and flush then calls in again.
+          try? server.epoll.modify(
+            connections[upstream].fd, events: Epoll.readable | Epoll.writable,
+            token: Token.make(.upstreamTCP, slot: upstream))
+        case .ended, .failed, .moved: connections[upstream].broken = true
+        }
         return
       }
       connections[upstream].readCount += received
@@ -178,7 +229,8 @@ final class TCPUpstreamPool {
     }
   }
 
-  private func close(upstream: Int) {
+  private func close(upstream: Int, polite: Bool = false) {
+    channels.stop(slot: upstream, polite: polite)
     connections[upstream].fd.close()
     connections[upstream] = Connection()
   }
@@ -188,7 +240,7 @@ final class TCPUpstreamPool {
       if now &- connections[upstream].lastActivity >= Self.idleMilliseconds,
         connections[upstream].writeCount == 0
       {
-        close(upstream: upstream)
+        close(upstream: upstream, polite: true)
       }
     }
   }

@@ -38,8 +38,18 @@ func serve(_ settings: Settings) -> Int32 {
     server = try Server(
       settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker)
   } catch {
-    log.start(.error).append("cannot set up the event loop: ").append(errno: error.code)
-      .emit(.error)
+    if let reason = error.tlsReason {
+      log.start(.error).append("cannot set up TLS: ").append(reason)
+      if error.tlsCode != 0 {
+        log.append(" (mbedTLS -0x").append(hex: UInt64(-Int64(error.tlsCode)), digits: 4)
+          .append(")")
+      }
+      if !settings.caFile.isEmpty { log.append("; ca-file ").append(settings.caFile) }
+      log.emit(.error)
+    } else {
+      log.start(.error).append("cannot set up the event loop: ").append(errno: error.code)
+        .emit(.error)
+    }
     stopWorkers(children)
     return 1
   }
