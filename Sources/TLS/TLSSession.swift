@@ -159,6 +159,9 @@
     public func attach(
       fd: FileDescriptor, serverName: UnsafeRawBufferPointer, pin: SPKIPin?
     ) throws(TLSError) {
+      handshakeDone = false
+      resumed = false
+      offered = false
       guard serverName.count > 0, serverName.count <= Self.maximumNameLength,
         !serverName.contains(0)
       else { throw .setup(.serverName, code: 0) }
@@ -170,12 +173,9 @@
       guard code == 0 else { throw .setup(.serverName, code: code) }
       bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0)
       self.pin = pin
-      handshakeDone = false
-      resumed = false
-      // Session IDs and tickets are not bound to a name in TLS 1.2 (the
-      // client must do it, RFC 5077 §3.4 / RFC 6066 §3): only offer the
-      // session to the name it was verified for.
-      offered = false
+      // mbedTLS 2.28 does not tie a saved session to a name (RFC 6066 §3:
+      // the client resumes with the name of the full handshake), so only
+      // offer it to the name it was verified for.
       if savedNameLength == serverName.count,
         (0..<serverName.count).allSatisfy({ savedName[$0] == name[$0] })
       {
