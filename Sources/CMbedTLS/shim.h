@@ -74,4 +74,68 @@ static inline int dnsward_tls_is_retry(int code) {
   return 0;
 }
 
+/// Offer session tickets (RFC 5077) in the ClientHello. 1 when on; 0 when
+/// this mbedTLS was built without MBEDTLS_SSL_SESSION_TICKETS (resumption by
+/// session ID, RFC 5246 §7.4.1.2, still works then). Client default in both
+/// 2.28 and 3.x is on; set explicitly so the dependency is visible.
+static inline int dnsward_tls_conf_session_tickets(mbedtls_ssl_config *conf) {
+#if defined(MBEDTLS_SSL_SESSION_TICKETS) && defined(MBEDTLS_SSL_CLI_C)
+  mbedtls_ssl_conf_session_tickets(conf, MBEDTLS_SSL_SESSION_TICKETS_ENABLED);
+  return 1;
+#else
+  (void)conf;
+  return 0;
+#endif
+}
+
+/// Whether the handshake that just completed on `ssl` resumed `offered`
+/// (the session given to mbedtls_ssl_set_session before it). 1 yes, 0 no.
+///
+/// mbedTLS has no public "was resumed" call, and the flag it keeps
+/// (ssl->handshake->resume) lives in the handshake state, which
+/// mbedtls_ssl_handshake frees before returning 0. The master secret tells
+/// instead: an abbreviated handshake (RFC 5246 §7.3, RFC 5077 §3.1) keeps
+/// the offered session's 48-byte master secret, while a full handshake
+/// derives a fresh one from a new premaster secret, so it equals the offered
+/// one only by a 2^-384 accident. The session ID cannot tell: with a ticket
+/// the client sends a fresh random ID that the server echoes on resumption.
+/// TLS 1.3 (mbedTLS 3.x) does not use `master`; it reports 0 (untested).
+static inline int dnsward_tls_session_resumed(const mbedtls_ssl_context *ssl,
+                                              const mbedtls_ssl_session *offered) {
+  const mbedtls_ssl_session *current = ssl->session;
+  if (current == NULL || offered == NULL) return 0;
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000 && defined(MBEDTLS_SSL_PROTO_TLS1_3)
+  if (current->tls_version == MBEDTLS_SSL_VERSION_TLS1_3) return 0;
+#endif
+  unsigned char any = 0, differ = 0;
+  for (size_t i = 0; i < sizeof offered->master; i++) {
+    any |= offered->master[i];
+    differ |= (unsigned char)(offered->master[i] ^ current->master[i]);
+  }
+  return any != 0 && differ == 0;
+}
+
+/// The ALPN list (RFC 7301) for the config: `protocols` is a NULL-terminated
+/// array that mbedTLS keeps (it must outlive the config). 0 on success;
+/// MBEDTLS_ERR_SSL_FEATURE_UNAVAILABLE when built without MBEDTLS_SSL_ALPN.
+static inline int dnsward_tls_conf_alpn(mbedtls_ssl_config *conf, const char **protocols) {
+#if defined(MBEDTLS_SSL_ALPN)
+  return mbedtls_ssl_conf_alpn_protocols(conf, protocols);
+#else
+  (void)conf;
+  (void)protocols;
+  return MBEDTLS_ERR_SSL_FEATURE_UNAVAILABLE;
+#endif
+}
+
+/// The protocol the server chose (one of the config's pointers), or NULL.
+static inline const char *dnsward_tls_alpn_chosen(const mbedtls_ssl_context *ssl) {
+#if defined(MBEDTLS_SSL_ALPN)
+  return mbedtls_ssl_get_alpn_protocol(ssl);
+#else
+  (void)ssl;
+  return NULL;
+#endif
+}
+
 #endif

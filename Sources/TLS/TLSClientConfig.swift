@@ -10,24 +10,55 @@
   ///
   /// Verification is always required (MBEDTLS_SSL_VERIFY_REQUIRED): a
   /// handshake with a certificate that fails it ends in an error, never in
-  /// a connection. TLS 1.2 at least.
+  /// a connection. TLS 1.2 at least. Session tickets (RFC 5077) are offered,
+  /// so `TLSSession` can resume.
+  ///
+  /// ALPN (RFC 7301) is per config, so DoH (`alpn: [TLSClientConfig.http11]`)
+  /// and DoT (no ALPN) each get their own config.
   public final class TLSClientConfig {
     /// Debian's and OpenWrt's (ca-bundle / ca-certificates) system bundle.
     public static let systemCAFile: StaticString = "/etc/ssl/certs/ca-certificates.crt"
+    /// RFC 7301 §6 protocol IDs. DoH over HTTP/1.1 offers `http11`; RFC 7858
+    /// DoT needs none (RFC 8310 §8.1's "dot" is optional).
+    public static let http11: StaticString = "http/1.1"
+    public static let dot: StaticString = "dot"
 
     let entropy: UnsafeMutablePointer<mbedtls_entropy_context>
     let random: UnsafeMutablePointer<mbedtls_ctr_drbg_context>
     let trusted: UnsafeMutablePointer<mbedtls_x509_crt>
     let ssl: UnsafeMutablePointer<mbedtls_ssl_config>
+    /// The protocols offered by ALPN, most preferred first (empty: no ALPN).
+    public let alpnProtocols: [StaticString]
+    /// The NULL-terminated `const char *` array mbedTLS keeps a pointer to
+    /// (mbedtls_ssl_conf_alpn_protocols), or nil without ALPN. The strings
+    /// are StaticString literals: NUL-terminated, in read-only data forever.
+    let alpnList: UnsafeMutablePointer<UnsafePointer<CChar>?>?
+    /// Whether this mbedTLS sends session tickets (MBEDTLS_SSL_SESSION_TICKETS);
+    /// without them sessions resume by session ID, if the server caches it.
+    /// (A var with a default: every stored property is set before the first
+    /// `throw`, so deinit runs and frees the cells even when init fails.)
+    public private(set) var sessionTickets = false
 
     /// Loads the CA file (PEM, any number of certificates; ones mbedTLS
     /// cannot parse are skipped as long as one loads) and builds the config.
-    /// - Parameter caFile: NUL-terminated path; the system bundle when nil.
-    public init(caFile: UnsafePointer<CChar>? = nil) throws(TLSError) {
+    /// - Parameters:
+    ///   - caFile: NUL-terminated path; the system bundle when nil.
+    ///   - alpn: protocol IDs to offer, most preferred first; each a string
+    ///     literal of 1...255 bytes. A bad one, or an mbedTLS without
+    ///     MBEDTLS_SSL_ALPN, is `.setup(.configDefaults, code:)`.
+    public init(caFile: UnsafePointer<CChar>? = nil, alpn: [StaticString] = []) throws(TLSError) {
       entropy = .allocate(capacity: 1)
       random = .allocate(capacity: 1)
       trusted = .allocate(capacity: 1)
       ssl = .allocate(capacity: 1)
+      alpnProtocols = alpn
+      if alpn.isEmpty {
+        alpnList = nil
+      } else {
+        let list = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: alpn.count + 1)
+        list.initialize(repeating: nil, count: alpn.count + 1)
+        alpnList = list
+      }
       mbedtls_entropy_init(entropy)
       mbedtls_ctr_drbg_init(random)
       mbedtls_x509_crt_init(trusted)
@@ -66,6 +97,21 @@
       mbedtls_ssl_conf_ca_chain(ssl, trusted, nil)
       mbedtls_ssl_conf_rng(ssl, mbedtls_ctr_drbg_random, random)
       dnsward_tls_conf_min_tls12(ssl)
+      sessionTickets = dnsward_tls_conf_session_tickets(ssl) != 0
+
+      if let alpnList {
+        for (index, name) in alpn.enumerated() {
+          // A one-scalar StaticString has no pointer; mbedTLS takes 1...255
+          // bytes (RFC 7301 §3.1).
+          guard name.hasPointerRepresentation, name.utf8CodeUnitCount > 0,
+            name.utf8CodeUnitCount <= 255
+          else { throw .setup(.configDefaults, code: MBEDTLS_ERR_SSL_BAD_INPUT_DATA) }
+          // Safe: literals are NUL-terminated and live for the whole process.
+          alpnList[index] = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+        }
+        code = dnsward_tls_conf_alpn(ssl, alpnList)
+        guard code == 0 else { throw .setup(.configDefaults, code: code) }
+      }
     }
 
     deinit {
@@ -77,6 +123,7 @@
       trusted.deallocate()
       random.deallocate()
       entropy.deallocate()
+      alpnList?.deallocate()
     }
 
     /// The version of the mbedTLS headers compiled against, e.g. 0x021C0300

@@ -50,6 +50,24 @@
   /// A handshake mallocs its transient state, the peer's certificate chain
   /// and the session; `attach` mallocs a copy of the server name. Reads and
   /// writes after the handshake allocate nothing.
+  ///
+  /// Session resumption (RFC 5077 tickets, or RFC 5246 session IDs): after
+  /// each successful handshake the session is saved in a cell owned by this
+  /// slot (a copy of the peer's leaf certificate and the ticket: ~1–2 KB of
+  /// heap, replaced at each handshake), and the next `attach` for the same
+  /// server name offers it. The server decides: `resumed` tells afterwards.
+  ///
+  /// Security of a resumed connection: an abbreviated handshake sends no
+  /// certificate. The peer proves it holds the saved session's master
+  /// secret (only the server of the full handshake, or one holding its
+  /// ticket key, can), and the session carries the leaf certificate verified
+  /// — chain, validity and name — at that full handshake, with its verify
+  /// result. The pin is checked again against that certificate on every
+  /// handshake, resumed or not. A server with another certificate cannot
+  /// resume (it knows neither the master secret nor the ticket key), so it
+  /// gets a full handshake and full verification. A certificate or pin
+  /// failure forgets the saved session; `forgetSession()` does it on demand
+  /// (e.g. when the operator changes the pin or CA file).
   public final class TLSSession {
     public let config: TLSClientConfig
     let context: UnsafeMutablePointer<mbedtls_ssl_context>
@@ -58,6 +76,18 @@
     let name: UnsafeMutableBufferPointer<CChar>
     var pin: SPKIPin? = nil
     var handshakeDone = false
+    /// The session of the last full or resumed handshake, for the next
+    /// `attach` (mbedtls_ssl_session_init'ed in init; freed in deinit).
+    let savedSession: UnsafeMutablePointer<mbedtls_ssl_session>
+    /// The server name `savedSession` was made with, NUL-terminated
+    /// (`savedNameLength` 0: nothing saved).
+    let savedName: UnsafeMutableBufferPointer<CChar>
+    var savedNameLength = 0
+    /// Whether the running handshake offered `savedSession`.
+    var offered = false
+    /// True when the last completed handshake resumed the saved session
+    /// (abbreviated handshake: no certificate sent, no key exchange).
+    public private(set) var resumed = false
 
     /// Longest DNS name in text form (RFC 1035 §2.3.4: 255 octets on the
     /// wire, so 253 characters without the final dot).
@@ -70,6 +100,10 @@
       bio.initialize(to: BIOState())
       name = .allocate(capacity: Self.maximumNameLength + 1)
       name.initialize(repeating: 0)
+      savedName = .allocate(capacity: Self.maximumNameLength + 1)
+      savedName.initialize(repeating: 0)
+      savedSession = .allocate(capacity: 1)
+      mbedtls_ssl_session_init(savedSession)
       mbedtls_ssl_init(context)
       let code = mbedtls_ssl_setup(context, config.ssl)
       guard code == 0 else { throw .setup(.sessionSetup, code: code) }
@@ -109,18 +143,25 @@
 
     deinit {
       mbedtls_ssl_free(context)
+      mbedtls_ssl_session_free(savedSession)
       context.deallocate()
       bio.deallocate()
       name.deallocate()
+      savedName.deallocate()
+      savedSession.deallocate()
     }
 
     /// Starts a new connection on `fd` (connected, or still connecting: the
     /// first `handshake()` then reports `.wantWrite`/`.wantRead`). The
     /// certificate must be valid for `serverName` (SNI and verification,
-    /// RFC 6125) and, with a pin, carry that public key.
+    /// RFC 6125) and, with a pin, carry that public key. Offers the saved
+    /// session when the last successful handshake was for the same name.
     public func attach(
       fd: FileDescriptor, serverName: UnsafeRawBufferPointer, pin: SPKIPin?
     ) throws(TLSError) {
+      handshakeDone = false
+      resumed = false
+      offered = false
       guard serverName.count > 0, serverName.count <= Self.maximumNameLength,
         !serverName.contains(0)
       else { throw .setup(.serverName, code: 0) }
@@ -132,7 +173,43 @@
       guard code == 0 else { throw .setup(.serverName, code: code) }
       bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0)
       self.pin = pin
-      handshakeDone = false
+      // mbedTLS 2.28 does not tie a saved session to a name (RFC 6066 §3:
+      // the client resumes with the name of the full handshake), so only
+      // offer it to the name it was verified for.
+      if savedNameLength == serverName.count,
+        (0..<serverName.count).allSatisfy({ savedName[$0] == name[$0] })
+      {
+        // Copies it into the new handshake; on failure (out of memory) the
+        // handshake is simply a full one.
+        offered = mbedtls_ssl_set_session(context, savedSession) == 0
+      }
+    }
+
+    /// Drops the saved session: the next handshake is a full one.
+    public func forgetSession() {
+      mbedtls_ssl_session_free(savedSession)
+      mbedtls_ssl_session_init(savedSession)
+      savedNameLength = 0
+      offered = false
+    }
+
+    /// Keeps the session of the handshake that just completed for the next
+    /// `attach`; the previous one is freed first (mbedtls_ssl_get_session
+    /// wants an initialised, empty session).
+    func saveSession() {
+      mbedtls_ssl_session_free(savedSession)
+      mbedtls_ssl_session_init(savedSession)
+      guard mbedtls_ssl_get_session(context, savedSession) == 0 else {
+        forgetSession()
+        return
+      }
+      var index = 0
+      while index <= Self.maximumNameLength, name[index] != 0 {
+        savedName[index] = name[index]
+        index += 1
+      }
+      savedName[index] = 0
+      savedNameLength = index
     }
 
     /// Forgets the socket; the caller closes it. No close_notify is sent
@@ -153,12 +230,23 @@
       repeat { code = mbedtls_ssl_handshake(context) } while dnsward_tls_is_retry(code) != 0
       switch code {
       case 0:
-        if let pin, peerPin() != pin { return .failed(.pinMismatch) }
+        // Compare before saveSession replaces the offered session.
+        resumed = offered && dnsward_tls_session_resumed(context, savedSession) != 0
+        offered = false
+        // A resumed session carries the certificate of its full handshake,
+        // so the pin is checked against the key that was verified then.
+        if let pin, peerPin() != pin {
+          resumed = false
+          forgetSession()
+          return .failed(.pinMismatch)
+        }
         handshakeDone = true
+        saveSession()
         return .done
       case MBEDTLS_ERR_SSL_WANT_READ: return .wantRead
       case MBEDTLS_ERR_SSL_WANT_WRITE: return .wantWrite
       case MBEDTLS_ERR_X509_CERT_VERIFY_FAILED:
+        forgetSession()
         return .failed(.certificate(flags: mbedtls_ssl_get_verify_result(context)))
       case MBEDTLS_ERR_SSL_CONN_EOF: return .failed(.peerClosed)
       default:
@@ -167,6 +255,36 @@
         }
         return .failed(.handshake(code: code))
       }
+    }
+
+    /// The ALPN protocol the server chose (RFC 7301), one of
+    /// `config.alpnProtocols`; nil when none was offered or the server
+    /// ignored ALPN (an HTTP/1.1-only DoH server may). After `.done`.
+    public var negotiatedALPN: StaticString? {
+      guard handshakeDone, let chosen = dnsward_tls_alpn_chosen(context) else { return nil }
+      // mbedTLS returns the config's own pointer, so identity suffices.
+      for candidate in config.alpnProtocols
+      where candidate.hasPointerRepresentation
+        && UnsafeRawPointer(candidate.utf8Start) == UnsafeRawPointer(chosen)
+      {
+        return candidate
+      }
+      return nil
+    }
+
+    /// Whether the server chose HTTP/1.1 by ALPN (DoH, RFC 8484 §5.2).
+    public var negotiatedHTTP11: Bool {
+      guard let chosen = negotiatedALPN else { return false }
+      return Self.equal(chosen, TLSClientConfig.http11)
+    }
+
+    /// Byte equality of two pointer-represented StaticStrings.
+    static func equal(_ a: StaticString, _ b: StaticString) -> Bool {
+      guard a.utf8CodeUnitCount == b.utf8CodeUnitCount else { return false }
+      for index in 0..<a.utf8CodeUnitCount where a.utf8Start[index] != b.utf8Start[index] {
+        return false
+      }
+      return true
     }
 
     /// The pin of the peer's certificate (after a handshake), or nil.

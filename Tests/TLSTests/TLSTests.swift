@@ -107,16 +107,20 @@
     }
 
     /// `openssl s_server` on 127.0.0.1 with `certificate`, answering each
-    /// line with the line reversed (-rev); waits until it accepts.
-    func startServer(_ certificate: String) throws -> UInt16 {
-      let port = try freePort()
+    /// line with the line reversed (-rev); waits until it accepts. On
+    /// `port` when given (a restart), with `options` added (-alpn, -no_ticket).
+    func startServer(_ certificate: String, port: UInt16? = nil, options: [String] = [])
+      throws -> UInt16
+    {
+      let port = try port ?? freePort()
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-      process.arguments = [
-        "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
-        Certificates.path("\(certificate).pem"),
-        "-key", Certificates.path("\(certificate).key"), "-rev",
-      ]
+      process.arguments =
+        [
+          "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
+          Certificates.path("\(certificate).pem"),
+          "-key", Certificates.path("\(certificate).key"), "-rev",
+        ] + options
       process.standardInput = FileHandle.nullDevice
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
@@ -224,6 +228,28 @@
         }
       }
       return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A new TCP connection from `session` to a running server, shaken hands.
+    func reconnect(
+      _ session: TLSSession, port: UInt16, name: String = "dns.test", pin: SPKIPin? = nil
+    ) throws -> (FileDescriptor, TLSHandshakeResult) {
+      let fd = try connectSocket(port)
+      try Array(name.utf8).withUnsafeBytes {
+        try session.attach(fd: fd, serverName: $0, pin: pin)
+      }
+      return (fd, handshake(session, fd))
+    }
+
+    /// Polite end of a connection, as the transport will do it.
+    func hangUp(_ session: TLSSession, _ fd: FileDescriptor) {
+      _ = session.close()
+      session.detach()
+      fd.close()
+    }
+
+    func stopServers() {
+      tearDown()
     }
 
     // MARK: - Tests
@@ -407,6 +433,202 @@
       XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hS=FU="))  // padding inside
       XCTAssertNil(pin("AAAA"))  // 3 bytes
       XCTAssertNil(pin("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU!"))
+    }
+    // MARK: Session resumption
+
+    /// Full handshake first, an abbreviated one on the next TCP connection:
+    /// by ticket (RFC 5077; -no_cache leaves the server nothing else) or,
+    /// with -no_ticket, by the server's session-ID cache.
+    func checkResumption(options: [String]) throws {
+      let port = try startServer("good", options: options)
+      let session = try TLSSession(config: sharedConfig())
+      let pin = try goodPin()
+      let (fd1, first) = try reconnect(session, port: port, pin: pin)
+      XCTAssertEqual(first, .done)
+      XCTAssertFalse(session.resumed, "the first handshake must be a full one")
+      XCTAssertEqual(exchange(session, fd1, "one\n"), "eno\n")
+      hangUp(session, fd1)
+
+      for round in 2...3 {
+        let (fd, result) = try reconnect(session, port: port, pin: pin)
+        XCTAssertEqual(result, .done, "round \(round)")
+        XCTAssertTrue(session.resumed, "round \(round) must resume")
+        // The pin is checked against the certificate of the full handshake.
+        XCTAssertEqual(session.peerPin(), pin)
+        XCTAssertEqual(exchange(session, fd, "two\n"), "owt\n")
+        hangUp(session, fd)
+      }
+    }
+
+    func testSecondConnectionResumesWithATicket() throws {
+      try checkResumption(options: ["-no_cache"])
+    }
+
+    func testSecondConnectionResumesWithASessionID() throws {
+      try checkResumption(options: ["-no_ticket"])
+    }
+
+    /// A server that can resume nothing: every handshake is a full one, and
+    /// `resumed` says so (the offered session is simply not taken).
+    func testServerWithoutTicketsOrCacheNeverResumes() throws {
+      let port = try startServer("good", options: ["-no_cache", "-no_ticket"])
+      let session = try TLSSession(config: sharedConfig())
+      for round in 1...3 {
+        let (fd, result) = try reconnect(session, port: port, pin: try goodPin())
+        XCTAssertEqual(result, .done, "round \(round)")
+        XCTAssertFalse(session.resumed, "round \(round)")
+        XCTAssertEqual(exchange(session, fd, "full\n"), "lluf\n")
+        hangUp(session, fd)
+      }
+    }
+
+    func testForgetSessionMakesAFullHandshake() throws {
+      let port = try startServer("good")
+      let session = try TLSSession(config: sharedConfig())
+      let (fd1, first) = try reconnect(session, port: port)
+      XCTAssertEqual(first, .done)
+      hangUp(session, fd1)
+      session.forgetSession()
+      let (fd2, second) = try reconnect(session, port: port)
+      XCTAssertEqual(second, .done)
+      XCTAssertFalse(session.resumed)
+      hangUp(session, fd2)
+      let (fd3, third) = try reconnect(session, port: port)
+      XCTAssertEqual(third, .done)
+      XCTAssertTrue(session.resumed, "the full handshake saved a new session")
+      hangUp(session, fd3)
+    }
+
+    /// A server with another certificate on the same address (a MITM that
+    /// took over the port) knows neither the ticket key nor the session
+    /// cache: the handshake is a full one, and its certificate is refused.
+    func testRogueServerOnTheSamePortCannotResume() throws {
+      let port = try startServer("good")
+      let session = try TLSSession(config: sharedConfig())
+      let (fd1, first) = try reconnect(session, port: port)
+      XCTAssertEqual(first, .done)
+      hangUp(session, fd1)
+
+      stopServers()
+      _ = try startServer("rogue", port: port)
+      let (fd2, second) = try reconnect(session, port: port)
+      guard case .failed(.untrustedCertificate) = second else {
+        return XCTFail("expected untrustedCertificate, got \(second)")
+      }
+      XCTAssertFalse(session.resumed)
+      XCTAssertFalse(session.isEstablished)
+      session.detach()
+      fd2.close()
+
+      // The refusal forgot the session: the good server, back, gets a full handshake.
+      stopServers()
+      _ = try startServer("good", port: port)
+      let (fd3, third) = try reconnect(session, port: port)
+      XCTAssertEqual(third, .done)
+      XCTAssertFalse(session.resumed)
+      hangUp(session, fd3)
+    }
+
+    /// A rogue server with the *same* certificate would need its private key;
+    /// here the pin changes instead (operator rotated it): the resumed
+    /// session's certificate no longer matches, so it is refused and forgotten.
+    func testPinIsEnforcedOnAResumedSession() throws {
+      let port = try startServer("good")
+      let session = try TLSSession(config: sharedConfig())
+      let (fd1, first) = try reconnect(session, port: port, pin: try goodPin())
+      XCTAssertEqual(first, .done)
+      hangUp(session, fd1)
+
+      let wrong = try XCTUnwrap(pin("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="))
+      let (fd2, second) = try reconnect(session, port: port, pin: wrong)
+      XCTAssertEqual(second, .failed(.pinMismatch))
+      XCTAssertFalse(session.isEstablished)
+      session.detach()
+      fd2.close()
+
+      let (fd3, third) = try reconnect(session, port: port, pin: try goodPin())
+      XCTAssertEqual(third, .done)
+      XCTAssertFalse(session.resumed, "a pin failure must forget the session")
+      hangUp(session, fd3)
+    }
+
+    /// The session is only offered to the name it was verified for.
+    func testSessionIsNotOfferedToAnotherName() throws {
+      let port = try startServer("good")
+      let session = try TLSSession(config: sharedConfig())
+      let (fd1, first) = try reconnect(session, port: port)
+      XCTAssertEqual(first, .done)
+      hangUp(session, fd1)
+      let (fd2, second) = try reconnect(session, port: port, name: "cloudflare-dns.com")
+      guard case .failed(.nameMismatch) = second else {
+        return XCTFail("expected nameMismatch (full handshake), got \(second)")
+      }
+      XCTAssertFalse(session.resumed)
+      session.detach()
+      fd2.close()
+    }
+
+    func testSharedConfigOffersTickets() throws {
+      XCTAssertTrue(try sharedConfig().sessionTickets)
+    }
+
+    // MARK: ALPN
+
+    func testALPNNegotiatesHTTP11() throws {
+      let port = try startServer("good", options: ["-alpn", "http/1.1"])
+      let config = try TLSClientConfig(
+        caFile: Certificates.path("ca.pem"), alpn: [TLSClientConfig.http11])
+      XCTAssertEqual(config.alpnProtocols.count, 1)
+      let session = try TLSSession(config: config)
+      let (fd, result) = try reconnect(session, port: port)
+      XCTAssertEqual(result, .done)
+      XCTAssertEqual(session.negotiatedALPN.map { "\($0)" }, "http/1.1")
+      XCTAssertTrue(session.negotiatedHTTP11)
+      XCTAssertEqual(exchange(session, fd, "GET\n"), "TEG\n")
+      hangUp(session, fd)
+    }
+
+    func testALPNPicksTheServersChoiceFromOurList() throws {
+      let port = try startServer("good", options: ["-alpn", "http/1.1"])
+      let config = try TLSClientConfig(
+        caFile: Certificates.path("ca.pem"), alpn: [TLSClientConfig.dot, TLSClientConfig.http11])
+      let session = try TLSSession(config: config)
+      let (fd, result) = try reconnect(session, port: port)
+      XCTAssertEqual(result, .done)
+      XCTAssertEqual(session.negotiatedALPN.map { "\($0)" }, "http/1.1")
+      hangUp(session, fd)
+    }
+
+    func testNoALPNWhenNotOffered() throws {
+      let port = try startServer("good", options: ["-alpn", "http/1.1"])
+      let session = try TLSSession(config: sharedConfig())
+      let (fd, result) = try reconnect(session, port: port)
+      XCTAssertEqual(result, .done)
+      XCTAssertNil(session.negotiatedALPN)
+      XCTAssertFalse(session.negotiatedHTTP11)
+      hangUp(session, fd)
+    }
+
+    func testNoALPNWhenTheServerHasNone() throws {
+      let port = try startServer("good")
+      let config = try TLSClientConfig(
+        caFile: Certificates.path("ca.pem"), alpn: [TLSClientConfig.http11])
+      let session = try TLSSession(config: config)
+      let (fd, result) = try reconnect(session, port: port)
+      XCTAssertEqual(result, .done)
+      XCTAssertNil(session.negotiatedALPN)
+      XCTAssertFalse(session.negotiatedHTTP11)
+      hangUp(session, fd)
+    }
+
+    func testBadALPNIsASetupError() {
+      XCTAssertThrowsError(
+        try TLSClientConfig(caFile: Certificates.path("ca.pem"), alpn: [""])
+      ) { error in
+        guard case .setup(.configDefaults, _) = error as? TLSError else {
+          return XCTFail("expected setup(.configDefaults), got \(error)")
+        }
+      }
     }
   }
 #endif
