@@ -22,6 +22,9 @@ public enum EDNSPadding {
   /// An OPT record without options: root (1), TYPE, CLASS (2 + 2), TTL (4),
   /// RDLENGTH (2) — RFC 6891 §6.1.2.
   static let emptyOPTSize = 11
+  /// The most octets `padQuery` adds with the default block length: a new
+  /// OPT, the option's header and almost a whole block.
+  public static let maximumQueryGrowth = emptyOPTSize + optionHeaderSize + queryBlockLength
   /// The largest message a stream transport can frame (RFC 7766 §8,
   /// RFC 7858 §3.3: a two-byte length).
   static let maximumMessageSize = 0xFFFF

@@ -192,9 +192,16 @@ final class HTTPDNSUpstreamPool {
       if chosen < 0 && connections[index].state == .closed { chosen = index }
     }
     guard chosen >= 0 else { return false }
-    let query = UnsafeRawBufferPointer(rebasing: framed[2...])
-    guard query.count <= Self.queryCapacity else { return false }
     let settings = server.engine.upstreams[upstream]
+    let copy = buffer(queries, Self.queryCapacity, chosen)
+    var queryLength = framed.count - 2
+    guard queryLength + EDNSPadding.maximumQueryGrowth <= Self.queryCapacity else { return false }
+    copy.baseAddress!.copyMemory(from: framed.baseAddress! + 2, byteCount: queryLength)
+    if channels.isSecure(chosen) && settings.httpdnsFormat == .dnsMessage {
+      // RFC 8467 §4.1, as for DoT: the request's size says less about the name.
+      queryLength = EDNSPadding.padQuery(copy, length: queryLength) ?? queryLength
+    }
+    let query = UnsafeRawBufferPointer(rebasing: copy[0..<queryLength])
     let length: Int
     do throws(HTTPDNSError) {
       length = try HTTPDNSCodec.writeRequest(
@@ -204,9 +211,7 @@ final class HTTPDNSUpstreamPool {
     } catch {
       return false
     }
-    buffer(queries, Self.queryCapacity, chosen).baseAddress!.copyMemory(
-      from: query.baseAddress!, byteCount: query.count)
-    connections[chosen].queryLength = query.count
+    connections[chosen].queryLength = queryLength
     connections[chosen].requestLength = length
     connections[chosen].written = 0
     connections[chosen].received = 0

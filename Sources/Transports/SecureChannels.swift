@@ -51,10 +51,12 @@ final class SecureChannels {
   var retryDelay: [UInt64]
   static let firstRetryMilliseconds: UInt64 = 1000
   static let longestRetryMilliseconds: UInt64 = 60_000
-  /// Handshakes refused (certificate, pin, alert, broken), and how many of
-  /// the successful ones resumed an earlier session.
-  var refusals: UInt64 = 0
+  /// Handshakes completed, how many of them resumed an earlier session
+  /// (RFC 5077 ticket or session ID: no certificate exchange), and how many
+  /// were refused (certificate, pin, alert, broken).
   var handshakes: UInt64 = 0
+  var resumptions: UInt64 = 0
+  var refusals: UInt64 = 0
 
   #if TLS
     /// Per slot; nil for plain ones.
@@ -155,6 +157,7 @@ final class SecureChannels {
       switch session.handshake() {
       case .done:
         handshakes += 1
+        if session.resumed { resumptions += 1 }
         retryDelay[upstream] = 0
         retryAt[upstream] = 0
         return .established

@@ -399,6 +399,15 @@ public final class Server {
       .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
       .append(" tcp-rejected ").append(decimal: counters.tcpRejected)
       .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
+      .append(" tls-handshakes ").append(
+        decimal: tcpUpstreams.channels.handshakes + httpdnsUpstreams.channels.handshakes
+      )
+      .append(" tls-resumed ").append(
+        decimal: tcpUpstreams.channels.resumptions + httpdnsUpstreams.channels.resumptions
+      )
+      .append(" tls-refused ").append(
+        decimal: tcpUpstreams.channels.refusals + httpdnsUpstreams.channels.refusals
+      )
       .emit(.info)
     // What the hijack defences caught (design notes: Threat model).
     startCounterLine()

@@ -68,11 +68,21 @@ final class TCPUpstreamPool {
       else { return false }
     }
     let queued = connections[upstream].writeCount
-    guard queued + framed.count <= Self.writeCapacity else { return false }
-    framed.setUInt16(UInt16(framed.count - 2), at: 0)
-    (writeBuffer(upstream).baseAddress! + queued).copyMemory(
-      from: framed.baseAddress!, byteCount: framed.count)
-    connections[upstream].writeCount += framed.count
+    let room = Self.writeCapacity - queued
+    guard framed.count + (channels.isSecure(upstream) ? EDNSPadding.maximumQueryGrowth : 0) <= room
+    else { return false }
+    let slot = UnsafeMutableRawBufferPointer(rebasing: writeBuffer(upstream)[queued...])
+    slot.baseAddress!.copyMemory(from: framed.baseAddress!, byteCount: framed.count)
+    var length = framed.count - 2
+    if channels.isSecure(upstream) {
+      // RFC 8467 §4.1: on an encrypted channel, query sizes say less
+      // about the name when padded to 128-octet blocks.
+      length =
+        EDNSPadding.padQuery(
+          UnsafeMutableRawBufferPointer(rebasing: slot[2...]), length: length) ?? length
+    }
+    slot.setUInt16(UInt16(length), at: 0)
+    connections[upstream].writeCount += 2 + length
     if connections[upstream].state == .connected { flush(upstream: upstream, server: server) }
     return !connections[upstream].broken
   }

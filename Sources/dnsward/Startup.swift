@@ -139,8 +139,25 @@ func logStart(server: Server, upstreams: [UpstreamServer], log: LogLine) {
       address: SocketAddress(
         high: upstream.endpoint.address.high, low: upstream.endpoint.address.low,
         port: upstream.endpoint.port, isIPv6: !upstream.endpoint.address.isIPv4))
+    if upstream.transport.usesTLS {
+      log.append(" (").append(upstream.tlsName)
+      if !upstream.pin.isEmpty { log.append(", pinned") }
+      log.append(")")
+    }
+    if upstream.trusted { log.append(" trusted") }
   }
   log.emit(.info)
+  var usesTLS = false
+  for upstream in upstreams where upstream.transport.usesTLS { usesTLS = true }
+  if usesTLS {
+    log.start(.info).append("tls: certificates checked against ")
+    if settings.caFile.isEmpty {
+      log.append("the system CA bundle")
+    } else {
+      log.append(settings.caFile)
+    }
+    log.emit(.info)
+  }
   log.start(.info).append("overrides ").append(decimal: settings.overrides.count)
     .append(", inflight ").append(decimal: settings.inflight)
     .append(", timeout ").append(decimal: UInt64(settings.timeoutMilliseconds)).append("ms")
