@@ -34,6 +34,9 @@ public enum ConfigGenerator {
     out.line("/// `cache-file`: \(describePath(settings.cacheFilePath)).")
     out.byteArray("cacheFilePathBytes", settings.cacheFilePath)
     out.line()
+    out.line("/// `ca-file`: \(describePath(settings.caFile)).")
+    out.byteArray("caFileBytes", settings.caFile)
+    out.line()
     emitFlatNames(
       "prefetchNameBytes", settings.prefetchNames, directive: "prefetch", into: &out)
     emitFlatNames("verifyNameBytes", settings.verifyNames, directive: "verify", into: &out)
@@ -133,17 +136,39 @@ public enum ConfigGenerator {
       out.line("    UpstreamServer(")
       out.line("      transport: .\(server.transport.name),")
       out.endpoint(server.endpoint, indent: "      ", label: "endpoint: ", suffix: ",")
-      guard server.transport == .httpdns else {
+      let transport = server.transport
+      guard transport.isHTTP || transport.usesTLS else {
         out.line("      trusted: \(server.trusted)),")
         continue
       }
       out.line("      trusted: \(server.trusted),")
-      out.line("      httpdnsFormat: .\(server.httpdnsFormat.name),")
-      // The account is letters, digits, '_' and '-'; the secret is not
-      // shown, not even in a comment.
-      out.line("      // account \(server.account.isEmpty ? "none" : escaped(server.account))")
-      out.byteArray("      account: ", server.account, suffix: ",")
-      out.byteArray("      secret: ", server.secret, suffix: "),")
+      // The byte-array arguments, in the initializer's order; the last
+      // one closes the call.
+      var arguments: [(label: String, bytes: [UInt8])] = []
+      if transport.isHTTP {
+        out.line("      httpdnsFormat: .\(server.httpdnsFormat.swiftName),")
+      }
+      if transport == .httpdns {
+        // The account is letters, digits, '_' and '-'; the secret is not
+        // shown, not even in a comment.
+        out.line("      // account \(server.account.isEmpty ? "none" : escaped(server.account))")
+        arguments += [("account", server.account), ("secret", server.secret)]
+      }
+      if transport.usesTLS {
+        // A host name (letters, digits, '-', '.') and a public key's hash.
+        out.line("      // name \(escaped(server.tlsName))")
+        out.line("      // pin \(server.pin.isEmpty ? "none" : "sha256/" + base64Text(server.pin))")
+        arguments += [("tlsName", server.tlsName), ("pin", server.pin)]
+      }
+      // URI characters (the parser checked), so safe in a comment.
+      if transport.isHTTP && !server.path.isEmpty {
+        out.line("      // path \(escaped(server.path))")
+        arguments.append(("path", server.path))
+      }
+      for (index, argument) in arguments.enumerated() {
+        let suffix = index == arguments.count - 1 ? ")," : ","
+        out.byteArray("      \(argument.label): ", argument.bytes, suffix: suffix)
+      }
     }
     out.arrayEnd(isEmpty: settings.upstreams.isEmpty)
     out.line("  settings.resolvConfPath = resolvConfPathBytes")
@@ -182,6 +207,7 @@ public enum ConfigGenerator {
     out.line("  settings.overrideCheckSeconds = \(settings.overrideCheckSeconds)")
     out.line("  settings.rateLimitPerSecond = \(settings.rateLimitPerSecond)")
     out.line("  settings.refuseAny = \(settings.refuseAny)")
+    out.line("  settings.caFile = caFileBytes")
     out.line("  settings.overrides = OverrideTable(")
     out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
     out.line(
@@ -260,6 +286,10 @@ public enum ConfigGenerator {
       text.append(byte)
     }
     return String(decoding: text, as: UTF8.self)
+  }
+
+  static func base64Text(_ bytes: [UInt8]) -> String {
+    String(decoding: encodeBase64(bytes), as: UTF8.self)
   }
 
   static func describePath(_ path: [UInt8]) -> String {

@@ -108,6 +108,7 @@ enum Directive: Int, CaseIterable {
   case overrideCheck, overrideCheckInterval
   case rateLimit, refuseAny
   case strict
+  case caFile
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -167,6 +168,7 @@ enum Directive: Int, CaseIterable {
     case .overrideCheckInterval: return "override-check-interval"
     case .rateLimit: return "rate-limit"
     case .refuseAny: return "refuse-any"
+    case .caFile: return "ca-file"
     }
   }
 
@@ -194,9 +196,12 @@ enum Directive: Int, CaseIterable {
     case .allow: return "allow ADDRESS[/LENGTH]"
     case .upstream:
       return """
-        upstream udp|tcp ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] \
-        [format=alibaba|dnspod|json] [account=ID] [secret=KEY] [trusted] \
-        or upstream resolv-conf PATH
+        upstream udp|tcp ADDRESS[:PORT] [trusted], \
+        upstream tls ADDRESS[:PORT] name=NAME [pin=sha256/BASE64] [trusted], \
+        upstream https ADDRESS[:PORT] name=NAME [path=/PATH] [format=dns-message|json] \
+        [pin=sha256/BASE64] [trusted], \
+        upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message] [account=ID] \
+        [secret=KEY] [path=/PATH] [trusted] or upstream resolv-conf PATH
         """
     case .timeout: return "timeout DURATION, e.g. 1500ms or 2s"
     case .inflight: return "inflight COUNT, a power of two 16...65536"
@@ -237,6 +242,7 @@ enum Directive: Int, CaseIterable {
       return "override-check-interval DURATION, 5s...1d, e.g. 60 (seconds) or 5m"
     case .rateLimit: return "rate-limit COUNT/s, 1...1000000 per second, or off, e.g. 200/s"
     case .refuseAny: return "refuse-any on|off"
+    case .caFile: return "ca-file PATH, absolute, PEM certificates for tls and https upstreams"
     }
   }
 }
@@ -378,6 +384,7 @@ struct ConfigReader {
       settings.overrideCheckSeconds = try seconds(value, for: directive, range: 5...86_400)
     case .rateLimit: settings.rateLimitPerSecond = try rateLimit(value)
     case .refuseAny: settings.refuseAny = try onOff(value, for: directive)
+    case .caFile: settings.caFile = try caFilePath(value)
     }
   }
 

@@ -26,8 +26,9 @@ extension ConfigReader {
     allowLines.append(line)
   }
 
-  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]`, `upstream httpdns ADDRESS[:PORT]
-  /// [OPTION...]` (see `readHTTPDNSOptions`) or `upstream resolv-conf PATH`.
+  /// `upstream udp|tcp ADDRESS[:PORT] [trusted]`, `upstream httpdns|tls|https
+  /// ADDRESS[:PORT] [OPTION...]` (see `readUpstreamOptions`) or `upstream
+  /// resolv-conf PATH`.
   mutating func addUpstream(
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
     _ options: ArraySlice<ArraySlice<UInt8>>, line: Int
@@ -38,23 +39,34 @@ extension ConfigReader {
       transport = .udp
     } else if isWord(transportToken, "tcp") {
       transport = .tcp
+    } else if isWord(transportToken, "tls") {
+      transport = .tls
+    } else if isWord(transportToken, "https") {
+      transport = .https
     } else if isWord(transportToken, "httpdns") {
       transport = .httpdns
     } else if isWord(transportToken, "resolv-conf") {
       transport = nil
     } else {
-      throw LineError(
-        "unknown upstream transport \(quoted: transportToken) (expected udp, tcp, httpdns or resolv-conf)"
-      )
+      // The common abbreviations get a pointer to the spelling here.
+      let lowered = transportToken.map(Name.asciiLowercased)
+      let hint: StaticString =
+        lowered.elementsEqual("dot".utf8)
+        ? "DNS over TLS is 'upstream tls'"
+        : lowered.elementsEqual("doh".utf8)
+          ? "DNS over HTTPS is 'upstream https'"
+          : "expected udp, tcp, tls, https, httpdns or resolv-conf"
+      throw LineError("unknown upstream transport \(quoted: transportToken) (\(hint))")
     }
-    // udp and tcp take at most `trusted`, resolv-conf nothing; httpdns
-    // options are read below.
-    if transport != .httpdns {
+    // udp and tcp take at most `trusted`, resolv-conf nothing; the options
+    // of the others are read below.
+    let takesOptions = transport.map { $0.isHTTP || $0.usesTLS } ?? false
+    if !takesOptions {
       if transport == nil, let option = options.first, isWord(option, "trusted") {
         throw LineError(
           """
           'upstream resolv-conf' cannot be trusted: its nameservers are the network's own \
-          (mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)
+          (mark an upstream udp, tcp, tls or https trusted, e.g. upstream tcp 9.9.9.9 trusted)
           """)
       }
       let allowed = transport == nil ? 0 : 1
@@ -77,7 +89,7 @@ extension ConfigReader {
       resolvConfLine = line
       return
     }
-    // HTTP's own port for httpdns (RFC 9110 §4.2.1), DNS's for the others.
+    // HTTP's, HTTPS's and DoT's own ports, DNS's for udp and tcp.
     var server = UpstreamServer(
       transport: transport, endpoint: try endpoint(target, defaultPort: transport.defaultPort))
     guard server.endpoint.address != IPAddress.anyV6,
@@ -85,8 +97,8 @@ extension ConfigReader {
     else {
       throw LineError("upstream address \(quoted: target) is unspecified (0.0.0.0 or ::)")
     }
-    if transport == .httpdns {
-      try readHTTPDNSOptions(options, into: &server)
+    if takesOptions {
+      try readUpstreamOptions(options, into: &server)
     } else if let option = options.first {
       guard isWord(option, "trusted") else {
         throw LineError(
@@ -96,7 +108,8 @@ extension ConfigReader {
       server.trusted = true
     }
     // The same server twice is a duplicate whether or not either is trusted,
-    // and for httpdns whatever its format: one server speaks one API.
+    // and for httpdns and https whatever its format and name: one server
+    // speaks one API.
     if let index = settings.upstreams.firstIndex(where: {
       $0.transport == server.transport && $0.endpoint == server.endpoint
     }) {

@@ -35,8 +35,10 @@ extension ConfigGenerator {
       count += 1
     }
     if count == 0 { out.append("none (overrides only)") }
+    out.append("\n")
+    appendCAFile(settings, to: &out)
     let timeout = describeDuration(milliseconds: settings.timeoutMilliseconds)
-    out.append("\ntimeout: \(timeout), inflight: \(settings.inflight)\n")
+    out.append("timeout: \(timeout), inflight: \(settings.inflight)\n")
     var counts = [0, 0, 0]
     for index in 0..<settings.overrides.count {
       counts[Int(settings.overrides.kind(at: index).rawValue)] += 1
@@ -71,17 +73,35 @@ extension ConfigGenerator {
   }
 
   /// `tcp 9.9.9.9:53 trusted`, `httpdns 203.107.1.1:80 format=alibaba
-  /// account=139450 signed (A/AAAA only)`: the upstream as written, but for
-  /// the secret, which is never shown.
+  /// account=139450 signed (A/AAAA only)`, `tls 9.9.9.9:853 name=dns.quad9.net
+  /// pin=sha256/...`, `https 1.1.1.1:443 name=cloudflare-dns.com
+  /// format=dns-message`: the upstream as written, but for the secret,
+  /// which is never shown (a pin is a public key's hash: it is).
   static func appendUpstream(_ server: UpstreamServer, to out: inout MessageText) {
     out.append("\(server.transport.name) \(server.endpoint)")
-    if server.transport == .httpdns {
+    if server.transport.usesTLS { out.append(" name=\(escaped: server.tlsName)") }
+    if server.transport.isHTTP {
       out.append(" format=\(server.httpdnsFormat.name)")
       if !server.account.isEmpty { out.append(" account=\(escaped: server.account)") }
       if !server.secret.isEmpty { out.append(" signed") }
+      if !server.path.isEmpty { out.append(" path=\(escaped: server.path)") }
     }
+    if !server.pin.isEmpty { out.append(" pin=sha256/\(escaped: encodeBase64(server.pin))") }
     if server.trusted { out.append(" trusted") }
     if !server.answersEveryType { out.append(" (A/AAAA only)") }
+  }
+
+  /// `ca-file: PATH` or `ca-file: system bundle`, when a tls or https
+  /// upstream needs one or the file is set (then with a note if nothing
+  /// uses it).
+  static func appendCAFile(_ settings: Settings, to out: inout MessageText) {
+    let usesTLS = settings.upstreams.contains { $0.transport.usesTLS }
+    guard usesTLS || !settings.caFile.isEmpty else { return }
+    guard !settings.caFile.isEmpty else {
+      return out.append("ca-file: the system bundle (/etc/ssl/certs/ca-certificates.crt)\n")
+    }
+    out.append("ca-file: \(escaped: settings.caFile)")
+    out.append(usesTLS ? "\n" : " (no effect: no tls or https upstream)\n")
   }
 
   /// `A, B, C`: the described prefixes.

@@ -37,9 +37,7 @@ final class ConfigErrorTests: XCTestCase {
       "extra argument '2s' to 'timeout' (usage: timeout DURATION, e.g. 1500ms or 2s)"),
     BadLine(
       "upstream udp",
-      "missing argument to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
-        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
-        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)"),
+      "missing argument to 'upstream' (usage: \(upstreamUsage))"),
     BadLine(
       "override x.lan", "missing argument to 'override' (usage: override NAME ADDRESS...)"),
     BadLine("block a.lan b.lan", "extra argument 'b.lan' to 'block' (usage: block NAME)"),
@@ -80,7 +78,7 @@ final class ConfigErrorTests: XCTestCase {
       "allow 10.0.0.0/8\nallow 10.0.0.0/8", "duplicate allow 10.0.0.0/8 (first on line 4)", at: 2),
     BadLine(
       "upstream dot 1.1.1.1",
-      "unknown upstream transport 'dot' (expected udp, tcp, httpdns or resolv-conf)"),
+      "unknown upstream transport 'dot' (DNS over TLS is 'upstream tls')"),
     BadLine(
       "upstream udp 0.0.0.0", "upstream address '0.0.0.0' is unspecified (0.0.0.0 or ::)"),
     BadLine(

@@ -157,32 +157,24 @@ final class DefenceDirectiveTests: XCTestCase {
     // upstream ... trusted
     (
       "upstream tcp 9.9.9.9 trustd",
-      "unknown upstream option 'trustd' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
-        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
+      "unknown upstream option 'trustd' (expected trusted; usage: \(upstreamUsage))", 1
     ),
     (
       "upstream udp 9.9.9.9 Trusted",
-      "unknown upstream option 'Trusted' (expected trusted; usage: upstream udp|tcp "
-        + "ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] "
-        + "[account=ID] [secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
+      "unknown upstream option 'Trusted' (expected trusted; usage: \(upstreamUsage))", 1
     ),
     (
       "upstream tcp 9.9.9.9 trusted extra",
-      "extra argument 'extra' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
-        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
-        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
+      "extra argument 'extra' to 'upstream' (usage: \(upstreamUsage))", 1
     ),
     (
       "upstream resolv-conf /etc/resolv.conf trusted",
       "'upstream resolv-conf' cannot be trusted: its nameservers are the network's own "
-        + "(mark an upstream udp or tcp trusted, e.g. upstream tcp 9.9.9.9 trusted)", 1
+        + "(mark an upstream udp, tcp, tls or https trusted, e.g. upstream tcp 9.9.9.9 trusted)", 1
     ),
     (
       "upstream resolv-conf /etc/resolv.conf now",
-      "extra argument 'now' to 'upstream' (usage: upstream udp|tcp ADDRESS[:PORT] [trusted], "
-        + "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] "
-        + "[secret=KEY] [trusted] or upstream resolv-conf PATH)", 1
+      "extra argument 'now' to 'upstream' (usage: \(upstreamUsage))", 1
     ),
     (
       "upstream tcp 9.9.9.9\nupstream tcp 9.9.9.9:53 trusted",

@@ -2,9 +2,9 @@ import CompiledConfig
 import Config
 import XCTest
 
-/// `upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID]
-/// [secret=KEY] [trusted]` (issue 7): values, errors with their lines, and
-/// that a secret never appears in a message.
+/// `upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message]
+/// [account=ID] [secret=KEY] [path=/PATH] [trusted]` (issue 7): values,
+/// errors with their lines, and that a secret never appears in a message.
 final class HTTPDNSDirectiveTests: XCTestCase {
   func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
     -> Settings?
@@ -88,12 +88,9 @@ final class HTTPDNSDirectiveTests: XCTestCase {
 
   static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
   static let usage =
-    "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json] [account=ID] [secret=KEY] "
-    + "[trusted]"
-  static let directiveUsage =
-    "upstream udp|tcp ADDRESS[:PORT] [trusted], upstream httpdns ADDRESS[:PORT] "
-    + "[format=alibaba|dnspod|json] [account=ID] [secret=KEY] [trusted] "
-    + "or upstream resolv-conf PATH"
+    "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message] [account=ID] "
+    + "[secret=KEY] [path=/PATH] [trusted]"
+  static let directiveUsage = upstreamUsage
   static let badSecret =
     "bad httpdns secret (up to 128 printable ASCII characters, no spaces, '#' or '\"')"
 
@@ -122,12 +119,17 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "unknown httpdns option 'acount=' (did you mean 'account='?)", 1
     ),
     (
-      "upstream httpdns 223.5.5.5 path=/resolve",
-      "unknown httpdns option 'path=' (expected format=, account=, secret= or trusted)", 1
+      "upstream httpdns 223.5.5.5 pth=/resolve",
+      "unknown httpdns option 'pth=' (did you mean 'path='?)", 1
     ),
     (
       "upstream httpdns 223.5.5.5 =json",
-      "unknown httpdns option '=' (expected format=, account=, secret= or trusted)", 1
+      "unknown httpdns option '=' (expected format=, account=, secret=, path= or trusted)", 1
+    ),
+    (
+      "upstream httpdns 223.5.5.5 name=dns.alidns.com",
+      "'name=' is for upstream tls and https: httpdns is plain HTTP "
+        + "(for DNS over HTTPS write upstream https ADDRESS name=NAME)", 1
     ),
     // The account: required for alibaba, allowed for nothing else.
     (
@@ -153,11 +155,11 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     // Values.
     (
       "upstream httpdns 223.5.5.5 format=google",
-      "unknown httpdns format 'google' (expected alibaba, dnspod or json)", 1
+      "unknown httpdns format 'google' (expected alibaba, dnspod, json or dns-message)", 1
     ),
     (
       "upstream httpdns 223.5.5.5 format=JSON",
-      "unknown httpdns format 'JSON' (expected alibaba, dnspod or json)", 1
+      "unknown httpdns format 'JSON' (expected alibaba, dnspod, json or dns-message)", 1
     ),
     ("upstream httpdns 223.5.5.5 format=", "empty value for 'format=' (usage: \(usage))", 1),
     (
@@ -239,7 +241,8 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     // The other transports take no httpdns options.
     (
       "upstream htpdns 223.5.5.5",
-      "unknown upstream transport 'htpdns' (expected udp, tcp, httpdns or resolv-conf)", 1
+      "unknown upstream transport 'htpdns' (expected udp, tcp, tls, https, httpdns or resolv-conf)",
+      1
     ),
     (
       "upstream udp 223.5.5.5 format=json",

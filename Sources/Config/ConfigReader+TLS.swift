@@ -1,0 +1,187 @@
+import CompiledConfig
+import DNSWire
+
+/// The values of the TLS and HTTPS upstream options and of `ca-file`.
+extension ConfigReader {
+  /// The longest host name: 255 octets in wire form less the first length
+  /// octet and the root (RFC 1035 §2.3.4), in text without the final dot.
+  static let maxHostNameLength = 253
+  /// `path=`: room for a real API's path and query in the 1 KiB request
+  /// buffer next to a padded 640-byte query (HTTPDNSCodec.writeRequest).
+  static let maxRequestPathLength = 200
+
+  /// `name=NAME`: the host name the server's certificate is checked
+  /// against, sent as SNI (RFC 6066 §3, which takes no final dot and no IP
+  /// address) and, for https, as the Host field. Letters, digits and `-`
+  /// in labels of 1...63 that neither start nor end with `-` (RFC 1123
+  /// §2.1); one final dot is dropped. An IP address is refused: the
+  /// certificate's DNS names are what is checked.
+  func tlsName(_ value: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let name = value.last == UInt8(ascii: ".") ? value.dropLast() : value
+    guard !name.isEmpty else { throw httpdnsError("name=", value, " is not a host name") }
+    if name.allSatisfy({ $0 == UInt8(ascii: ".") || $0 &- 0x30 < 10 })
+      || name.contains(UInt8(ascii: ":"))
+    {
+      throw httpdnsError(
+        "name=", value,
+        """
+         looks like an IP address; give the host name the server's certificate is issued to \
+        (e.g. name=dns.google): the address goes before the options
+        """)
+    }
+    guard name.count <= Self.maxHostNameLength else {
+      throw httpdnsError("name=", value.prefix(40), "... is longer than 253 characters")
+    }
+    var labelStart = name.startIndex
+    while labelStart <= name.endIndex {
+      let labelEnd = name[labelStart...].firstIndex(of: UInt8(ascii: ".")) ?? name.endIndex
+      let label = name[labelStart..<labelEnd]
+      guard !label.isEmpty else {
+        throw httpdnsError(
+          "name=", value, " has an empty label (two dots in a row, or a leading dot)")
+      }
+      if let bad = label.first(where: { !isHostNameByte($0) }) {
+        throw LineError(
+          """
+          name=\(quoted: value) has the character \(quoted: [bad]); a host name has \
+          letters, digits and '-' (RFC 1123)
+          """)
+      }
+      guard label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-") else {
+        throw httpdnsError(
+          "name=", value, " has a label that starts or ends with '-' (RFC 1123 §2.1)")
+      }
+      guard label.count <= 63 else {
+        throw httpdnsError(
+          "name=", value, " has a label longer than 63 characters (RFC 1035 §2.3.4)")
+      }
+      labelStart = labelEnd + 1
+    }
+    return Array(name)
+  }
+
+  /// `pin=sha256/BASE64`: the SHA-256 of the server's SubjectPublicKeyInfo
+  /// (RFC 7469 §2.4), 32 bytes in 44 characters of base64.
+  func pin(_ value: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let prefix: StaticString = "sha256/"
+    guard prefix.withUTF8Buffer({ value.starts(with: $0) }),
+      let digest = decodeBase64(value.dropFirst(7)), digest.count == 32
+    else {
+      throw httpdnsError(
+        "bad pin ", value,
+        """
+         (expected sha256/ and the base64 of the SHA-256 of the server's public key, \
+        44 characters, RFC 7469 §2.4)
+        """)
+    }
+    return digest
+  }
+
+  /// `path=/PATH`: the request target of an HTTP API (RFC 9112 §3.2.1
+  /// origin-form): `/`, then the characters of a URI path and query (RFC
+  /// 3986 §3.3, §3.4), so nothing needs escaping in a request or a comment.
+  func requestPath(_ value: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    guard value.first == UInt8(ascii: "/") else {
+      throw httpdnsError("path=", value, " must start with '/' (e.g. path=/dns-query)")
+    }
+    guard value.count <= Self.maxRequestPathLength else {
+      throw httpdnsError("path=", value.prefix(40), "... is longer than 200 characters")
+    }
+    guard value.allSatisfy(isPathByte) else {
+      throw httpdnsError(
+        "path=", value,
+        """
+         may hold only letters, digits and -._~%!$&'()*+,;=:@/? \
+        (RFC 3986 §3.3; percent-encode others)
+        """)
+    }
+    return Array(value)
+  }
+
+  /// `ca-file PATH`: a file of PEM certificates, not a directory.
+  func caFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let path = try path(token, label: "ca-file")
+    guard path.last != UInt8(ascii: "/") else {
+      throw LineError(
+        """
+        ca-file path \(quoted: token) names a directory; name a file of PEM certificates, \
+        e.g. /etc/ssl/certs/ca-certificates.crt
+        """)
+    }
+    return path
+  }
+}
+
+/// A host name's characters: letters, digits and `-`.
+func isHostNameByte(_ byte: UInt8) -> Bool {
+  (Name.asciiLowercased(byte) &- 0x61 < 26) || (byte &- 0x30 < 10) || byte == UInt8(ascii: "-")
+}
+
+/// The characters of a URI path and query (RFC 3986 §3.3, §3.4): pchar
+/// (unreserved, pct-encoded, sub-delims, `:`, `@`), `/` and `?`.
+func isPathByte(_ byte: UInt8) -> Bool {
+  if isHostNameByte(byte) { return true }
+  let others: StaticString = "._~%!$&'()*+,;=:@/?"
+  return others.withUTF8Buffer { $0.contains(byte) }
+}
+
+/// The bytes of base64 text (RFC 4648 §4: `A-Z a-z 0-9 + /`, padded with
+/// `=` to a multiple of four characters), or nil if it is not exactly that:
+/// no line breaks, no padding inside, and the bits that padding leaves over
+/// are zero (§3.5), so each byte string has one spelling.
+func decodeBase64(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+  guard text.count % 4 == 0 else { return nil }
+  let padding = text.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
+  guard padding <= 2 else { return nil }
+  var output: [UInt8] = []
+  output.reserveCapacity(text.count / 4 * 3)
+  var accumulator: UInt32 = 0
+  var bits = 0
+  for byte in text.dropLast(padding) {
+    guard let value = base64Value(byte) else { return nil }
+    accumulator = accumulator << 6 | UInt32(value)
+    bits += 6
+    if bits >= 8 {
+      bits -= 8
+      output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+      accumulator &= (1 << UInt32(bits)) - 1
+    }
+  }
+  // Two characters of padding leave 4 bits over, one leaves 2: all zero.
+  guard accumulator == 0 else { return nil }
+  return output
+}
+
+/// The 6-bit value of a base64 character (RFC 4648 Table 1).
+func base64Value(_ byte: UInt8) -> UInt8? {
+  if byte &- UInt8(ascii: "A") < 26 { return byte - UInt8(ascii: "A") }
+  if byte &- UInt8(ascii: "a") < 26 { return byte - UInt8(ascii: "a") + 26 }
+  if byte &- UInt8(ascii: "0") < 10 { return byte - UInt8(ascii: "0") + 52 }
+  if byte == UInt8(ascii: "+") { return 62 }
+  if byte == UInt8(ascii: "/") { return 63 }
+  return nil
+}
+
+/// Base64 text of `bytes`, padded (RFC 4648 §4): a pin as `pin=` takes it.
+func encodeBase64(_ bytes: [UInt8]) -> [UInt8] {
+  let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+  var text: [UInt8] = []
+  text.reserveCapacity((bytes.count + 2) / 3 * 4)
+  var index = 0
+  while index < bytes.count {
+    let count = min(3, bytes.count - index)
+    var group: UInt32 = 0
+    for offset in 0..<3 {
+      group = group << 8 | UInt32(offset < count ? bytes[index + offset] : 0)
+    }
+    for position in 0..<4 {
+      guard position <= count else {
+        text.append(UInt8(ascii: "="))
+        continue
+      }
+      text.append(alphabet.utf8Start[Int(group >> UInt32(18 - 6 * position) & 0x3F)])
+    }
+    index += count
+  }
+  return text
+}
