@@ -6,9 +6,13 @@ extension ConfigReader {
   /// The longest host name: 255 octets in wire form less the first length
   /// octet and the root (RFC 1035 §2.3.4), in text without the final dot.
   static let maxHostNameLength = 253
-  /// `path=`: room for a real API's path and query in the 1 KiB request
-  /// buffer next to a padded 640-byte query (HTTPDNSCodec.writeRequest).
+  /// `path=`: room for a real API's path and query.
   static let maxRequestPathLength = 200
+  /// An https upstream's `name=` (its Host field, with a `:PORT` of up to 6
+  /// more bytes) and `path=` together: a DoH request's head is 119 bytes
+  /// besides them, and with a 640-byte query (RFC 8467 padding) it must
+  /// fit the 1 KiB request buffer (HTTPDNSCodec.writeRequest).
+  static let maxNameAndPathLength = 250
 
   /// `name=NAME`: the host name the server's certificate is checked
   /// against, sent as SNI (RFC 6066 §3, which takes no final dot and no IP

@@ -68,6 +68,13 @@ extension ConfigReader {
         the server is still reached by its address
         """)
     }
+    if transport == .https && server.tlsName.count + server.path.count > Self.maxNameAndPathLength {
+      throw LineError(
+        """
+        name= and path= are \(server.tlsName.count + server.path.count) characters together, \
+        more than 250 (a request must fit dnsward's 1 KiB buffer)
+        """)
+    }
     guard transport.isHTTP else { return }
     let format = server.httpdnsFormat
     if format == .alibaba {

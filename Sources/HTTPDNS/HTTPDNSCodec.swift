@@ -28,6 +28,9 @@ public enum HTTPDNSCodec {
   /// `connectionClosed` (and then an incomplete response throws
   /// `closedEarly`). Interim 1xx responses are skipped and counted in the
   /// length. A head over `HTTPDNSLimits.maxHeadBytes` throws `malformedHTTP`.
+  /// Content-Type, Cache-Control's max-age and Age are noted in the head
+  /// for `writeDNSResponse`; a value of theirs that does not parse is no
+  /// framing error.
   public static func frame(_ received: UnsafeRawBufferPointer, connectionClosed: Bool)
     throws(HTTPDNSError) -> (length: Int, keepAlive: Bool)?
   {
@@ -41,6 +44,13 @@ public enum HTTPDNSCodec {
   /// byte for byte, RA set; an OPT if the query had one) made from one
   /// complete HTTP response, which must be 200 OK (else `httpStatus`):
   ///
+  /// - dnsMessage (RFC 8484 §4.2): the body is the DNS response itself,
+  ///   `Content-Type: application/dns-message` (else `wrongContentType`). It
+  ///   must be a valid message, a response, with the query's question byte
+  ///   for byte (else `malformedBody`, `questionMismatch`); it is copied with
+  ///   the query's ID (the request carried 0). With `Cache-Control:
+  ///   max-age=N`, no TTL (but the OPT's, which is none) stays above N less
+  ///   the `Age` (§5.1: the answer must not outlive the HTTP freshness);
   /// - alibaba: `{"host":..,"ips":[..],"ipsv6":[..],"ttl":N}` → A records from
   ///   `ips` or AAAA from `ipsv6`, TTL `ttl`; none → NODATA;
   /// - dnspod: `ip;ip;ip[,TTL]` → the addresses of the question's family,
@@ -59,6 +69,7 @@ public enum HTTPDNSCodec {
       throw .closedEarly
     }
     guard response.head.status == 200 else { throw .httpStatus(response.head.status) }
+    if format == .dnsMessage { return try dnsMessage(response, answering: question, into: output) }
     return try withUnsafeTemporaryAllocation(byteCount: TextScratch.byteCount, alignment: 1) {
       (scratch: UnsafeMutableRawBufferPointer) throws(HTTPDNSError) -> Int in
       var answer = try AnswerBuilder(
@@ -68,13 +79,14 @@ public enum HTTPDNSCodec {
       case .alibaba: try answer.alibaba(response.body)
       case .dnspod: try answer.dnspod(response.body)
       case .json: rcode = try answer.json(response.body)
-      case .dnsMessage: throw .unsupportedQuestion  // TODO(issue 7): RFC 8484 codec
+      case .dnsMessage: throw .unsupportedQuestion  // Answered above.
       }
       return try answer.finish(rcode: rcode)
     }
   }
 
-  /// The query as a validated message with one IN question the format can ask.
+  /// The query as a validated message with one question the format can
+  /// ask: dnsMessage sends the query itself, so any; the others an IN one.
   static func question(of query: UnsafeRawBufferPointer, format: HTTPDNSFormat)
     throws(HTTPDNSError) -> Message
   {
@@ -83,11 +95,69 @@ public enum HTTPDNSCodec {
       message = try Message(validating: query)
     } catch { throw .unsupportedQuestion }
     // The name is copied into the response as it is, so it must be flat.
-    guard message.hasQuestion, !message.flags.isResponse, message.questionClass == .internet,
+    guard message.hasQuestion, !message.flags.isResponse,
       message.questionEnd - 4 - message.questionOffset == message.questionNameLength
     else { throw .unsupportedQuestion }
+    guard format != .dnsMessage else { return message }
     let type = message.questionType
-    guard format == .json || type == .a || type == .aaaa else { throw .unsupportedQuestion }
+    guard message.questionClass == .internet, format == .json || type == .a || type == .aaaa
+    else { throw .unsupportedQuestion }
     return message
+  }
+
+  /// `bytes` as a valid DNS response, else `malformedBody`.
+  static func validResponse(_ bytes: UnsafeRawBufferPointer) throws(HTTPDNSError) -> Message {
+    let message: Message
+    do throws(WireError) {
+      message = try Message(validating: bytes)
+    } catch { throw .malformedBody }
+    guard message.flags.isResponse else { throw .malformedBody }
+    return message
+  }
+
+  /// The RFC 8484 body as the response to `query` (see `writeDNSResponse`).
+  static func dnsMessage(
+    _ response: FramedResponse, answering query: Message,
+    into output: UnsafeMutableRawBufferPointer
+  ) throws(HTTPDNSError) -> Int {
+    guard let type = response.head.contentType,
+      HTTPText.equals(
+        response.bytes, HTTPText.parameterless(response.bytes, type), "application/dns-message")
+    else { throw .wrongContentType }
+    var body = response.body
+    var length = 0
+    while let byte = body.next() {
+      guard length < output.count else { throw .bufferTooSmall }
+      output[length] = byte
+      length += 1
+    }
+    // The ID first: a hostile name may point into the header, and must
+    // still read as a name with the ID the client gets.
+    guard length >= HeaderField.size else { throw .malformedBody }
+    output.setUInt16(query.id, at: HeaderField.id)
+    let bytes = UnsafeRawBufferPointer(rebasing: output[0..<length])
+    let message = try validResponse(bytes)
+    let asked = query.bytes[query.questionOffset..<query.questionEnd]
+    guard message.hasQuestion,
+      bytes[message.questionOffset..<message.questionEnd].elementsEqual(asked)
+    else { throw .questionMismatch }
+    guard let maxAge = response.head.maxAge else { return length }
+    let limit = maxAge - min(maxAge, response.head.age ?? 0)
+    var rewritten = false
+    var records = message.records()
+    while let record = records.next() {
+      if record.type != .opt && record.ttl > limit {
+        output.setUInt32(limit, at: record.ttlOffset)
+        rewritten = true
+      }
+    }
+    guard rewritten else { return length }
+    // A name may also point into a TTL that was just rewritten: the
+    // message must still be valid, with no TTL above the limit.
+    var again = try validResponse(bytes).records()
+    while let record = again.next() {
+      guard record.type == .opt || record.ttl <= limit else { throw .malformedBody }
+    }
+    return length
   }
 }

@@ -4,8 +4,9 @@
 public enum HTTPDNSError: Error, Equatable {
   /// The output buffer cannot hold the request or the DNS response.
   case bufferTooSmall
-  /// The query is not one IN question these APIs can ask: alibaba and dnspod
-  /// know only A and AAAA, and no API takes a name with a `.` inside a label.
+  /// The query is not one question these APIs can ask: alibaba and dnspod
+  /// know only A and AAAA, only dnsMessage takes other classes than IN, and
+  /// no other API takes a name with a `.` inside a label.
   case unsupportedQuestion
   /// The bytes are not an HTTP/1.x response (RFC 9112), or its head is
   /// longer than `HTTPDNSLimits.maxHeadBytes`.
@@ -23,6 +24,13 @@ public enum HTTPDNSError: Error, Equatable {
   /// A `json` answer record of a type that cannot be turned into RDATA; the
   /// engine then asks the next upstream.
   case unsupportedRecord
+  /// A `dnsMessage` response whose Content-Type is missing or is not
+  /// `application/dns-message` (RFC 8484 §6): a captive portal's or a
+  /// proxy's page, say.
+  case wrongContentType
+  /// A `dnsMessage` response that answers another question than the one
+  /// asked (or none).
+  case questionMismatch
 }
 
 /// All limits of the codec in one place, each with its reason.

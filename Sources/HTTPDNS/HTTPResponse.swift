@@ -3,7 +3,8 @@
 ///
 /// Lines end in CRLF; a bare LF is accepted too (§2.2 allows it). Field names
 /// compare case-insensitively (RFC 9110 §5.1). Only the fields that decide
-/// framing are read: Content-Length, Transfer-Encoding and Connection.
+/// framing are read (Content-Length, Transfer-Encoding and Connection), and
+/// those RFC 8484 answers need: Content-Type, Cache-Control and Age.
 struct ResponseHead {
   /// How the body's end is found (RFC 9112 §6.3).
   enum Framing {
@@ -23,6 +24,14 @@ struct ResponseHead {
   /// HTTP/1.1 keeps the connection by default, HTTP/1.0 closes it (RFC 9112
   /// §9.3); the `Connection` field overrides either.
   var keepAlive: Bool
+  /// The Content-Type value, trimmed; nil without one, and an empty range
+  /// when the field is repeated (RFC 9110 §5.3: it is not a list).
+  var contentType: Range<Int>? = nil
+  /// The smallest `max-age` of the Cache-Control fields (RFC 9111 §5.2.2.1),
+  /// seconds; nil without one.
+  var maxAge: UInt32? = nil
+  /// The Age field (RFC 9111 §5.1), seconds; nil without a valid one.
+  var age: UInt32? = nil
 
   /// Parses the head of the response at `start`; nil while its blank line has
   /// not arrived yet.
@@ -86,6 +95,16 @@ struct ResponseHead {
           if HTTPText.equals(bytes, element, "close") { closes = true }
           if HTTPText.equals(bytes, element, "keep-alive") { keepAlive = true }
         }
+      } else if HTTPText.equals(bytes, name, "content-type") {
+        contentType = contentType == nil ? value : value.lowerBound..<value.lowerBound
+      } else if HTTPText.equals(bytes, name, "cache-control") {
+        var elements = HTTPText.ListElements(range: value)
+        while let element = elements.next(in: bytes) {
+          guard let seconds = HTTPText.directive(bytes, element, "max-age") else { continue }
+          maxAge = min(maxAge ?? seconds, seconds)
+        }
+      } else if HTTPText.equals(bytes, name, "age") {
+        age = HTTPText.deltaSeconds(bytes, value)
       }
     }
     bodyStart = position

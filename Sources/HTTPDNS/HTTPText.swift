@@ -86,6 +86,40 @@ enum HTTPText {
     return trimmed(bytes, range.lowerBound..<semicolon)
   }
 
+  /// delta-seconds (RFC 9111 §1.2.2): 1*DIGIT, a value past 2^31 taken as
+  /// 2^31; nil if it is not digits.
+  @inline(never)
+  static func deltaSeconds(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt32? {
+    guard !range.isEmpty else { return nil }
+    let ceiling: UInt64 = 1 << 31
+    var value: UInt64 = 0
+    for index in range {
+      let digit = bytes[index] &- 0x30
+      guard digit < 10 else { return nil }
+      value = min(ceiling, value * 10 + UInt64(digit))
+    }
+    return UInt32(value)
+  }
+
+  /// The seconds of a Cache-Control directive `NAME=delta-seconds` (the
+  /// name in lower case, matched ignoring case; the value may be quoted,
+  /// RFC 9111 §5.2); nil for another directive or a value that does not
+  /// parse.
+  static func directive(
+    _ bytes: UnsafeRawBufferPointer, _ element: Range<Int>, _ lowercaseName: StaticString
+  ) -> UInt32? {
+    guard let sign = find(UInt8(ascii: "="), in: bytes, element),
+      equals(bytes, trimmed(bytes, element.lowerBound..<sign), lowercaseName)
+    else { return nil }
+    var value = trimmed(bytes, (sign + 1)..<element.upperBound)
+    if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
+      bytes[value.upperBound - 1] == UInt8(ascii: "\"")
+    {
+      value = (value.lowerBound + 1)..<(value.upperBound - 1)
+    }
+    return deltaSeconds(bytes, value)
+  }
+
   /// 1*DIGIT with at most `maxContentLengthDigits` digits.
   static func decimal(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(HTTPDNSError)
     -> Int

@@ -2,7 +2,7 @@ import CompiledConfig
 import DNSWire
 
 extension HTTPDNSCodec {
-  /// The HTTP/1.1 GET request (RFC 9112 §3) for the one question of the DNS
+  /// The HTTP/1.1 request (RFC 9112 §3) for the one question of the DNS
   /// `query` (as the engine sent it upstream), for `format`:
   ///
   /// - alibaba: `GET /{account}/d?host={name}[&query=6]`, or signed when a
@@ -10,18 +10,46 @@ extension HTTPDNSCodec {
   ///   with `t` = `unixTime` + `signatureValidity` and `s` the lower-case hex
   ///   MD5 of `{name}-{secret}-{t}`;
   /// - dnspod: `GET /d?dn={name}&ttl=1[&type=AAAA]`;
-  /// - json: `GET /resolve?name={name}&type={numeric type}`.
+  /// - json: `GET {path}?name={name}&type={numeric type}` (`&name=` when the
+  ///   path has a query already);
+  /// - dnsMessage (RFC 8484 §4.1): `POST {path}` of the query itself as
+  ///   `application/dns-message`, its ID set to 0 so that equal questions
+  ///   make equal requests (§4.1: cache-friendly); `Accept` asks for the
+  ///   same type.
   ///
   /// `{name}` is the question name in presentation form, lower-cased, without
   /// the final dot (`.` for the root), percent-encoded (RFC 3986 §2.1) except
   /// for letters, digits, `-`, `.` and `_`. `host` is the Host field as
-  /// written (`203.107.1.1`, `[2001:db8::1]:8080`). Keep-alive is HTTP/1.1's
-  /// default, so no Connection field is sent. Returns the length.
+  /// written (`203.107.1.1`, `[2001:db8::1]:8080`, or the TLS name for DoH).
+  /// `path` is the config's `path=`, written as it is (the config checked
+  /// its characters); empty for the format's usual one (`/resolve`,
+  /// `/dns-query`). Keep-alive is HTTP/1.1's default, so no Connection
+  /// field is sent. Returns the length.
+  ///
+  /// Size: the head of a dnsMessage request is 119 bytes plus the path and
+  /// the host, so a 640-byte query (RFC 8467 padding to 128-byte blocks)
+  /// with a path and host of 265 bytes together fits 1 KiB.
   public static func writeRequest(
     for query: UnsafeRawBufferPointer, format: HTTPDNSFormat, host: UnsafeRawBufferPointer,
-    account: [UInt8], secret: [UInt8], unixTime: UInt64, into output: UnsafeMutableRawBufferPointer
+    account: [UInt8], secret: [UInt8], path: [UInt8] = [], unixTime: UInt64,
+    into output: UnsafeMutableRawBufferPointer
   ) throws(HTTPDNSError) -> Int {
     let message = try question(of: query, format: format)
+    if format == .dnsMessage {
+      var text = TextWriter(buffer: output)
+      try text.append("POST ")
+      try text.appendPath(path, orDefault: "/dns-query")
+      try text.append(" HTTP/1.1\r\nHost: ")
+      try text.append(host)
+      try text.append("\r\nContent-Type: application/dns-message\r\n")
+      try text.append("Accept: application/dns-message\r\nContent-Length: ")
+      try text.appendDecimal(UInt64(query.count))
+      try text.append("\r\n\r\n")
+      let body = text.count
+      try text.appendBulk(query)
+      output.setUInt16(0, at: body + HeaderField.id)
+      return text.count
+    }
     let type = message.questionType
     return try withUnsafeTemporaryAllocation(byteCount: Name.maxLength, alignment: 1) {
       (buffer: UnsafeMutableRawBufferPointer) throws(HTTPDNSError) -> Int in
@@ -39,9 +67,10 @@ extension HTTPDNSCodec {
       guard format == .json || name.count > 1 else { throw .unsupportedQuestion }
 
       var text = TextWriter(buffer: output)
-      try text.append("GET /")
+      try text.append("GET ")
       switch format {
       case .alibaba:
+        try text.append(UInt8(ascii: "/"))
         for byte in account { try text.appendEncoded(byte) }
         if secret.isEmpty {
           try text.append("/d?host=")
@@ -66,18 +95,19 @@ extension HTTPDNSCodec {
         if type == .aaaa { try text.append("&query=6") }
         try text.append(" HTTP/1.1\r\nAccept: application/json\r\nHost: ")
       case .dnspod:
-        try text.append("d?dn=")
+        try text.append("/d?dn=")
         try text.appendName(name)
         try text.append("&ttl=1")
         if type == .aaaa { try text.append("&type=AAAA") }
         try text.append(" HTTP/1.1\r\nHost: ")
       case .json:
-        try text.append("resolve?name=")
+        try text.appendPath(path, orDefault: "/resolve")
+        try text.append(path.contains(UInt8(ascii: "?")) ? "&name=" : "?name=")
         try text.appendName(name)
         try text.append("&type=")
         try text.appendDecimal(UInt64(type.rawValue))
         try text.append(" HTTP/1.1\r\nAccept: application/json\r\nHost: ")
-      case .dnsMessage: throw .unsupportedQuestion  // TODO(issue 7): RFC 8484 codec
+      case .dnsMessage: throw .unsupportedQuestion  // Written above.
       }
       try text.append(host)
       try text.append("\r\n\r\n")
@@ -115,6 +145,24 @@ struct TextWriter {
   @inline(never)
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws(HTTPDNSError) {
     for byte in bytes { try append(byte) }
+  }
+
+  /// Many bytes at once: a DNS message as a request body.
+  mutating func appendBulk(_ bytes: UnsafeRawBufferPointer) throws(HTTPDNSError) {
+    guard bytes.count <= buffer.count - count else { throw .bufferTooSmall }
+    guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+    // Both ranges were bounds-checked above; the caller's query and output
+    // are distinct buffers.
+    (target + count).copyMemory(from: source, byteCount: bytes.count)
+    count += bytes.count
+  }
+
+  /// The config's `path=`, or `fallback` when it is empty.
+  mutating func appendPath(_ path: [UInt8], orDefault fallback: StaticString)
+    throws(HTTPDNSError)
+  {
+    guard !path.isEmpty else { return try append(fallback) }
+    for byte in path { try append(byte) }
   }
 
   @inline(never)

@@ -85,13 +85,21 @@ final class TLSDirectiveTests: XCTestCase {
     let name = [label, label, label, String(repeating: "b", count: 61)].joined(separator: ".")
     XCTAssertEqual(name.utf8.count, 253)
     let longPath = "/" + String(repeating: "p", count: 199)
+    // name= and path= together at most 250 (a request must fit 1 KiB).
+    let fifty = String(repeating: "n", count: 50)
     let settings = try XCTUnwrap(
       parse(
-        "upstream https 192.0.2.1 name=\(name). path=\(path)\n"
-          + "upstream https 192.0.2.2 name=x path=\(longPath)"))
+        "upstream tls 192.0.2.1 name=\(name).\n"
+          + "upstream https 192.0.2.1 name=\(fifty) path=\(longPath)\n"
+          + "upstream https 192.0.2.2 name=x path=\(path)"))
     XCTAssertEqual(settings.upstreams[0].tlsName, Array(name.utf8))
-    XCTAssertEqual(settings.upstreams[0].path, Array(path.utf8))
     XCTAssertEqual(settings.upstreams[1].path.count, 200)
+    XCTAssertEqual(settings.upstreams[2].path, Array(path.utf8))
+    XCTAssertEqual(
+      parseError(
+        "listen 127.0.0.1\nupstream https 192.0.2.1 name=\(fifty)n path=\(longPath)")?.message,
+      "name= and path= are 251 characters together, more than 250 (a request must fit "
+        + "dnsward's 1 KiB buffer)")
   }
 
   /// tls, https, tcp and httpdns to one address are four upstreams; the

@@ -90,6 +90,82 @@ final class MutationFuzzTests: XCTestCase {
     }
   }
 
+  /// RFC 8484 responses: the same mutations over DoH answers (a body with
+  /// records, a chunked one, Cache-Control and Age fields). Every DNS
+  /// response produced validates, is a response, carries the query's ID
+  /// and question, and no TTL above the max-age the input said.
+  func testMutatedDNSMessageResponsesNeverCrash() {
+    let query = makeQuery("www.example.com", type: .aaaa, id: 0x5A5A, edns: 1232)
+    let body = DNSMessageTests.answer(to: query, ttls: [300, 60, 5])
+    let chunked =
+      Array("HTTP/1.1 200 OK\r\nContent-Type: application/dns-message\r\n".utf8)
+      + Array("Transfer-Encoding: chunked\r\n\r\n10\r\n".utf8) + body.prefix(16)
+      + Array("\r\n\(String(body.count - 16, radix: 16))\r\n".utf8) + body.dropFirst(16)
+      + Array("\r\n0\r\n\r\n".utf8)
+    let seeds = [
+      DNSMessageTests.http(body),
+      DNSMessageTests.http(
+        body,
+        fields: "Content-Type: application/dns-message\r\nCache-Control: max-age=100\r\n"
+          + "Age: 30\r\n"),
+      chunked,
+    ]
+    var rng = SplitMix64(seed: 0x8484)
+    var outcomes: [String: Int] = [:]
+    let iterations = 30_000
+    for iteration in 0..<iterations {
+      let bytes = Self.mutate(seeds[rng.below(seeds.count)], &rng)
+      let context = "iteration \(iteration): \(bytes)"
+      for closed in [false, true] {
+        if case .success(let result?) = frame(bytes, closed: closed) {
+          XCTAssertTrue(result.0 >= 0 && result.0 <= bytes.count, context)
+        }
+      }
+      switch dnsResponse(query, bytes, .dnsMessage, capacity: 512) {
+      case .success(let response):
+        outcomes["ok", default: 0] += 1
+        Self.checkDNSMessage(response, answering: query, input: bytes, context)
+      case .failure(let error):
+        outcomes["\(error)".prefix(10).description, default: 0] += 1
+      }
+    }
+    XCTAssertGreaterThan(outcomes["ok"] ?? 0, iterations / 10, "\(outcomes)")
+    for error in [
+      "malformedB", "malformedH", "closedEarl", "httpStatus", "wrongConte", "questionMi",
+    ] {
+      XCTAssertGreaterThan(outcomes[error] ?? 0, 0, "\(outcomes)")
+    }
+  }
+
+  /// A DoH answer: valid, a response, the query's ID and question, and no
+  /// TTL above the max-age less the Age that the input's head holds.
+  static func checkDNSMessage(
+    _ response: [UInt8], answering query: [UInt8], input: [UInt8], _ context: String
+  ) {
+    response.withUnsafeBytes { raw in
+      query.withUnsafeBytes { q in
+        guard let message = try? Message(validating: raw), let asked = try? Message(validating: q)
+        else { return XCTFail("not a valid message: " + context) }
+        XCTAssertEqual(message.id, asked.id, context)
+        XCTAssertTrue(message.flags.isResponse, context)
+        XCTAssertEqual(
+          Array(raw[message.questionOffset..<message.questionEnd]),
+          Array(q[asked.questionOffset..<asked.questionEnd]), context)
+        // The freshness the head parser read; the unit tests check that it
+        // reads the fields right.
+        let head = input.withUnsafeBytes { raw in
+          (try? FramedResponse(raw, connectionClosed: true))?.head
+        }
+        guard let head, let maxAge = head.maxAge else { return }
+        let limit = maxAge - min(maxAge, head.age ?? 0)
+        var records = message.records()
+        while let record = records.next() {
+          if record.type != .opt { XCTAssertLessThanOrEqual(record.ttl, limit, context) }
+        }
+      }
+    }
+  }
+
   /// Random bytes after a valid head: the JSON reader and the text readers
   /// see arbitrary input.
   func testRandomBodiesNeverCrash() {
@@ -106,6 +182,17 @@ final class MutationFuzzTests: XCTestCase {
         if case .success(let response) = dnsResponse(query, http, format) {
           _ = decode(response, answering: query)
         }
+      }
+      // A DoH body: random bytes, or a valid answer's header and question
+      // followed by random bytes, so the record walker sees them too.
+      let query = Self.queries[rng.below(2)]
+      var doh = Array(DNSMessageTests.answer(to: query, ttls: [60]).prefix(12 + 17 + 4))
+      doh[7] = UInt8(rng.below(4))
+      doh[11] = UInt8(rng.below(2))
+      doh = rng.below(2) == 0 ? body : doh + body
+      let dohHTTP = DNSMessageTests.http(doh)
+      if case .success(let response) = dnsResponse(query, dohHTTP, .dnsMessage) {
+        Self.checkDNSMessage(response, answering: query, input: dohHTTP, "\(doh)")
       }
     }
   }

@@ -38,8 +38,21 @@ func makeQuery(
 /// The request text, or the error.
 func request(
   _ query: [UInt8], _ format: HTTPDNSFormat, host: String = "203.107.1.1",
-  account: String = "", secret: String = "", unixTime: UInt64 = 1_700_000_000, capacity: Int = 1024
+  account: String = "", secret: String = "", path: String = "",
+  unixTime: UInt64 = 1_700_000_000, capacity: Int = 1024
 ) -> Result<String, HTTPDNSError> {
+  requestBytes(
+    query, format, host: host, account: account, secret: secret, path: path, unixTime: unixTime,
+    capacity: capacity
+  ).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// The request bytes (a dns-message request has a binary body), or the error.
+func requestBytes(
+  _ query: [UInt8], _ format: HTTPDNSFormat, host: String = "203.107.1.1",
+  account: String = "", secret: String = "", path: String = "",
+  unixTime: UInt64 = 1_700_000_000, capacity: Int = 1024
+) -> Result<[UInt8], HTTPDNSError> {
   var output = [UInt8](repeating: 0, count: capacity)
   let hostBytes = Array(host.utf8)
   let result = query.withUnsafeBytes { q in
@@ -48,12 +61,12 @@ func request(
         capture { () throws(HTTPDNSError) in
           try HTTPDNSCodec.writeRequest(
             for: q, format: format, host: h, account: Array(account.utf8),
-            secret: Array(secret.utf8), unixTime: unixTime, into: out)
+            secret: Array(secret.utf8), path: Array(path.utf8), unixTime: unixTime, into: out)
         }
       }
     }
   }
-  return result.map { String(decoding: output[0..<$0], as: UTF8.self) }
+  return result.map { Array(output[0..<$0]) }
 }
 
 extension Result {
