@@ -49,11 +49,11 @@ extension ConfigReader {
       transport = nil
     } else {
       // The common abbreviations get a pointer to the spelling here.
-      let lowered = transportToken.map(Name.asciiLowercased)
+      let lowered = transportToken.map(Name.asciiLowercased)[...]
       let hint: StaticString =
-        lowered.elementsEqual("dot".utf8)
+        isWord(lowered, "dot")
         ? "DNS over TLS is 'upstream tls'"
-        : lowered.elementsEqual("doh".utf8)
+        : isWord(lowered, "doh")
           ? "DNS over HTTPS is 'upstream https'"
           : "expected udp, tcp, tls, https, httpdns or resolv-conf"
       throw LineError("unknown upstream transport \(quoted: transportToken) (\(hint))")

@@ -21,10 +21,11 @@ extension ConfigReader {
   /// §2.1); one final dot is dropped. An IP address is refused: the
   /// certificate's DNS names are what is checked.
   func tlsName(_ value: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
-    let name = value.last == UInt8(ascii: ".") ? value.dropLast() : value
-    guard !name.isEmpty else { throw httpdnsError("name=", value, " is not a host name") }
-    if name.allSatisfy({ $0 == UInt8(ascii: ".") || $0 &- 0x30 < 10 })
-      || name.contains(UInt8(ascii: ":"))
+    let name =
+      value.last == UInt8(ascii: ".") ? value[value.startIndex..<(value.endIndex - 1)] : value
+    if !name.isEmpty,
+      name.allSatisfy({ $0 == UInt8(ascii: ".") || $0 &- 0x30 < 10 })
+        || name.contains(UInt8(ascii: ":"))
     {
       throw httpdnsError(
         "name=", value,
@@ -33,33 +34,13 @@ extension ConfigReader {
         (e.g. name=dns.google): the address goes before the options
         """)
     }
-    guard name.count <= Self.maxHostNameLength else {
-      throw httpdnsError("name=", value.prefix(40), "... is longer than 253 characters")
-    }
-    var labelStart = name.startIndex
-    while labelStart <= name.endIndex {
-      let labelEnd = name[labelStart...].firstIndex(of: UInt8(ascii: ".")) ?? name.endIndex
-      let label = name[labelStart..<labelEnd]
-      guard !label.isEmpty else {
-        throw httpdnsError(
-          "name=", value, " has an empty label (two dots in a row, or a leading dot)")
-      }
-      if let bad = label.first(where: { !isHostNameByte($0) }) {
-        throw LineError(
-          """
-          name=\(quoted: value) has the character \(quoted: [bad]); a host name has \
-          letters, digits and '-' (RFC 1123)
-          """)
-      }
-      guard label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-") else {
-        throw httpdnsError(
-          "name=", value, " has a label that starts or ends with '-' (RFC 1123 §2.1)")
-      }
-      guard label.count <= 63 else {
-        throw httpdnsError(
-          "name=", value, " has a label longer than 63 characters (RFC 1035 §2.3.4)")
-      }
-      labelStart = labelEnd + 1
+    guard isHostName(name) else {
+      throw httpdnsError(
+        "name=", value,
+        """
+         is not a host name (labels of 1...63 letters, digits and '-', not starting or \
+        ending with '-', joined by dots, 253 characters at most; RFC 1123 §2.1)
+        """)
     }
     return Array(name)
   }
@@ -85,18 +66,14 @@ extension ConfigReader {
   /// origin-form): `/`, then the characters of a URI path and query (RFC
   /// 3986 §3.3, §3.4), so nothing needs escaping in a request or a comment.
   func requestPath(_ value: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
-    guard value.first == UInt8(ascii: "/") else {
-      throw httpdnsError("path=", value, " must start with '/' (e.g. path=/dns-query)")
-    }
-    guard value.count <= Self.maxRequestPathLength else {
-      throw httpdnsError("path=", value.prefix(40), "... is longer than 200 characters")
-    }
-    guard value.allSatisfy(isPathByte) else {
+    guard value.first == UInt8(ascii: "/"), value.count <= Self.maxRequestPathLength,
+      value.allSatisfy(isPathByte)
+    else {
       throw httpdnsError(
-        "path=", value,
+        "bad path ", value,
         """
-         may hold only letters, digits and -._~%!$&'()*+,;=:@/? \
-        (RFC 3986 §3.3; percent-encode others)
+         (a '/', then up to 199 letters, digits and -._~%!$&'()*+,;=:@/?, \
+        e.g. path=/dns-query; RFC 3986 §3.3)
         """)
     }
     return Array(value)
@@ -114,6 +91,28 @@ extension ConfigReader {
     }
     return path
   }
+}
+
+/// Whether `name` is labels of 1...63 letters, digits and `-` that neither
+/// start nor end with `-`, joined by dots, 253 bytes at most (RFC 1123
+/// §2.1, RFC 1035 §2.3.4).
+func isHostName(_ name: ArraySlice<UInt8>) -> Bool {
+  guard name.count <= ConfigReader.maxHostNameLength else { return false }
+  var labelLength = 0
+  var previous = UInt8(ascii: ".")
+  for byte in name {
+    if byte == UInt8(ascii: ".") {
+      guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+      labelLength = 0
+    } else {
+      guard isHostNameByte(byte), labelLength < 63,
+        labelLength > 0 || byte != UInt8(ascii: "-")
+      else { return false }
+      labelLength += 1
+    }
+    previous = byte
+  }
+  return labelLength > 0 && previous != UInt8(ascii: "-")
 }
 
 /// A host name's characters: letters, digits and `-`.
@@ -135,14 +134,16 @@ func isPathByte(_ byte: UInt8) -> Bool {
 /// are zero (§3.5), so each byte string has one spelling.
 func decodeBase64(_ text: ArraySlice<UInt8>) -> [UInt8]? {
   guard text.count % 4 == 0 else { return nil }
-  let padding = text.reversed().prefix(while: { $0 == UInt8(ascii: "=") }).count
-  guard padding <= 2 else { return nil }
   var output: [UInt8] = []
-  output.reserveCapacity(text.count / 4 * 3)
   var accumulator: UInt32 = 0
   var bits = 0
-  for byte in text.dropLast(padding) {
-    guard let value = base64Value(byte) else { return nil }
+  var padding = 0
+  for byte in text {
+    if byte == UInt8(ascii: "=") {
+      padding += 1
+      continue
+    }
+    guard padding == 0, let value = base64Value(byte) else { return nil }
     accumulator = accumulator << 6 | UInt32(value)
     bits += 6
     if bits >= 8 {
@@ -152,7 +153,7 @@ func decodeBase64(_ text: ArraySlice<UInt8>) -> [UInt8]? {
     }
   }
   // Two characters of padding leave 4 bits over, one leaves 2: all zero.
-  guard accumulator == 0 else { return nil }
+  guard padding <= 2, accumulator == 0 else { return nil }
   return output
 }
 

@@ -71,8 +71,8 @@ extension ConfigReader {
     if transport == .https && server.tlsName.count + server.path.count > Self.maxNameAndPathLength {
       throw LineError(
         """
-        name= and path= are \(server.tlsName.count + server.path.count) characters together, \
-        more than 250 (a request must fit dnsward's 1 KiB buffer)
+        name= and path= together are longer than 250 characters \
+        (a request must fit dnsward's 1 KiB buffer)
         """)
     }
     guard transport.isHTTP else { return }
@@ -83,16 +83,14 @@ extension ConfigReader {
           "format=alibaba needs account=ID (the account ID of the Alibaba Cloud HTTPDNS service)")
       }
     } else if !server.account.isEmpty || !server.secret.isEmpty {
-      let key: StaticString = server.account.isEmpty ? "secret=" : "account="
-      throw LineError(
-        "'\(key)' is only for format=alibaba (this upstream's format is \(format.name))")
+      throw httpdnsError(
+        "", spelling(server.account.isEmpty ? "secret=" : "account="),
+        " is only for format=alibaba (this upstream's format is ", format.name, ")")
     }
     if !server.path.isEmpty && format != .json && format != .dnsMessage {
-      throw LineError(
-        """
-        'path=' is only for format=json or dns-message (format=\(format.name) has its own \
-        paths)
-        """)
+      throw httpdnsError(
+        "", spelling("path="), " is only for format=json or dns-message (format=",
+        format.name, " has its own paths)")
     }
   }
 
@@ -143,6 +141,11 @@ func upstreamError(
   if let token { text.append("\(quoted: token)") }
   text.append("\(after)\(more)\(end)")
   return LineError(text)
+}
+
+/// The bytes of a literal, to quote it like a token.
+func spelling(_ text: StaticString) -> ArraySlice<UInt8> {
+  text.withUTF8Buffer { Array($0) }[...]
 }
 
 /// An account ID's characters: letters, digits, `_` and `-`.

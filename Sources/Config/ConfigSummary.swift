@@ -97,11 +97,14 @@ extension ConfigGenerator {
   static func appendCAFile(_ settings: Settings, to out: inout MessageText) {
     let usesTLS = settings.upstreams.contains { $0.transport.usesTLS }
     guard usesTLS || !settings.caFile.isEmpty else { return }
-    guard !settings.caFile.isEmpty else {
-      return out.append("ca-file: the system bundle (/etc/ssl/certs/ca-certificates.crt)\n")
+    out.append("ca-file: ")
+    if settings.caFile.isEmpty {
+      out.append("the system bundle (/etc/ssl/certs/ca-certificates.crt)")
+    } else {
+      out.append("\(escaped: settings.caFile)")
+      if !usesTLS { out.append(" (no effect: no tls or https upstream)") }
     }
-    out.append("ca-file: \(escaped: settings.caFile)")
-    out.append(usesTLS ? "\n" : " (no effect: no tls or https upstream)\n")
+    out.append("\n")
   }
 
   /// `A, B, C`: the described prefixes.

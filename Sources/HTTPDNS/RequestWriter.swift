@@ -101,8 +101,8 @@ extension HTTPDNSCodec {
         if type == .aaaa { try text.append("&type=AAAA") }
         try text.append(" HTTP/1.1\r\nHost: ")
       case .json:
-        try text.appendPath(path, orDefault: "/resolve")
-        try text.append(path.contains(UInt8(ascii: "?")) ? "&name=" : "?name=")
+        let hasQuery = try text.appendPath(path, orDefault: "/resolve")
+        try text.append(hasQuery ? "&name=" : "?name=")
         try text.appendName(name)
         try text.append("&type=")
         try text.appendDecimal(UInt64(type.rawValue))
@@ -157,12 +157,23 @@ struct TextWriter {
     count += bytes.count
   }
 
-  /// The config's `path=`, or `fallback` when it is empty.
+  /// The config's `path=`, or `fallback` when it is empty; whether it has
+  /// a query (`?`) already.
+  @discardableResult
+  @inline(never)
   mutating func appendPath(_ path: [UInt8], orDefault fallback: StaticString)
-    throws(HTTPDNSError)
+    throws(HTTPDNSError) -> Bool
   {
-    guard !path.isEmpty else { return try append(fallback) }
-    for byte in path { try append(byte) }
+    guard !path.isEmpty else {
+      try append(fallback)
+      return false
+    }
+    var hasQuery = false
+    for byte in path {
+      try append(byte)
+      hasQuery = hasQuery || byte == UInt8(ascii: "?")
+    }
+    return hasQuery
   }
 
   @inline(never)
