@@ -197,11 +197,7 @@ enum Directive: Int, CaseIterable {
     case .upstream:
       return """
         upstream udp|tcp ADDRESS[:PORT] [trusted], \
-        upstream tls ADDRESS[:PORT] name=NAME [pin=sha256/BASE64] [trusted], \
-        upstream https ADDRESS[:PORT] name=NAME [path=/PATH] [format=dns-message|json] \
-        [pin=sha256/BASE64] [trusted], \
-        upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message] [account=ID] \
-        [secret=KEY] [path=/PATH] [trusted] or upstream resolv-conf PATH
+        upstream tls|https|httpdns ADDRESS[:PORT] [OPTION...] or upstream resolv-conf PATH
         """
     case .timeout: return "timeout DURATION, e.g. 1500ms or 2s"
     case .inflight: return "inflight COUNT, a power of two 16...65536"

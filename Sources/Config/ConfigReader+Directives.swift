@@ -48,15 +48,11 @@ extension ConfigReader {
     } else if isWord(transportToken, "resolv-conf") {
       transport = nil
     } else {
-      // The common abbreviations get a pointer to the spelling here.
-      let lowered = transportToken.map(Name.asciiLowercased)[...]
-      let hint: StaticString =
-        isWord(lowered, "dot")
-        ? "DNS over TLS is 'upstream tls'"
-        : isWord(lowered, "doh")
-          ? "DNS over HTTPS is 'upstream https'"
-          : "expected udp, tcp, tls, https, httpdns or resolv-conf"
-      throw LineError("unknown upstream transport \(quoted: transportToken) (\(hint))")
+      throw LineError(
+        """
+        unknown upstream transport \(quoted: transportToken) \
+        (expected udp, tcp, tls, https, httpdns or resolv-conf)
+        """)
     }
     // udp and tcp take at most `trusted`, resolv-conf nothing; the options
     // of the others are read below.
@@ -337,6 +333,19 @@ extension ConfigReader {
         """
         cache-file path \(quoted: token) names a directory; name a file in it, \
         e.g. /tmp/dnsward.cache
+        """)
+    }
+    return path
+  }
+
+  /// `ca-file PATH`: a file of PEM certificates, not a directory.
+  func caFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let path = try path(token, label: "ca-file")
+    guard path.last != UInt8(ascii: "/") else {
+      throw LineError(
+        """
+        ca-file path \(quoted: token) names a directory; name a file of PEM certificates, \
+        e.g. /etc/ssl/certs/ca-certificates.crt
         """)
     }
     return path

@@ -78,19 +78,6 @@ extension ConfigReader {
     }
     return Array(value)
   }
-
-  /// `ca-file PATH`: a file of PEM certificates, not a directory.
-  func caFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
-    let path = try path(token, label: "ca-file")
-    guard path.last != UInt8(ascii: "/") else {
-      throw LineError(
-        """
-        ca-file path \(quoted: token) names a directory; name a file of PEM certificates, \
-        e.g. /etc/ssl/certs/ca-certificates.crt
-        """)
-    }
-    return path
-  }
 }
 
 /// Whether `name` is labels of 1...63 letters, digits and `-` that neither
@@ -169,24 +156,22 @@ func base64Value(_ byte: UInt8) -> UInt8? {
 
 /// Base64 text of `bytes`, padded (RFC 4648 §4): a pin as `pin=` takes it.
 func encodeBase64(_ bytes: [UInt8]) -> [UInt8] {
-  let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-  var text: [UInt8] = []
-  text.reserveCapacity((bytes.count + 2) / 3 * 4)
-  var index = 0
-  while index < bytes.count {
-    let count = min(3, bytes.count - index)
-    var group: UInt32 = 0
-    for offset in 0..<3 {
-      group = group << 8 | UInt32(offset < count ? bytes[index + offset] : 0)
-    }
-    for position in 0..<4 {
-      guard position <= count else {
-        text.append(UInt8(ascii: "="))
-        continue
+  let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+  let groups = (bytes.count + 2) / 3
+  return [UInt8](unsafeUninitializedCapacity: 4 * groups) { text, count in
+    for group in 0..<groups {
+      var value: UInt32 = 0
+      for offset in 0..<3 {
+        let index = 3 * group + offset
+        value = value << 8 | UInt32(index < bytes.count ? bytes[index] : 0)
       }
-      text.append(alphabet.utf8Start[Int(group >> UInt32(18 - 6 * position) & 0x3F)])
+      // Characters past the data are padding, the alphabet's 65th.
+      let characters = min(4, (bytes.count - 3 * group) * 4 / 3 + 1)
+      for position in 0..<4 {
+        let sextet = position < characters ? Int(value >> UInt32(18 - 6 * position) & 0x3F) : 64
+        text[4 * group + position] = alphabet.utf8Start[sextet]
+      }
     }
-    index += count
+    count = 4 * groups
   }
-  return text
 }

@@ -37,7 +37,8 @@ extension ConfigReader {
       seen |= option.bit
       let value = token[key.endIndex...]
       if option != .trusted && value.isEmpty {
-        throw LineError("empty value for \(quoted: key) (usage: \(transport.optionsUsage))")
+        throw upstreamError(
+          "empty value for ", transport, " option ", key, " (a value must follow the '=')")
       }
       switch option {
       case .format: server.httpdnsFormat = try format(value, for: transport)
@@ -61,11 +62,10 @@ extension ConfigReader {
       }
     }
     if transport.usesTLS && server.tlsName.isEmpty {
-      throw upstreamError(
-        "upstream ", transport,
+      throw LineError(
         """
-         needs name=NAME, the name its certificate is issued to (e.g. name=dns.quad9.net); \
-        the server is still reached by its address
+        upstream \(transport.name) needs name=NAME, the name its certificate is issued to \
+        (e.g. name=dns.quad9.net); the server is still reached by its address
         """)
     }
     if transport == .https && server.tlsName.count + server.path.count > Self.maxNameAndPathLength {
@@ -101,19 +101,14 @@ extension ConfigReader {
   {
     if isWord(value, "json") { return .json }
     if isWord(value, "dns-message") { return .dnsMessage }
-    let plain: HTTPDNSFormat? =
-      isWord(value, "alibaba") ? .alibaba : isWord(value, "dnspod") ? .dnspod : nil
-    if transport == .httpdns, let plain { return plain }
-    if plain != nil {
-      throw httpdnsError(
-        "format=", value,
-        """
-         is a plain-HTTP API, not one for upstream https \
-        (expected dns-message or json; use upstream httpdns for it)
-        """)
+    if transport == .httpdns {
+      if isWord(value, "alibaba") { return .alibaba }
+      if isWord(value, "dnspod") { return .dnspod }
     }
     let expected: StaticString =
-      transport == .https ? "dns-message or json" : "alibaba, dnspod, json or dns-message"
+      transport == .https
+      ? "dns-message or json; alibaba and dnspod are plain-HTTP APIs, for upstream httpdns"
+      : "alibaba, dnspod, json or dns-message"
     throw upstreamError("unknown ", transport, " format ", value, " (expected ", expected, ")")
   }
 }
@@ -129,18 +124,15 @@ func httpdnsError(
   LineError("\(before)\(quoted: token)\(after)\(more)\(end)")
 }
 
-/// `BEFORE TRANSPORT MIDDLE'TOKEN'AFTER`, then `MORE` and `END`: a message
-/// naming the upstream's transport (the token, when given, quoted).
+/// `BEFORE TRANSPORT MIDDLE'TOKEN'AFTER` then `MORE` and `END`: a message
+/// naming the upstream's transport.
 @inline(never)
 func upstreamError(
   _ before: StaticString, _ transport: UpstreamTransport, _ middle: StaticString,
-  _ token: ArraySlice<UInt8>? = nil, _ after: StaticString = "", _ more: StaticString = "",
+  _ token: ArraySlice<UInt8>, _ after: StaticString, _ more: StaticString = "",
   _ end: StaticString = ""
 ) -> LineError {
-  var text: MessageText = "\(before)\(transport.name)\(middle)"
-  if let token { text.append("\(quoted: token)") }
-  text.append("\(after)\(more)\(end)")
-  return LineError(text)
+  LineError("\(before)\(transport.name)\(middle)\(quoted: token)\(after)\(more)\(end)")
 }
 
 /// The bytes of a literal, to quote it like a token.
@@ -193,8 +185,7 @@ enum UpstreamOption: UInt8, CaseIterable {
   }
 
   /// `unknown tls option 'KEY'`, with `(did you mean 'name='?)` for a near
-  /// miss among the transport's options, a pointer to https for a TLS
-  /// option on httpdns, else the transport's options.
+  /// miss among the transport's options, else the transport's options.
   static func unknown(_ key: ArraySlice<UInt8>, for transport: UpstreamTransport) -> LineError {
     let lowered = key.map(Name.asciiLowercased)
     for option in allCases
@@ -203,14 +194,6 @@ enum UpstreamOption: UInt8, CaseIterable {
     {
       return upstreamError(
         "unknown ", transport, " option ", key, " (did you mean '", option.spelling, "'?)")
-    }
-    if transport == .httpdns, let option = named(key), option.isOption(of: .https) {
-      return httpdnsError(
-        "", key,
-        """
-         is for upstream tls and https: httpdns is plain HTTP \
-        (for DNS over HTTPS write upstream https ADDRESS name=NAME)
-        """)
     }
     return upstreamError(
       "unknown ", transport, " option ", key, " (expected ", transport.optionList, ")")
@@ -247,24 +230,6 @@ extension UpstreamTransport {
     case .tls: return "name=, pin= or trusted"
     case .https: return "name=, path=, format=, pin= or trusted"
     case .udp, .tcp: return "trusted"
-    }
-  }
-
-  /// Its line with every option, for messages.
-  var optionsUsage: StaticString {
-    switch self {
-    case .httpdns:
-      return """
-        upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message] [account=ID] \
-        [secret=KEY] [path=/PATH] [trusted]
-        """
-    case .tls: return "upstream tls ADDRESS[:PORT] name=NAME [pin=sha256/BASE64] [trusted]"
-    case .https:
-      return """
-        upstream https ADDRESS[:PORT] name=NAME [path=/PATH] [format=dns-message|json] \
-        [pin=sha256/BASE64] [trusted]
-        """
-    case .udp, .tcp: return "upstream udp|tcp ADDRESS[:PORT] [trusted]"
     }
   }
 }

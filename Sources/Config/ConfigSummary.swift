@@ -91,20 +91,17 @@ extension ConfigGenerator {
     if !server.answersEveryType { out.append(" (A/AAAA only)") }
   }
 
-  /// `ca-file: PATH` or `ca-file: system bundle`, when a tls or https
-  /// upstream needs one or the file is set (then with a note if nothing
-  /// uses it).
+  /// `ca-file: PATH` or `ca-file: the system bundle (...)`, when a tls or
+  /// https upstream uses it or the file is set.
   static func appendCAFile(_ settings: Settings, to out: inout MessageText) {
-    let usesTLS = settings.upstreams.contains { $0.transport.usesTLS }
-    guard usesTLS || !settings.caFile.isEmpty else { return }
+    guard !settings.caFile.isEmpty || settings.upstreams.contains(where: { $0.transport.usesTLS })
+    else { return }
     out.append("ca-file: ")
     if settings.caFile.isEmpty {
-      out.append("the system bundle (/etc/ssl/certs/ca-certificates.crt)")
+      out.append("the system bundle (/etc/ssl/certs/ca-certificates.crt)\n")
     } else {
-      out.append("\(escaped: settings.caFile)")
-      if !usesTLS { out.append(" (no effect: no tls or https upstream)") }
+      out.append("\(escaped: settings.caFile)\n")
     }
-    out.append("\n")
   }
 
   /// `A, B, C`: the described prefixes.

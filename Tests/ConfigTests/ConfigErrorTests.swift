@@ -78,7 +78,7 @@ final class ConfigErrorTests: XCTestCase {
       "allow 10.0.0.0/8\nallow 10.0.0.0/8", "duplicate allow 10.0.0.0/8 (first on line 4)", at: 2),
     BadLine(
       "upstream dot 1.1.1.1",
-      "unknown upstream transport 'dot' (DNS over TLS is 'upstream tls')"),
+      "unknown upstream transport 'dot' (expected udp, tcp, tls, https, httpdns or resolv-conf)"),
     BadLine(
       "upstream udp 0.0.0.0", "upstream address '0.0.0.0' is unspecified (0.0.0.0 or ::)"),
     BadLine(

@@ -87,9 +87,6 @@ final class HTTPDNSDirectiveTests: XCTestCase {
   }
 
   static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
-  static let usage =
-    "upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message] [account=ID] "
-    + "[secret=KEY] [path=/PATH] [trusted]"
   static let directiveUsage = upstreamUsage
   static let badSecret =
     "bad httpdns secret (up to 128 printable ASCII characters, no spaces, '#' or '\"')"
@@ -128,8 +125,7 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     ),
     (
       "upstream httpdns 223.5.5.5 name=dns.alidns.com",
-      "'name=' is for upstream tls and https: httpdns is plain HTTP "
-        + "(for DNS over HTTPS write upstream https ADDRESS name=NAME)", 1
+      "unknown httpdns option 'name=' (expected format=, account=, secret=, path= or trusted)", 1
     ),
     // The account: required for alibaba, allowed for nothing else.
     (
@@ -161,14 +157,17 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "upstream httpdns 223.5.5.5 format=JSON",
       "unknown httpdns format 'JSON' (expected alibaba, dnspod, json or dns-message)", 1
     ),
-    ("upstream httpdns 223.5.5.5 format=", "empty value for 'format=' (usage: \(usage))", 1),
+    (
+      "upstream httpdns 223.5.5.5 format=",
+      "empty value for httpdns option 'format=' (a value must follow the '=')", 1
+    ),
     (
       "upstream httpdns 203.107.1.1 format=alibaba account=",
-      "empty value for 'account=' (usage: \(usage))", 1
+      "empty value for httpdns option 'account=' (a value must follow the '=')", 1
     ),
     (
       "upstream httpdns 203.107.1.1 format=alibaba account=1 secret=",
-      "empty value for 'secret=' (usage: \(usage))", 1
+      "empty value for httpdns option 'secret=' (a value must follow the '=')", 1
     ),
     (
       "upstream httpdns 203.107.1.1 format=alibaba account=139.450",

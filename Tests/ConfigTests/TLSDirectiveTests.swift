@@ -127,10 +127,6 @@ final class TLSDirectiveTests: XCTestCase {
   }
 
   static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
-  static let tlsUsage = "upstream tls ADDRESS[:PORT] name=NAME [pin=sha256/BASE64] [trusted]"
-  static let httpsUsage =
-    "upstream https ADDRESS[:PORT] name=NAME [path=/PATH] [format=dns-message|json] "
-    + "[pin=sha256/BASE64] [trusted]"
   static let badPin =
     "(expected sha256/ and the base64 of the SHA-256 of the server's public key, 44 characters, "
     + "RFC 7469 §2.4)"
@@ -240,17 +236,18 @@ final class TLSDirectiveTests: XCTestCase {
     // format=
     (
       "upstream https 1.1.1.1 name=x format=alibaba",
-      "format='alibaba' is a plain-HTTP API, not one for upstream https (expected dns-message "
-        + "or json; use upstream httpdns for it)", 1
+      "unknown https format 'alibaba' (expected dns-message or json; alibaba and dnspod are "
+        + "plain-HTTP APIs, for upstream httpdns)", 1
     ),
     (
       "upstream https 1.1.1.1 name=x format=dnspod",
-      "format='dnspod' is a plain-HTTP API, not one for upstream https (expected dns-message "
-        + "or json; use upstream httpdns for it)", 1
+      "unknown https format 'dnspod' (expected dns-message or json; alibaba and dnspod are "
+        + "plain-HTTP APIs, for upstream httpdns)", 1
     ),
     (
       "upstream https 1.1.1.1 name=x format=wire",
-      "unknown https format 'wire' (expected dns-message or json)", 1
+      "unknown https format 'wire' (expected dns-message or json; alibaba and dnspod are "
+        + "plain-HTTP APIs, for upstream httpdns)", 1
     ),
     // Options of other transports, near misses, empty values, repeats.
     (
@@ -273,11 +270,16 @@ final class TLSDirectiveTests: XCTestCase {
     ("upstream tls 1.1.1.1 name=x pin", "unknown tls option 'pin' (did you mean 'pin='?)", 1),
     (
       "upstream httpdns 223.5.5.5 pin=\(pinText)",
-      "'pin=' is for upstream tls and https: httpdns is plain HTTP "
-        + "(for DNS over HTTPS write upstream https ADDRESS name=NAME)", 1
+      "unknown httpdns option 'pin=' (expected format=, account=, secret=, path= or trusted)", 1
     ),
-    ("upstream tls 1.1.1.1 name=", "empty value for 'name=' (usage: \(tlsUsage))", 1),
-    ("upstream https 1.1.1.1 name=x path=", "empty value for 'path=' (usage: \(httpsUsage))", 1),
+    (
+      "upstream tls 1.1.1.1 name=",
+      "empty value for tls option 'name=' (a value must follow the '=')", 1
+    ),
+    (
+      "upstream https 1.1.1.1 name=x path=",
+      "empty value for https option 'path=' (a value must follow the '=')", 1
+    ),
     (
       "upstream tls 1.1.1.1 name=x name=y",
       "duplicate tls option 'name=' (each option at most once)", 1
@@ -297,10 +299,11 @@ final class TLSDirectiveTests: XCTestCase {
     ),
     (
       "upstream doh 1.1.1.1",
-      "unknown upstream transport 'doh' (DNS over HTTPS is 'upstream https')", 1
+      "unknown upstream transport 'doh' (expected udp, tcp, tls, https, httpdns or resolv-conf)", 1
     ),
     (
-      "upstream DoT 1.1.1.1", "unknown upstream transport 'DoT' (DNS over TLS is 'upstream tls')", 1
+      "upstream DoT 1.1.1.1",
+      "unknown upstream transport 'DoT' (expected udp, tcp, tls, https, httpdns or resolv-conf)", 1
     ),
     (
       "upstream tls dns.quad9.net name=dns.quad9.net",
