@@ -206,7 +206,8 @@ final class HTTPDNSUpstreamPool {
     do throws(HTTPDNSError) {
       length = try HTTPDNSCodec.writeRequest(
         for: query, format: settings.httpdnsFormat, host: hosts[upstream],
-        account: settings.account, secret: settings.secret, unixTime: WallClock.nowSeconds(),
+        account: settings.account, secret: settings.secret, path: settings.path,
+        unixTime: WallClock.nowSeconds(),
         into: buffer(requests, Self.requestCapacity, chosen))
     } catch {
       return false
