@@ -251,14 +251,24 @@ import XCTest
     ) throws {
       let plain = try FakeUpstream(.honest, answer: (192, 0, 2, 99))
       defer { plain.stop() }
+      // dnsdist forwards DoT questions to the backend over TCP (its health
+      // checks are UDP): none may arrive over a refused connection.
+      let forwarded = Self.backend?.tcpQueries ?? 0
       let dnsward = try DnswardProcess(
         config: config([upstream, "udp 127.0.0.1:\(plain.port)"], caFile: caFile, log: nil))
       defer { dnsward.stop() }
-      XCTAssertEqual(
-        udp("www.example.test", dnsward)?.addresses, ["192.0.2.99"],
-        "the plain upstream answers; log:\n\(dnsward.log)", file: file, line: line)
+      for id in UInt16(1)...3 {
+        XCTAssertEqual(
+          udp("www.example.test", id: id, dnsward)?.addresses, ["192.0.2.99"],
+          "the plain upstream answers; log:\n\(dnsward.log)", file: file, line: line)
+      }
       XCTAssertGreaterThanOrEqual(
-        plain.udpQueries, 1, "the plain upstream asked", file: file, line: line)
+        plain.udpQueries, 3, "the plain upstream asked", file: file, line: line)
+      if upstream.hasPrefix("tls ") {
+        XCTAssertEqual(
+          Self.backend?.tcpQueries, forwarded, "nothing sent over the refused connection",
+          file: file, line: line)
+      }
       XCTAssertNotNil(
         logLine(dnsward, with: ["127.0.0.1:\(port)", "certificate", reason]),
         "a log line with 127.0.0.1:\(port), 'certificate' and '\(reason)':\n\(dnsward.log)",
@@ -266,7 +276,8 @@ import XCTest
     }
 
     func testCertificateForAnotherNameIsRefused() throws {
-      try assertRefused(try dot("other"), port: try server.port(.dot, "other"), reason: "name")
+      try assertRefused(
+        try dot("other"), port: try server.port(.dot, "other"), reason: "another name")
     }
 
     func testExpiredCertificateIsRefused() throws {
@@ -276,14 +287,16 @@ import XCTest
 
     /// A MITM: the right name, signed by a CA that is not in the CA file.
     func testCertificateFromAnotherCAIsRefused() throws {
-      try assertRefused(try dot("rogue"), port: try server.port(.dot, "rogue"), reason: "trusted")
-      try assertRefused(try doh("rogue"), port: try server.port(.doh, "rogue"), reason: "trusted")
+      try assertRefused(
+        try dot("rogue"), port: try server.port(.dot, "rogue"), reason: "trusted CA")
+      try assertRefused(
+        try doh("rogue"), port: try server.port(.doh, "rogue"), reason: "trusted CA")
     }
 
     /// Without `ca-file` the system bundle is used, which does not know the test CA.
     func testTestCAIsNotTrustedWithoutCAFile() throws {
       try assertRefused(
-        try dot("good"), port: try server.port(.dot, "good"), reason: "trusted", caFile: false)
+        try dot("good"), port: try server.port(.dot, "good"), reason: "trusted CA", caFile: false)
     }
 
     func testWrongPinIsRefused() throws {
@@ -303,6 +316,20 @@ import XCTest
       XCTAssertEqual(tcp("www.example.test", id: 2, dnsward)?.rcode, 2, "SERVFAIL over TCP")
       let port = try server.port(.dot, "rogue")
       XCTAssertNotNil(logLine(dnsward, with: ["127.0.0.1:\(port)", "certificate"]), dnsward.log)
+    }
+
+    /// A `ca-file` that cannot be read stops dnsward at start-up, saying so
+    /// with the path, rather than running with no CA to check against.
+    func testUnreadableCAFileStopsStartUp() throws {
+      let missing = TLSCertificates.path("missing-ca.pem")
+      let text = config([try dot("good")], caFile: false).replacingOccurrences(
+        of: "listen 127.0.0.1:0\n", with: "listen 127.0.0.1:0\nca-file \(missing)\n")
+      let dnsward = try DnswardProcess(config: text, waitForListen: false)
+      defer { dnsward.stop() }
+      let status = dnsward.waitForExit(timeout: 10)
+      XCTAssertNotNil(status, "still running; log:\n\(dnsward.log)")
+      XCTAssertNotEqual(status, 0)
+      XCTAssertNotNil(logLine(dnsward, with: ["CA file", missing]), dnsward.log)
     }
 
     // MARK: - A server that goes away
