@@ -336,47 +336,48 @@ import XCTest
 
     /// dnsdist stops and starts again on the same ports under a running
     /// dnsward: while it is down the question fails (SERVFAIL), and once it
-    /// is back dnsward connects again and answers, over DoT and DoH.
-    func testServerRestartedUnderDnswardIsReconnected() throws {
+    /// is back dnsward connects again and answers.
+    func assertReconnects(
+      _ kind: Dnsdist.Kind, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
       let backend = try FakeUpstream(.custom(TestZone.answer))
       defer { backend.stop() }
-      let restarting = try Dnsdist(backend: backend.port, [(.dot, "good"), (.doh, "good")])
+      let restarting = try Dnsdist(backend: backend.port, [(kind, "good")])
       defer { restarting.stop() }
-      let overDoT = try DnswardProcess(
-        config: config(["tls 127.0.0.1:\(restarting.port(.dot, "good")) name=dns.test"]))
-      defer { overDoT.stop() }
-      let overDoH = try DnswardProcess(
-        config: config(["https 127.0.0.1:\(restarting.port(.doh, "good")) name=dns.test"]))
-      defer { overDoH.stop() }
+      let transport = kind == .dot ? "tls" : "https"
+      let dnsward = try DnswardProcess(
+        config: config(["\(transport) 127.0.0.1:\(restarting.port(kind, "good")) name=dns.test"]))
+      defer { dnsward.stop() }
       var id: UInt16 = 1
-      for dnsward in [overDoT, overDoH] {
-        XCTAssertEqual(
-          udp("h1.example.test", id: id, dnsward)?.addresses, ["192.0.2.1"], dnsward.log)
-        id += 1
-      }
+      XCTAssertEqual(
+        udp("h1.example.test", id: id, dnsward)?.addresses, ["192.0.2.1"], dnsward.log,
+        file: file, line: line)
 
-      // A restart between two questions: the kept-alive connections are
+      // A restart between two questions: the kept-alive connection is
       // closed by the server; the next question must find a new one.
       restarting.stop()
       try restarting.start()
-      for dnsward in [overDoT, overDoH] {
-        XCTAssertEqual(
-          answered("h2.example.test", id: &id, dnsward), ["192.0.2.2"],
-          "after a restart; log:\n\(dnsward.log)")
-      }
+      XCTAssertEqual(
+        answered("h2.example.test", id: &id, dnsward), ["192.0.2.2"],
+        "after a restart; log:\n\(dnsward.log)", file: file, line: line)
 
       // Down for a while: SERVFAIL, then answers again once it is back.
       restarting.stop()
-      for dnsward in [overDoT, overDoH] {
-        XCTAssertEqual(udp("h3.example.test", id: id, dnsward)?.rcode, 2, "server down")
-        id += 1
-      }
+      id += 1
+      XCTAssertEqual(
+        udp("h3.example.test", id: id, dnsward)?.rcode, 2, "server down", file: file, line: line)
       try restarting.start()
-      for dnsward in [overDoT, overDoH] {
-        XCTAssertEqual(
-          answered("h4.example.test", id: &id, dnsward), ["192.0.2.4"],
-          "back up; log:\n\(dnsward.log)\ndnsdist:\n\(restarting.log)")
-      }
+      XCTAssertEqual(
+        answered("h4.example.test", id: &id, dnsward), ["192.0.2.4"],
+        "back up; log:\n\(dnsward.log)\ndnsdist:\n\(restarting.log)", file: file, line: line)
+    }
+
+    func testDoTServerRestartedUnderDnswardIsReconnected() throws {
+      try assertReconnects(.dot)
+    }
+
+    func testDoHServerRestartedUnderDnswardIsReconnected() throws {
+      try assertReconnects(.doh)
     }
 
     /// Asks until answered, at most 5 times in about 10 s (a first question
