@@ -10,6 +10,8 @@
 #   apt-get install gcc-aarch64-linux-gnu qemu-user knot dnsutils \
 #     gcc-arm-linux-gnueabihf musl-dev:arm64
 #   pip install cmake ninja
+# and optionally, for the firmware with DoT/DoH (host and aarch64):
+#   apt-get install libmbedtls-dev libmbedtls-dev:arm64
 # and optionally, for the armv7 musl build:
 #   dpkg --add-architecture armhf && apt-get update && apt-get install musl-dev:armhf
 # (here the mirror's bookworm-security armhf index failed to download, which
@@ -20,7 +22,9 @@
 # Optional: gcc-arm-linux-gnueabihf (then armv7 is built and tested too);
 # musl-dev:arm64 / musl-dev:armhf (then the fully static musl firmware, the one
 # for OpenWrt, is built and tested too for aarch64 / armv7; skipped with a
-# message otherwise).
+# message otherwise); libmbedtls-dev / libmbedtls-dev:arm64 (then the
+# firmware with DoT/DoH, -DDNSWARD_TLS=ON, is built and tested too for the
+# host / aarch64).
 #
 # Steps:
 #   1. compile DNSWire, CompiledConfig, Engine, HTTPDNS, Platform and Transports in
@@ -34,6 +38,9 @@
 #   4. run each binary (aarch64 under qemu-aarch64; the static ones without
 #      -L, after checking they have no interpreter) and ask it with dig over
 #      UDP and TCP;
+#      The TLS builds get the same checks (their plain upstream): they
+#      prove mbedTLS links and loads; DoT/DoH themselves are tested by
+#      TLSUpstreamTests (.ci/run);
 #   5. print the stripped sizes.
 #
 # Only 127.0.0.1 is ever used. Environment:
@@ -131,6 +138,23 @@ if command -v arm-linux-gnueabihf-gcc >/dev/null && command -v qemu-arm >/dev/nu
   configure_and_build "$BUILD/armv7" armv7 "$TEST_CONFIG"
 fi
 
+# DoT/DoH: the firmware with mbedTLS (-DDNSWARD_TLS=ON), where the target's
+# libmbedtls-dev is installed: for the host (the Embedded check of the TLS
+# module and of the transports compiled with -D TLS) and for aarch64
+# (libmbedtls-dev:arm64, linked from /usr/lib/aarch64-linux-gnu).
+HAVE_TLS_HOST=0
+if [[ -e /usr/include/mbedtls/ssl.h ]]; then
+  HAVE_TLS_HOST=1
+  step "host firmware with TLS (mbedTLS) and the test config"
+  configure_and_build "$BUILD/host-tls" host "$TEST_CONFIG" -DDNSWARD_TLS=ON
+fi
+HAVE_TLS_AARCH64=0
+if ((HAVE_TLS_HOST)) && [[ -e /usr/lib/aarch64-linux-gnu/libmbedtls.so ]]; then
+  HAVE_TLS_AARCH64=1
+  step "aarch64 firmware (dynamic) with TLS (mbedTLS) and the test config"
+  configure_and_build "$BUILD/aarch64-tls" aarch64 "$TEST_CONFIG" -DDNSWARD_TLS=ON
+fi
+
 # The fully static musl firmware (OpenWrt's libc), where Debian's multiarch
 # musl-dev:<arch> is installed (its <musl triple>-gcc wrapper and headers).
 have_musl() { command -v "$1-gcc" >/dev/null && [[ -e /usr/include/$1/sys/epoll.h ]]; }
@@ -219,6 +243,23 @@ else
   step "armv7: skipped (no arm-linux-gnueabihf-gcc or qemu-arm)"
 fi
 
+tls_skip="not installed (apt-get install libmbedtls-dev libmbedtls-dev:arm64)"
+if ((HAVE_TLS_HOST)); then
+  run_checks host-tls "$BUILD/host-tls/dnsward.stripped"
+else
+  step "host-tls: skipped, libmbedtls-dev $tls_skip"
+fi
+if ((HAVE_TLS_AARCH64)); then
+  # The multiarch libmbedtls is in /usr/lib/aarch64-linux-gnu: found through
+  # the host's ld.so.cache with the / sysroot, through -E otherwise.
+  aarch64-linux-gnu-readelf -dW "$BUILD/aarch64-tls/dnsward.stripped" | grep -q 'NEEDED.*libmbedtls' ||
+    fail "aarch64-tls: $BUILD/aarch64-tls/dnsward.stripped does not link libmbedtls"
+  run_checks aarch64-tls qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" \
+    -E LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu "$BUILD/aarch64-tls/dnsward.stripped"
+else
+  step "aarch64-tls: skipped, libmbedtls-dev:arm64 $tls_skip"
+fi
+
 # assert_static LABEL READELF BINARY: no program interpreter, no DT_NEEDED.
 # (musl:<arch> puts /lib/ld-musl-<arch>.so.1 on this machine, so running
 # without -L alone would not prove the binary static.)
@@ -251,6 +292,8 @@ size_of() { printf '  %-40s %8d\n' "$1" "$(stat -c %s "$2")"; }
 size_of "host Embedded (default config)" "$BUILD/host/dnsward.stripped"
 size_of "aarch64 dynamic (test config)" "$BUILD/aarch64/dnsward.stripped"
 size_of "aarch64 -static-pie (test config)" "$BUILD/aarch64-static/dnsward.stripped"
+((HAVE_TLS_HOST)) && size_of "host Embedded with TLS (test config)" "$BUILD/host-tls/dnsward.stripped"
+((HAVE_TLS_AARCH64)) && size_of "aarch64 dynamic with TLS (test config)" "$BUILD/aarch64-tls/dnsward.stripped"
 ((HAVE_ARMV7)) && size_of "armv7 dynamic (test config)" "$BUILD/armv7/dnsward.stripped"
 ((HAVE_MUSL_AARCH64)) && size_of "aarch64 musl static (test config)" "$BUILD/aarch64-musl/dnsward.stripped"
 ((HAVE_MUSL_ARMV7)) && size_of "armv7 musl static (test config)" "$BUILD/armv7-musl/dnsward.stripped"

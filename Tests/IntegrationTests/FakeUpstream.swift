@@ -31,6 +31,9 @@ final class FakeUpstream: @unchecked Sendable {
     case servFail
     /// Sends every honest answer twice.
     case duplicated
+    /// Answers with what the closure returns for the query (a zone of
+    /// several record types, say).
+    case custom(([UInt8]) -> [[UInt8]])
   }
 
   let behaviour: Behaviour
@@ -173,6 +176,8 @@ final class FakeUpstream: @unchecked Sendable {
     let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
       .lowercased()
     switch behaviour {
+    case .custom(let respond):
+      return respond(query)
     case .silent:
       return []
     case .wrongID:

@@ -1,0 +1,303 @@
+// What the DoT/DoH integration tests (TLSUpstreamTests) run against:
+// certificates made at test time, dnsdist 1.7 serving DNS over TLS and DNS
+// over HTTPS on loopback, and a small zone answered by a FakeUpstream behind
+// it. Only with the trait: swift test --traits TLS --scratch-path .build-tls
+#if TLS
+  import DNSWire
+  import Foundation
+  import XCTest
+
+  #if canImport(Glibc)
+    import Glibc
+  #endif
+
+  /// A test CA and leaf certificates from it, made by openssl once per run
+  /// (a small copy of TLSTests' generator: test targets share no code):
+  /// `good` (dns.test), `expired` (dns.test, notAfter in the past), `other`
+  /// (other.test), `rogue` (dns.test from an unrelated CA, as a MITM would
+  /// show); `good.pin` is good's RFC 7469 pin, computed by openssl.
+  enum TLSCertificates {
+    static let directory: URL? = make()
+
+    static func path(_ name: String) -> String { directory!.appendingPathComponent(name).path }
+
+    /// `sha256/BASE64` of good.pem's public key, as the config's `pin=` takes it.
+    static var goodPin: String {
+      let text = (try? String(contentsOfFile: path("good.pin"), encoding: .utf8)) ?? ""
+      return "sha256/" + text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func make() -> URL? {
+      let dir = FileManager.default.temporaryDirectory
+        .appendingPathComponent("dnsward-tls-upstream-\(getpid())")
+      try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+      let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+      let ca =
+        "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
+      let script = """
+        set -e
+        cd '\(dir.path)'
+        openssl req -x509 \(ec) -keyout ca.key -out ca.pem -days 30 -subj '/CN=dnsward test CA' \(ca)
+        openssl req -x509 \(ec) -keyout rogue-ca.key -out rogue-ca.pem -days 30 -subj '/CN=rogue CA' \(ca)
+        leaf() { # name cn days ca
+          openssl req \(ec) -keyout $1.key -out $1.csr -subj "/CN=$2"
+          printf 'subjectAltName=DNS:%s\\n' "$2" > $1.ext
+          openssl x509 -req -in $1.csr -CA $4.pem -CAkey $4.key -CAcreateserial -days $3 \\
+            -extfile $1.ext -out $1.pem
+        }
+        leaf good dns.test 30 ca
+        leaf expired dns.test -1 ca
+        leaf other other.test 30 ca
+        leaf rogue dns.test 30 rogue-ca
+        openssl x509 -in good.pem -pubkey -noout | openssl pkey -pubin -outform der \\
+          | openssl dgst -sha256 -binary | base64 > good.pin
+        """
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", script]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      guard (try? process.run()) != nil else { return nil }
+      process.waitUntilExit()
+      return process.terminationStatus == 0 ? dir : nil
+    }
+
+    static func remove() {
+      if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+  }
+
+  /// dnsdist 1.7 on 127.0.0.1 with DoT listeners (`addTLSLocal`) and DoH
+  /// listeners (`addDOHLocal`, paths /dns-query and /q), each with one of
+  /// TLSCertificates' leaves, forwarding to a backend on 127.0.0.1.
+  ///
+  /// DoH over HTTP/1.1: dnsdist 1.7's DoH is h2o, which offers only h2 in
+  /// ALPN; a client offering `http/1.1` (or no ALPN) gets no ALPN answer
+  /// and h2o speaks HTTP/1.1 with keep-alive on it — no option needed
+  /// (checked with curl --http1.1 and Python's ssl against 1.7.3).
+  final class Dnsdist {
+    enum Kind { case dot, doh }
+    struct Listener {
+      let kind: Kind
+      let certificate: String
+      let port: UInt16
+    }
+
+    static let executable = "/usr/bin/dnsdist"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+    let listeners: [Listener]
+    private let configPath: String
+    private let logPath: String
+    private var process: Process?
+
+    init(backend: UInt16, _ wanted: [(Kind, String)]) throws {
+      var listeners: [Listener] = []
+      for (kind, certificate) in wanted {
+        listeners.append(Listener(kind: kind, certificate: certificate, port: try freeTCPPort()))
+      }
+      self.listeners = listeners
+      let id = UUID().uuidString
+      configPath = TLSCertificates.path("dnsdist-\(id).conf")
+      logPath = TLSCertificates.path("dnsdist-\(id).log")
+      // setLocal: the plain listener, else dnsdist takes port 53. No
+      // security poll (it would ask the network). maxInFlight: queries on
+      // one DoT connection are answered as they come back, out of order.
+      var lines = [
+        "setLocal(\"127.0.0.1:\(try freeTCPPort())\")",
+        "setSecurityPollSuffix(\"\")",
+        "newServer({address=\"127.0.0.1:\(backend)\"})",
+      ]
+      for listener in listeners {
+        let files =
+          "\"\(TLSCertificates.path("\(listener.certificate).pem"))\", "
+          + "\"\(TLSCertificates.path("\(listener.certificate).key"))\""
+        switch listener.kind {
+        case .dot:
+          lines.append("addTLSLocal(\"127.0.0.1:\(listener.port)\", \(files), {maxInFlight=100})")
+        case .doh:
+          lines.append(
+            "addDOHLocal(\"127.0.0.1:\(listener.port)\", \(files), {\"/dns-query\", \"/q\"})")
+        }
+      }
+      try lines.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+      try start()
+    }
+
+    deinit { stop() }
+
+    func port(_ kind: Kind, _ certificate: String) -> UInt16 {
+      listeners.first { $0.kind == kind && $0.certificate == certificate }!.port
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Starts dnsdist and waits until every listener accepts connections
+    /// (dnsdist checks its backend before it starts listening).
+    func start() throws {
+      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+      let output = FileHandle(forWritingAtPath: logPath)
+      output?.seekToEndOfFile()
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: Self.executable)
+      process.arguments = ["--supervised", "--disable-syslog", "-C", configPath]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = output ?? FileHandle.nullDevice
+      process.standardError = output ?? FileHandle.nullDevice
+      try process.run()
+      self.process = process
+      for listener in listeners {
+        guard waitListening(listener.port) else {
+          stop()
+          XCTFail("dnsdist did not listen on 127.0.0.1:\(listener.port); its log:\n\(log)")
+          throw XCTSkip("dnsdist did not start")
+        }
+      }
+    }
+
+    func stop() {
+      guard let process else { return }
+      self.process = nil
+      if process.isRunning {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      }
+    }
+
+    /// Polls with plain TCP connects (dnsdist logs each as a failed handshake).
+    private func waitListening(_ port: UInt16) -> Bool {
+      for _ in 0..<200 {
+        if StubClient.TCPConnection(port: port) != nil { return true }
+        if process?.isRunning != true { return false }
+        Thread.sleep(forTimeInterval: 0.05)
+      }
+      return false
+    }
+  }
+
+  /// A TCP port on 127.0.0.1 that was free a moment ago.
+  func freeTCPPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = StubClient.loopback(0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
+  /// The zone behind dnsdist (a FakeUpstream `.custom` responder), every
+  /// answer built by type like an authoritative server's:
+  ///
+  ///     www.example.test     A 192.0.2.80, AAAA 2001:db8::80,
+  ///                          MX 10 mail.example.test, TXT "dnsward over tls"
+  ///     alias.example.test   CNAME alias2.example.test
+  ///     alias2.example.test  CNAME www.example.test   (both in the answer)
+  ///     big.example.test     60 A 198.51.100.1-60     (989 octets, over 512)
+  ///     hN.example.test      A 192.0.2.N              (distinct answers)
+  ///     slowhN.example.test  A 192.0.2.N after 300 ms (out-of-order replies)
+  ///     nx*                  NXDOMAIN
+  ///
+  /// Any other name gets the same records as www.
+  enum TestZone {
+    static let txt = "dnsward over tls"
+
+    static func answer(_ query: [UInt8]) -> [[UInt8]] {
+      guard let parsed = query.withUnsafeBytes({ try? Message(validating: $0) }),
+        parsed.hasQuestion
+      else { return [] }
+      let qtype = UInt16(query[parsed.questionEnd - 4]) << 8 | UInt16(query[parsed.questionEnd - 3])
+      let name = query.withUnsafeBytes { bytes -> [UInt8] in
+        var output = [UInt8](repeating: 0, count: 256)
+        let length = output.withUnsafeMutableBytes {
+          (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
+        }
+        return Array(output[0..<length])
+      }
+      let first = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
+        .lowercased()
+      let owner: [UInt8] = [0xC0, 0x0C]  // the question name
+      var records: [[UInt8]] = []
+      var rcode: UInt8 = 0
+      if first.hasPrefix("nx") {
+        rcode = 3
+      } else if first == "alias", qtype == 1 || qtype == 5 {
+        records.append(record(owner, type: 5, wire("alias2.example.test")))
+        if qtype == 1 {
+          records.append(record(wire("alias2.example.test"), type: 5, wire("www.example.test")))
+          records.append(record(wire("www.example.test"), type: 1, [192, 0, 2, 80]))
+        }
+      } else if first == "big", qtype == 1 {
+        records = (1...60).map { record(owner, type: 1, [198, 51, 100, UInt8($0)]) }
+      } else if let number = numbered(first, prefix: "slowh") ?? numbered(first, prefix: "h"),
+        qtype == 1
+      {
+        if first.hasPrefix("slow") { Thread.sleep(forTimeInterval: 0.3) }
+        records.append(record(owner, type: 1, [192, 0, 2, number]))
+      } else {
+        switch qtype {
+        case 1: records.append(record(owner, type: 1, [192, 0, 2, 80]))
+        case 28:
+          records.append(
+            record(
+              owner, type: 28, [0x20, 0x01, 0x0D, 0xB8] + [UInt8](repeating: 0, count: 11) + [0x80])
+          )
+        case 15: records.append(record(owner, type: 15, [0, 10] + wire("mail.example.test")))
+        case 16: records.append(record(owner, type: 16, [UInt8(txt.utf8.count)] + Array(txt.utf8)))
+        default: break
+        }
+      }
+      var message = DNSAnswer.header(
+        for: query, rcode: rcode, answers: records.count, truncated: false)
+      message += DNSAnswer.question(query, name: name)
+      for record in records { message += record }
+      return [message]
+    }
+
+    static func numbered(_ label: String, prefix: String) -> UInt8? {
+      guard label.hasPrefix(prefix) else { return nil }
+      return UInt8(label.dropFirst(prefix.count))
+    }
+
+    static func wire(_ name: String) -> [UInt8] {
+      var bytes: [UInt8] = []
+      for label in name.split(separator: ".") { bytes += [UInt8(label.utf8.count)] + label.utf8 }
+      return bytes + [0]
+    }
+
+    /// OWNER TYPE IN 3600 RDATA
+    static func record(_ owner: [UInt8], type: UInt16, _ rdata: [UInt8]) -> [UInt8] {
+      owner + [UInt8(type >> 8), UInt8(type & 0xFF), 0, 1, 0, 0, 0x0E, 0x10]
+        + [UInt8(rdata.count >> 8), UInt8(rdata.count & 0xFF)] + rdata
+    }
+  }
+
+  extension Reply {
+    /// The types of the records in the answer section, in order.
+    var answerTypes: [UInt16] {
+      bytes.withUnsafeBytes { raw in
+        guard let message = try? Message(validating: raw) else { return [] }
+        var records = message.records()
+        var types: [UInt16] = []
+        while types.count < answerCount, let record = records.next() {
+          types.append(record.type.rawValue)
+        }
+        return types
+      }
+    }
+
+    func contains(_ text: String) -> Bool {
+      let needle = Array(text.utf8)
+      guard needle.count <= bytes.count else { return false }
+      return (0...(bytes.count - needle.count)).contains {
+        Array(bytes[$0..<($0 + needle.count)]) == needle
+      }
+    }
+  }
+#endif
