@@ -73,6 +73,9 @@ final class HTTPDNSUpstreamPool {
   var errors: UInt64 = 0
   /// TLS sessions of the `https` upstreams' connections.
   let channels: SecureChannels
+  /// Queries waiting for a connection of their upstream, all of whose
+  /// connections were busy.
+  var queue: HTTPWaitQueue
 
   init(upstreams: [UpstreamServer], setup: TLSSetup) throws(TLSSetup.Failure) {
     var first: [Int] = []
@@ -107,6 +110,8 @@ final class HTTPDNSUpstreamPool {
     }
     channels = try SecureChannels(
       slotUpstreams: slotUpstreams, upstreams: upstreams, secure: .https, setup: setup)
+    queue = HTTPWaitQueue(
+      capacity: total > 0 ? HTTPWaitQueue.defaultCapacity : 0, queryCapacity: Self.queryCapacity)
     queries = .allocate(byteCount: max(total, 1) * Self.queryCapacity, alignment: 8)
     requests = .allocate(byteCount: max(total, 1) * Self.requestCapacity, alignment: 8)
     responses = .allocate(byteCount: max(total, 1) * Self.responseCapacity, alignment: 8)
@@ -182,30 +187,49 @@ final class HTTPDNSUpstreamPool {
     server: Server
   ) -> Bool {
     guard upstream < firstConnection.count, firstConnection[upstream] >= 0 else { return false }
+    let query = UnsafeRawBufferPointer(rebasing: framed[2...])
+    guard query.count + EDNSPadding.maximumQueryGrowth <= Self.queryCapacity else { return false }
+    let chosen = freeConnection(of: upstream)
+    guard chosen >= 0 else {
+      return queue.add(query, upstream: upstream, transaction: transaction)
+    }
+    return start(query, on: chosen, transaction: transaction, server: server)
+  }
+
+  /// An idle connection of `upstream` (kept alive: no handshake to wait
+  /// for), else a closed one, else -1.
+  private func freeConnection(of upstream: Int) -> Int {
     var chosen = -1
     for offset in 0..<Self.connectionsPerUpstream {
       let index = firstConnection[upstream] + offset
-      if connections[index].state == .idle && !connections[index].failed {
+      if connections[index].state == .idle && !connections[index].failed { return index }
+      if chosen < 0 && connections[index].state == .closed && !connections[index].failed {
         chosen = index
-        break
       }
-      if chosen < 0 && connections[index].state == .closed { chosen = index }
     }
-    guard chosen >= 0 else { return false }
+    return chosen
+  }
+
+  /// Writes the request for `query` and sends it on connection `chosen`,
+  /// opening it first if it is closed. False when that fails at once.
+  private func start(
+    _ query: UnsafeRawBufferPointer, on chosen: Int, transaction: TransactionHandle,
+    server: Server
+  ) -> Bool {
+    let upstream = connections[chosen].upstream
     let settings = server.engine.upstreams[upstream]
     let copy = buffer(queries, Self.queryCapacity, chosen)
-    var queryLength = framed.count - 2
-    guard queryLength + EDNSPadding.maximumQueryGrowth <= Self.queryCapacity else { return false }
-    copy.baseAddress!.copyMemory(from: framed.baseAddress! + 2, byteCount: queryLength)
+    var queryLength = query.count
+    copy.baseAddress!.copyMemory(from: query.baseAddress!, byteCount: queryLength)
     if channels.isSecure(chosen) && settings.httpdnsFormat == .dnsMessage {
       // RFC 8467 §4.1, as for DoT: the request's size says less about the name.
       queryLength = EDNSPadding.padQuery(copy, length: queryLength) ?? queryLength
     }
-    let query = UnsafeRawBufferPointer(rebasing: copy[0..<queryLength])
+    let request = UnsafeRawBufferPointer(rebasing: copy[0..<queryLength])
     let length: Int
     do throws(HTTPDNSError) {
       length = try HTTPDNSCodec.writeRequest(
-        for: query, format: settings.httpdnsFormat, host: hosts[upstream],
+        for: request, format: settings.httpdnsFormat, host: hosts[upstream],
         account: settings.account, secret: settings.secret, path: settings.path,
         unixTime: WallClock.nowSeconds(),
         into: buffer(requests, Self.requestCapacity, chosen))
@@ -465,6 +489,7 @@ final class HTTPDNSUpstreamPool {
   /// a connection still waiting for its response is closed, so the late
   /// response cannot be taken for the next request's.
   func release(transaction: TransactionHandle) {
+    queue.remove(transaction: transaction)
     for index in 0..<count
     where connections[index].state == .busy || connections[index].state == .connecting
       || connections[index].state == .handshaking
@@ -503,6 +528,29 @@ final class HTTPDNSUpstreamPool {
       var environment = LoopEnvironment(server: server)
       server.engine.attemptFailed(transaction: transaction, now: now, environment: &environment)
     }
+    startWaiting(server: server, now: now)
+  }
+
+  /// Starts the waiting queries, oldest first, whose upstream has a free
+  /// connection again. One that cannot start fails over like any attempt.
+  private func startWaiting(server: Server, now: UInt64) {
+    var position = 0
+    while position < queue.count {
+      let entry = queue.entry(at: position)
+      defer { position += 1 }
+      guard entry.active else { continue }
+      let chosen = freeConnection(of: entry.upstream)
+      guard chosen >= 0 else { continue }
+      let started = start(
+        queue.query(at: position), on: chosen, transaction: entry.transaction, server: server)
+      queue.remove(transaction: entry.transaction)
+      if !started {
+        var environment = LoopEnvironment(server: server)
+        server.engine.attemptFailed(
+          transaction: entry.transaction, now: now, environment: &environment)
+      }
+    }
+    if queue.count == queue.capacity { queue.compact() }
   }
 
   /// `httpdns upstream 223.5.5.5:80: connect failed, errno 111` (debug: the
@@ -532,6 +580,9 @@ final class HTTPDNSUpstreamPool {
     }
   }
 
+  /// Closes every connection without telling the engine (the network
+  /// changed: the engine sends their queries again itself, releasing the
+  /// waiting ones first).
   func closeAll() {
     for index in 0..<count where connections[index].fd.isValid { close(index) }
   }

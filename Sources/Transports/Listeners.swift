@@ -34,19 +34,44 @@ public struct Listeners {
     return listeners
   }
 
-  /// Opens the UDP and TCP socket of one address; on failure, whatever of
-  /// them was opened is already in the set, for `close()`.
+  /// Opens the UDP and TCP socket of one address; on failure neither is
+  /// left open. Port 0 asks the kernel for a free UDP port and TCP then
+  /// listens on the same one, which may be taken for TCP (an outgoing
+  /// connection's local port, even one in TIME-WAIT): then a few fresh
+  /// ports are tried.
   private mutating func add(_ address: SocketAddress, reusePort: Bool) throws(Errno) {
-    let udp = try Socket.udp(for: address)
-    self.udp.append(udp)
-    try Socket.bindListener(udp, to: address, reusePort: reusePort)
-    // Port 0 asks the kernel for one; TCP then listens on the same port.
-    let bound = Socket.localAddress(udp) ?? address
-    addresses.append(bound)
-    let tcp = try Socket.tcp(for: bound)
-    self.tcp.append(tcp)
-    try Socket.bindListener(tcp, to: bound, reusePort: reusePort)
-    try Socket.listen(tcp, backlog: 128)
+    var attemptsLeft = address.port == 0 ? 8 : 1
+    while true {
+      attemptsLeft -= 1
+      let udp = try Socket.udp(for: address)
+      let bound: SocketAddress
+      do throws(Errno) {
+        try Socket.bindListener(udp, to: address, reusePort: reusePort)
+        bound = Socket.localAddress(udp) ?? address
+      } catch {
+        udp.close()
+        throw error
+      }
+      let tcp: FileDescriptor
+      do throws(Errno) {
+        tcp = try Socket.tcp(for: bound)
+        do throws(Errno) {
+          try Socket.bindListener(tcp, to: bound, reusePort: reusePort)
+          try Socket.listen(tcp, backlog: 128)
+        } catch {
+          tcp.close()
+          throw error
+        }
+      } catch {
+        udp.close()
+        if attemptsLeft > 0 { continue }
+        throw error
+      }
+      self.udp.append(udp)
+      self.tcp.append(tcp)
+      addresses.append(bound)
+      return
+    }
   }
 
   /// `count` sets for `workers`: the first binds the `listen` endpoints

@@ -13,6 +13,7 @@ import Foundation
 /// - `www.example.test`: A 192.0.2.1, AAAA 2001:db8::1;
 /// - `chain.example.test` (json only): CNAME www.example.test, then its A;
 /// - `mail.example.test` (json only): MX 10 www.example.test;
+/// - `*.burst.example.test` (json only): A 192.0.2.1;
 /// - names starting with `nx`: nothing (json: Status 3).
 final class FakeHTTPDNS: @unchecked Sendable {
   enum Behaviour {
@@ -183,6 +184,8 @@ final class FakeHTTPDNS: @unchecked Sendable {
     case ("chain.example.test", 1):
       answers = [record(name, 5, "www.example.test."), record("www.example.test", 1, "192.0.2.1")]
     case ("mail.example.test", 15): answers = [record(name, 15, "10 www.example.test.")]
+    case (_, 1) where name.hasSuffix(".burst.example.test"):
+      answers = [record(name, 1, "192.0.2.1")]
     default: break
     }
     let status = name.hasPrefix("nx") ? 3 : 0

@@ -60,15 +60,18 @@ final class FakeUpstream: @unchecked Sendable {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
-    try Self.bind(udp, &address)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(udp, $0, &length) }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    // TCP first: a free UDP port is often some TCP connection's local port
+    // (TIME-WAIT ones included) when tests churn connections; the other
+    // way round collides far less.
     var reuse: Int32 = 1
     setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
     try Self.bind(tcp, &address)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(tcp, $0, &length) }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    try Self.bind(udp, &address)
     listen(tcp, 16)
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
     setsockopt(udp, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -40,6 +40,31 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     XCTAssertEqual(server.connections, 1, "one keep-alive connection: \(server.paths)")
   }
 
+  /// HTTP/1.1 carries one request at a time per connection and dnsward
+  /// keeps four per upstream: a burst of twelve different questions to a
+  /// slow server waits for a free connection instead of failing over
+  /// (there is no other upstream: a failed-over question gets SERVFAIL).
+  func testABurstBeyondTheConnectionsWaitsForAFreeOne() throws {
+    let server = try FakeHTTPDNS(.slow(milliseconds: 150))
+    defer { server.stop() }
+    let dnsward = try DnswardProcess(
+      config: config(["httpdns 127.0.0.1:\(server.port) format=json"]))
+    defer { dnsward.stop() }
+    let questions = (0..<12).map {
+      StubClient.query("q\($0).burst.example.test", id: UInt16($0 + 1))
+    }
+    let replies = StubClient.udpBurst(questions, port: dnsward.port, timeout: 8).compactMap {
+      Reply($0)
+    }
+    XCTAssertEqual(replies.count, 12)
+    XCTAssertEqual(Set(replies.map(\.id)), Set(1...12))
+    for reply in replies {
+      XCTAssertEqual(reply.rcode, 0, "question \(reply.id)")
+      XCTAssertEqual(reply.addresses, ["192.0.2.1"], "question \(reply.id)")
+    }
+    XCTAssertLessThanOrEqual(server.connections, 4, "at most four connections")
+  }
+
   func testDnspodAnswersAddressesAndOtherTypesGoToTheNextUpstream() throws {
     let server = try FakeHTTPDNS()
     defer { server.stop() }

@@ -165,6 +165,34 @@ enum StubClient {
     return count > 0 ? Array(buffer[0..<count]) : nil
   }
 
+  /// Sends every packet from one socket at once, then collects the
+  /// replies (in arrival order) until all came or `timeout` passes with
+  /// none: a burst of truly concurrent questions.
+  static func udpBurst(_ packets: [[UInt8]], port: UInt16, timeout: TimeInterval = 3)
+    -> [[UInt8]]
+  {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port)
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    for packet in packets {
+      _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+    }
+    var replies: [[UInt8]] = []
+    var buffer = [UInt8](repeating: 0, count: 65535)
+    while replies.count < packets.count {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      guard count > 0 else { break }
+      replies.append(Array(buffer[0..<count]))
+    }
+    return replies
+  }
+
   /// Sends raw bytes without waiting for anything.
   static func fire(_ packet: [UInt8], port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

@@ -211,7 +211,17 @@ import XCTest
     /// backend does — the slow ones last — so replies come back out of order
     /// and must be matched by ID.
     func testTwentyConcurrentQueriesOverDoTAreAllAnswered() throws {
-      let dnsward = try DnswardProcess(config: config([try dot("good")]))
+      try assertTwentyConcurrentQueriesAnswered(through: try dot("good"))
+    }
+
+    /// DoH carries one request per connection and dnsward keeps four: the
+    /// other sixteen wait for a free one (HTTPWaitQueue) instead of failing.
+    func testTwentyConcurrentQueriesOverDoHAreAllAnswered() throws {
+      try assertTwentyConcurrentQueriesAnswered(through: try doh("good"))
+    }
+
+    func assertTwentyConcurrentQueriesAnswered(through upstream: String) throws {
+      let dnsward = try DnswardProcess(config: config([upstream]))
       defer { dnsward.stop() }
       XCTAssertEqual(udp("www.example.test", dnsward)?.addresses, ["192.0.2.80"], "connected")
       let names = (1...20).map { $0 <= 3 ? "slowh\($0).example.test" : "h\($0).example.test" }
