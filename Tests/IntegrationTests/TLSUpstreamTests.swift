@@ -249,6 +249,29 @@ import XCTest
       }
     }
 
+    /// A reconnection resumes the TLS session: dnsdist closes a DoT
+    /// connection idle for 2 s (its TCP receive timeout), and the handshake
+    /// for the next question resumes the first one's session — no
+    /// certificate exchange — as the counters line at exit shows.
+    func testReconnectionResumesTheSession() throws {
+      let dnsward = try DnswardProcess(config: config([try dot("good")]))
+      XCTAssertEqual(udp("www.example.test", dnsward)?.addresses, ["192.0.2.80"])
+      Thread.sleep(forTimeInterval: 3)
+      XCTAssertEqual(udp("nx-after-idle.example.test", dnsward)?.rcode, 3, "a fresh question")
+      dnsward.stop()
+      let counters = try XCTUnwrap(logLine(dnsward, with: ["tls-handshakes"]), dnsward.log)
+      func count(_ key: String) -> Int? {
+        let words = counters.split(separator: " ")
+        guard let at = words.firstIndex(where: { $0 == key }), at + 1 < words.count else {
+          return nil
+        }
+        return Int(words[at + 1])
+      }
+      XCTAssertEqual(count("tls-handshakes"), 2, counters)
+      XCTAssertEqual(count("tls-resumed"), 1, counters)
+      XCTAssertEqual(count("tls-refused"), 0, counters)
+    }
+
     // MARK: - Refusals
 
     /// `upstream` is refused: the question goes to the plain upstream after
