@@ -181,13 +181,7 @@ final class SecureChannels {
     #if TLS
       if let session = sessions[slot] {
         // One record at most per call (16 KiB); the callers loop.
-        switch session.write(bytes) {
-        case .bytes(let count): return .moved(count)
-        case .wantRead: return .waitReadable
-        case .wantWrite: return .waitWritable
-        case .closed: return .ended
-        case .failed: return .failed
-        }
+        return Self.step(session.write(bytes))
       }
     #endif
     do {
@@ -205,13 +199,7 @@ final class SecureChannels {
   {
     #if TLS
       if let session = sessions[slot] {
-        switch session.read(into: buffer) {
-        case .bytes(let count): return count > 0 ? .moved(count) : .waitReadable
-        case .wantRead: return .waitReadable
-        case .wantWrite: return .waitWritable
-        case .closed: return .ended
-        case .failed: return .failed
-        }
+        return Self.step(session.read(into: buffer))
       }
     #endif
     do {
@@ -233,6 +221,18 @@ final class SecureChannels {
   }
 
   #if TLS
+    /// A TLS read's or write's result as a stream step (an empty read, which
+    /// only an empty buffer gives, waits like any other).
+    private static func step(_ result: TLSTransferResult) -> StreamStep {
+      switch result {
+      case .bytes(let count): return count > 0 ? .moved(count) : .waitReadable
+      case .wantRead: return .waitReadable
+      case .wantWrite: return .waitWritable
+      case .closed: return .ended
+      case .failed: return .failed
+      }
+    }
+
     /// `tls upstream 192.0.2.1:853 (dns.example): certificate refused: not
     /// signed by a trusted CA (verify flags 0x8); next attempt in 1 s`
     private func logRefusal(_ error: TLSError, upstream: Int, server: Server) {
