@@ -282,7 +282,6 @@ final class HTTPDNSUpstreamPool {
         token: Token.make(.upstreamHTTP, slot: index, generation: generation))
     } catch {
       logConnectFailure(index, errno: error, server: server)
-      channels.connectFailed(slot: index, now: now)
       fd.close()
       return false
     }
@@ -364,7 +363,6 @@ final class HTTPDNSUpstreamPool {
       guard event & (Epoll.writable | Epoll.hangup) != 0 else { return }
       if let error = Socket.pendingError(connections[index].fd) {
         logConnectFailure(index, errno: error, server: server)
-        channels.connectFailed(slot: index, now: now)
         connections[index].failed = true
         return
       }

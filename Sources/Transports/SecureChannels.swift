@@ -42,11 +42,13 @@ final class SecureChannels {
   let slotUpstreams: [Int]
   /// `tls` for the TCP pool, `https` for the HTTP pool.
   let secure: UpstreamTransport
-  /// After a refused handshake or a failed connect, an upstream gets no new
-  /// connection before `retryAt` (its queries go to the next upstream);
-  /// the delay doubles from 1 s up to a minute and is forgotten after a
-  /// handshake succeeds. A MITM on the path costs one handshake a minute,
-  /// not one per query.
+  /// After a refused handshake an upstream gets no new connection before
+  /// `retryAt` (its queries go to the next upstream); the delay doubles
+  /// from 1 s up to a minute and is forgotten after a handshake succeeds. A
+  /// MITM on the path costs one handshake a minute, not one per query. A
+  /// failed connect costs nothing, so it is retried with the next question
+  /// (the engine's health rules skip an upstream that keeps failing), and a
+  /// server that comes back answers the first question after it.
   var retryAt: [UInt64]
   var retryDelay: [UInt64]
   static let firstRetryMilliseconds: UInt64 = 1000
@@ -118,12 +120,6 @@ final class SecureChannels {
 
   /// Whether `upstream` may get a new connection now.
   func mayConnect(upstream: Int, now: UInt64) -> Bool { now >= retryAt[upstream] }
-
-  /// A connect to a TLS upstream failed: back off like a refused handshake.
-  func connectFailed(slot: Int, now: UInt64) {
-    guard isSecure(slot) else { return }
-    backOff(upstream: slotUpstreams[slot], now: now)
-  }
 
   private func backOff(upstream: Int, now: UInt64) {
     let delay = min(

@@ -97,7 +97,6 @@ final class TCPUpstreamPool {
         fd, events: Epoll.readable | Epoll.writable,
         token: Token.make(.upstreamTCP, slot: upstream))
     } catch {
-      channels.connectFailed(slot: upstream, now: now)
       fd.close()
       return false
     }
@@ -170,7 +169,6 @@ final class TCPUpstreamPool {
     if connections[upstream].state == .connecting {
       guard event & (Epoll.writable | Epoll.hangup) != 0 else { return }
       if Socket.pendingError(connections[upstream].fd) != nil {
-        channels.connectFailed(slot: upstream, now: now)
         connections[upstream].broken = true
         return
       }
