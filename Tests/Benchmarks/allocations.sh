@@ -48,7 +48,11 @@
 #                  must be counted: about 23,800 allocations in mbedTLS);
 #                  mbedTLS allocates at start-up and in each handshake, the
 #                  warm-up makes the connections, so the run counts TLS
-#                  reads and writes only
+#                  reads and writes only. Here: 0 allocations in 100,000
+#                  dot queries (about 10 s) and 20,000 doh queries (about
+#                  8 s), with the release build and with the host firmware
+#                  (-DDNSWARD_TLS=ON); the debug build allocates (1 and
+#                  about 200 per query, in unoptimized stdlib iteration)
 #   dead-upstream  distinct names, the only upstream a closed port: SERVFAIL
 #   stale          the upstream gone, every answer an expired entry served
 #                  stale (`stale 1d`, entries cached with max-ttl 1s by a
@@ -109,7 +113,7 @@
 #
 # Needs gcc, dnsperf, knotd and dig (addr2line to symbolize stacks); dot and
 # doh also openssl, dnsdist and libmbedtls-dev (or DNSWARD_TLS_BIN). Takes
-# about a minute after the build. Only 127.0.0.1 is used.
+# 55 s after the builds, 70 s with dot and doh. Only 127.0.0.1 is used.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
