@@ -39,7 +39,8 @@
 #                  (DNSWARD_TLS_BIN), `ca-file` the run's test CA
 #   doh            the same over DoH (`upstream https ... name=dns.test
 #                  path=/dns-query`: 4 keep-alive HTTP/1.1 TLS connections,
-#                  one request on each, hence dnsperf -q 4 as for httpdns)
+#                  one request on each; dnsperf -q 32, so most questions
+#                  wait in the pool's wait queue for a free connection)
 #                  to dnsdist's addDOHLocal; DOH_QUERIES queries. For both:
 #                  the certificates (a CA and a leaf for dns.test) are made
 #                  by openssl at run time, dnsdist listens on free 127.0.0.1
@@ -708,7 +709,7 @@ for workload in $WORKLOADS; do
       QUERIES=$HTTPDNS_QUERIES measure httpdns httpdns udp "$WORK/httpdns-warm.txt" 1 "$WORK/httpdns.txt" -q 4
       ;;
     dot) measure dot dot udp "$WORK/dot-warm.txt" 1 "$WORK/dot.txt" ;;
-    doh) QUERIES=$DOH_QUERIES measure doh doh udp "$WORK/doh-warm.txt" 1 "$WORK/doh.txt" -q 4 ;;
+    doh) QUERIES=$DOH_QUERIES measure doh doh udp "$WORK/doh-warm.txt" 1 "$WORK/doh.txt" -q 32 ;;
     dead-upstream) measure dead-upstream dead-upstream udp "$WORK/dead-warm.txt" 1 "$WORK/dead.txt" ;;
     stale)
       # Cache the hot names (max-ttl 1s), stop their Knot, let them expire;
