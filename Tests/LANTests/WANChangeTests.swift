@@ -33,4 +33,40 @@ final class WANChangeTests: LANTestCase {
     XCTAssertLessThan(elapsed, 1.5, "a fresh connection at once, not the 3 s timeout")
     assertCounter("networkChanges")
   }
+
+  /// The WAN link goes down and comes back (a modem reboot, a cable): while
+  /// it is down, names already cached are still answered; both changes are
+  /// noticed (rtnetlink), and when the link is up again a new name is
+  /// answered at once over a fresh TCP connection.
+  func testAWANLinkDownAndUpKeepsAnsweringAndRecoversAtOnce() throws {
+    let cached = "www.example"
+    let later = "public.example"
+    try startDnsward([
+      "listen \(Topology.routerLANAddress):53",
+      "upstream tcp \(Topology.honestUpstreamAddress):5353", "timeout 3000ms", "stale 1h",
+    ])
+    XCTAssertEqual(Clients.dig(cached, in: topology).addresses, [Records.truth[cached]!])
+
+    let wan = topology.routerWANInterface
+    try topology.inside(topology.router, "ip link set dev \(wan) down")
+    XCTAssertEqual(
+      Clients.dig(cached, in: topology).addresses, [Records.truth[cached]!],
+      "answered from the cache while the WAN is down")
+
+    try topology.inside(topology.router, "ip link set dev \(wan) up")
+    // A link going down takes its routes with it; DHCP or PPPoE would put
+    // the default route back, here the test does.
+    try topology.inside(topology.router, "ip route replace default via \(Topology.ispAddress)")
+    let deadline = Date().addingTimeInterval(3)
+    while routerLog.components(separatedBy: "network changed").count < 3 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    Thread.sleep(forTimeInterval: 0.3)  // past the 200 ms settle time of the last change
+    let start = Date()
+    let answer = Clients.dig(later, in: topology, timeoutSeconds: 5)
+    let elapsed = Date().timeIntervalSince(start)
+    XCTAssertEqual(answer.addresses, [Records.truth[later]!], "\(answer)\n\(routerLog)")
+    XCTAssertLessThan(elapsed, 1.5, "a fresh connection at once, not the 3 s timeout")
+    assertCounter("networkChanges", reaches: 2)
+  }
 }
