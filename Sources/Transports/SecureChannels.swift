@@ -129,7 +129,9 @@ final class SecureChannels {
   }
 
   /// Starts TLS on a new connection of a secure slot (connected or still
-  /// connecting). False when the session cannot be set up (logged).
+  /// connecting). False when the session cannot be reset or take the name
+  /// (mbedTLS out of memory; the config already checked the name): the
+  /// attempt then fails over like a failed connect.
   func start(slot: Int, fd: FileDescriptor) -> Bool {
     #if TLS
       guard let session = sessions[slot] else { return true }
