@@ -7,14 +7,10 @@ extension HTTPDNSUpstreamPool {
   /// written out (RFC 9110 §7.2 allows any form of the literal).
   static func hostHeader(_ endpoint: Endpoint) -> [UInt8] {
     var text: [UInt8] = []
-    func decimal(_ value: UInt64) {
-      if value >= 10 { decimal(value / 10) }
-      text.append(UInt8(ascii: "0") + UInt8(value % 10))
-    }
     let address = endpoint.address
     if address.isIPv4 {
       for shift in stride(from: 24, through: 0, by: -8) {
-        decimal(UInt64((address.ipv4 >> UInt32(shift)) & 0xFF))
+        appendDecimal(UInt64((address.ipv4 >> UInt32(shift)) & 0xFF), to: &text)
         if shift > 0 { text.append(UInt8(ascii: ".")) }
       }
     } else {
@@ -37,7 +33,7 @@ extension HTTPDNSUpstreamPool {
     }
     if endpoint.port != 80 {
       text.append(UInt8(ascii: ":"))
-      decimal(UInt64(endpoint.port))
+      appendDecimal(UInt64(endpoint.port), to: &text)
     }
     return text
   }
@@ -47,14 +43,13 @@ extension HTTPDNSUpstreamPool {
     var text = name
     if port != 443 {
       text.append(UInt8(ascii: ":"))
-      var digits: [UInt8] = []
-      var value = port
-      repeat {
-        digits.append(UInt8(ascii: "0") + UInt8(value % 10))
-        value /= 10
-      } while value > 0
-      text.append(contentsOf: digits.reversed())
+      appendDecimal(UInt64(port), to: &text)
     }
     return text
+  }
+
+  private static func appendDecimal(_ value: UInt64, to text: inout [UInt8]) {
+    if value >= 10 { appendDecimal(value / 10, to: &text) }
+    text.append(UInt8(ascii: "0") + UInt8(value % 10))
   }
 }
