@@ -42,3 +42,17 @@ public enum ProcessControl {
   /// Waits for child `pid` to end: its exit status, 128 + signal, or -1.
   public static func wait(_ pid: Int32) -> Int32 { clinux_wait_child(pid) }
 }
+
+/// The seccomp filter of `seccomp on` (Sources/CLinux/include/SyscallFilter.h
+/// lists what stays allowed): installed once the loop is about to run, it
+/// makes every other system call fail with EPERM for the rest of the
+/// process's life.
+public enum SystemCallFilter {
+  /// Installs the filter; `allowFiles` keeps the calls that save a cache
+  /// file. Returns nil, or why the kernel refused (EINVAL: no seccomp
+  /// filters in this kernel, or qemu-user).
+  public static func install(allowFiles: Bool) -> Errno? {
+    let code = clinux_install_syscall_filter(allowFiles ? 1 : 0)
+    return code == 0 ? nil : Errno(rawValue: code)
+  }
+}

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "SyscallFilter.h"
 
 // accept4(2) is declared by libc headers only under _GNU_SOURCE, which would
 // also turn sockaddr parameters into transparent unions Swift cannot pass.
