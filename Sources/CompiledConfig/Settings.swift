@@ -119,6 +119,9 @@ public struct Settings {
   public var overrideTTL: UInt32 = 300
   /// `user`: the account to switch to after binding; empty keeps the current one.
   public var user: [UInt8] = []
+  /// `seccomp`: once the loop runs, every system call it does not need fails
+  /// with EPERM (Linux seccomp filter; see SyscallFilter.h for the list).
+  public var seccomp: Bool = false
   /// `log`.
   public var logLevel: LogLevel = .info
   /// `log-queries`: one line per answered query (client, name, type,

@@ -177,6 +177,7 @@ public enum ConfigGenerator {
     out.line("  settings.inflight = \(settings.inflight)")
     out.line("  settings.overrideTTL = \(settings.overrideTTL)")
     out.line("  settings.user = userNameBytes")
+    out.line("  settings.seccomp = \(settings.seccomp)")
     out.line("  settings.logLevel = .\(logLevelName(settings.logLevel))")
     out.line("  settings.logQueries = \(settings.logQueries)")
     out.line("  settings.tcpClients = \(settings.tcpClients)")

@@ -109,6 +109,7 @@ enum Directive: Int, CaseIterable {
   case rateLimit, refuseAny
   case strict
   case caFile
+  case seccomp
 
   /// The directive spelled `token` (case-sensitive), if any.
   static func named(_ token: ArraySlice<UInt8>) -> Directive? {
@@ -169,6 +170,7 @@ enum Directive: Int, CaseIterable {
     case .rateLimit: return "rate-limit"
     case .refuseAny: return "refuse-any"
     case .caFile: return "ca-file"
+    case .seccomp: return "seccomp"
     }
   }
 
@@ -239,6 +241,7 @@ enum Directive: Int, CaseIterable {
     case .rateLimit: return "rate-limit COUNT/s, 1...1000000 per second, or off, e.g. 200/s"
     case .refuseAny: return "refuse-any on|off"
     case .caFile: return "ca-file PATH, absolute, PEM certificates for tls and https upstreams"
+    case .seccomp: return "seccomp on|off"
     }
   }
 }
@@ -381,6 +384,7 @@ struct ConfigReader {
     case .rateLimit: settings.rateLimitPerSecond = try rateLimit(value)
     case .refuseAny: settings.refuseAny = try onOff(value, for: directive)
     case .caFile: settings.caFile = try caFilePath(value)
+    case .seccomp: settings.seccomp = try onOff(value, for: directive)
     }
   }
 

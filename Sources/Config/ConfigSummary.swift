@@ -53,10 +53,11 @@ extension ConfigGenerator {
 
       """)
     if settings.user.isEmpty {
-      out.append("user: unchanged\n")
+      out.append("user: unchanged")
     } else {
-      out.append("user: \(escaped: settings.user)\n")
+      out.append("user: \(escaped: settings.user)")
     }
+    out.append(", seccomp: \(onOff(settings.seccomp))\n")
     let tcpIdle = describeDuration(milliseconds: settings.tcpIdleMilliseconds)
     out.append(
       """

@@ -59,6 +59,7 @@ func serve(_ settings: Settings) -> Int32 {
     server.loadCacheFile()
     logStart(server: server, upstreams: upstreams, log: log)
   }
+  if settings.seccomp { installSystemCallFilter(settings, worker: worker, log: log) }
   server.run()
   server.logCounters()
   server.shutdown()
@@ -87,6 +88,18 @@ func dropPrivileges(_ settings: Settings, log: LogLine) -> Bool {
     }
     log.emit(.error)
     return false
+  }
+}
+
+/// `seccomp on`: from here on only the loop's system calls are allowed. A
+/// kernel without seccomp filters (or qemu-user) is logged at warning and
+/// dnsward runs unfiltered: a LAN without its resolver would be worse.
+func installSystemCallFilter(_ settings: Settings, worker: Int, log: LogLine) {
+  if let refusal = SystemCallFilter.install(allowFiles: !settings.cacheFilePath.isEmpty) {
+    log.start(.warning).append("seccomp: the kernel refused the system-call filter (")
+      .append(errno: refusal).append("); running without it").emit(.warning)
+  } else if worker == 0 {
+    log.start(.info).append("seccomp: system-call filter installed").emit(.info)
   }
 }
 

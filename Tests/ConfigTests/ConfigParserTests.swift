@@ -25,6 +25,7 @@ final class ConfigParserTests: XCTestCase {
     block ads.example
     override-ttl 60
     user nobody
+    seccomp on
     log debug
     tcp-clients 64
     tcp-idle 30s
@@ -204,6 +205,7 @@ final class ConfigParserTests: XCTestCase {
     XCTAssertTrue(summary.contains("timeout: 2s, inflight: 4096"))
     XCTAssertTrue(summary.contains("overrides: 2 exact, 1 wildcard, 1 blocked"))
     XCTAssertTrue(summary.contains("case-randomization: off"))
+    XCTAssertTrue(summary.contains("\nuser: nobody, seccomp: on\n"))
     XCTAssertTrue(
       summary.contains(
         "\ncache: 2048 entries, 524288 bytes; ttl 30...7200s, negative at most 900s; "

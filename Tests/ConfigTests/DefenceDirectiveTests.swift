@@ -89,6 +89,9 @@ final class DefenceDirectiveTests: XCTestCase {
     XCTAssertEqual(parse("rebind-protection off")?.rebindProtection, false)
     XCTAssertEqual(parse("refuse-any on")?.refuseAny, true)
     XCTAssertEqual(parse("refuse-any off")?.refuseAny, false)
+    XCTAssertEqual(parse("# none")?.seccomp, false)
+    XCTAssertEqual(parse("seccomp on")?.seccomp, true)
+    XCTAssertEqual(parse("seccomp off")?.seccomp, false)
   }
 
   /// Names are lower-cased flat wire names, concatenated in config order;
@@ -256,6 +259,8 @@ final class DefenceDirectiveTests: XCTestCase {
     ),
     ("rebind-protection 1", "'rebind-protection' expects on or off, got '1'", 1),
     ("strict yes", "'strict' expects on or off, got 'yes'", 1),
+    ("seccomp strict", "'seccomp' expects on or off, got 'strict'", 1),
+    ("seccomp on\nseccomp on", "duplicate 'seccomp' directive (first on line 4)", 2),
     (
       "rebind-protection",
       "missing argument to 'rebind-protection' (usage: rebind-protection on|off)", 1

@@ -31,6 +31,7 @@ extension DefenceDirectiveTests {
     override-check-interval 5m
     rate-limit 200/s
     refuse-any off
+    seccomp on
     """
 
   /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
@@ -64,6 +65,7 @@ extension DefenceDirectiveTests {
       XCTAssertEqual(
         values["rateLimitPerSecond"].flatMap { UInt32($0) }, settings.rateLimitPerSecond)
       XCTAssertEqual(values["refuseAny"], "\(settings.refuseAny)")
+      XCTAssertEqual(values["seccomp"], "\(settings.seccomp)")
       XCTAssertEqual(
         integers(of: "verifyNameBytes", type: "UInt8", in: source),
         settings.verifyNames.map(UInt64.init))
