@@ -384,43 +384,10 @@ extension DnswardProcess {
     }
   }
 
-  /// Its descriptors by kind: TCP sockets (listeners and connections),
-  /// other sockets (UDP, netlink; a disconnected UDP socket is in no table),
-  /// and descriptors that are no socket (epoll, signalfd, files).
-  struct Sockets: Equatable {
-    var tcp = 0
-    var otherSockets = 0
-    var notSockets = 0
-  }
-
-  /// Counted from /proc/PID/fd and /proc/net/tcp{,6} (under a qemu
-  /// runner that is qemu's table, which mirrors the guest's); nil once it
-  /// has exited.
-  var sockets: Sockets? {
-    let directory = "/proc/\(process.processIdentifier)/fd"
-    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-      return nil
-    }
-    var tcp = Set<Substring>()
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-      let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
-      for line in text.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: " ")
-        if fields.count > 9 { tcp.insert(fields[9]) }
-      }
-    }
-    var counts = Sockets()
-    for entry in entries {
-      let target =
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) ?? ""
-      if !target.hasPrefix("socket:[") {
-        counts.notSockets += 1
-      } else if tcp.contains(target.dropFirst(8).dropLast()) {
-        counts.tcp += 1
-      } else {
-        counts.otherSockets += 1
-      }
-    }
-    return counts
+  /// How many descriptors it holds (/proc/PID/fd; under a qemu runner
+  /// that is qemu's table, which mirrors the guest's); nil once it exited.
+  var openDescriptors: Int? {
+    try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd")
+      .count
   }
 }
