@@ -31,12 +31,24 @@ final class FakeUpstream: @unchecked Sendable {
     case servFail
     /// Sends every honest answer twice.
     case duplicated
+    /// Answers with the query's ID followed by random bytes (up to 60):
+    /// a broken or hostile server.
+    case garbage
+    /// Resets every TCP connection (RST, through SO_LINGER 0) as soon as a
+    /// query arrives on it; UDP questions are answered honestly.
+    case resetting
     /// Answers with what the closure returns for the query (a zone of
     /// several record types, say).
     case custom(([UInt8]) -> [[UInt8]])
   }
 
-  let behaviour: Behaviour
+  /// What it does now. A test may change it while the server runs: an
+  /// upstream that goes silent, comes back, or flaps.
+  var behaviour: Behaviour {
+    get { lock.withLock { _behaviour } }
+    set { lock.withLock { _behaviour = newValue } }
+  }
+  private var _behaviour: Behaviour
   let answerAddress: (UInt8, UInt8, UInt8, UInt8)
   private(set) var port: UInt16 = 0
   private let udp: Int32
@@ -49,10 +61,14 @@ final class FakeUpstream: @unchecked Sendable {
   /// The source port of every UDP query, in arrival order.
   private var _udpSourcePorts: [UInt16] = []
   var udpSourcePorts: [UInt16] { lock.withLock { _udpSourcePorts } }
+  /// The question name of every UDP query, lower-cased and dotted, in
+  /// arrival order.
+  private var _udpQuestions: [String] = []
+  var udpQuestions: [String] { lock.withLock { _udpQuestions } }
   var tcpQueries: Int { lock.withLock { _tcpQueries } }
 
   init(_ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1)) throws {
-    self.behaviour = behaviour
+    _behaviour = behaviour
     answerAddress = answer
     udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -89,6 +105,10 @@ final class FakeUpstream: @unchecked Sendable {
     if result != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
   }
 
+  /// The UDP socket it serves on, for an attacker that sends from it: a
+  /// forgery whose source address and port are perfectly the upstream's.
+  var udpDescriptor: Int32 { udp }
+
   func stop() {
     lock.withLock { running = false }
     Thread.sleep(forTimeInterval: 0.15)
@@ -108,14 +128,19 @@ final class FakeUpstream: @unchecked Sendable {
           recvfrom(udp, &buffer, buffer.count, 0, $0, &length)
         }
       }
-      guard count > 0 else { continue }
+      // A response (QR set) is nobody's question: answering it could start
+      // an endless exchange with another server that answers everything.
+      guard count >= 3, buffer[2] & 0x80 == 0 else { continue }
       lock.withLock {
         _udpQueries += 1
         _udpSourcePorts.append(UInt16(bigEndian: from.sin_port))
       }
       let query = Array(buffer[0..<count])
+      let question = Self.questionName(query)
+      lock.withLock { _udpQuestions.append(question) }
       let peer = from
-      let replies = answers(to: query, overTCP: false)
+      let behaviour = self.behaviour
+      let replies = answers(to: query, overTCP: false, behaviour: behaviour)
       let send = { [udp] in
         for reply in replies {
           var target = peer
@@ -153,19 +178,39 @@ final class FakeUpstream: @unchecked Sendable {
       let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
       guard let query = StubClient.readExactly(fd, length) else { return }
       lock.withLock { _tcpQueries += 1 }
+      let behaviour = self.behaviour
+      if case .resetting = behaviour {
+        // l_onoff 1, l_linger 0: close(2) sends RST instead of FIN.
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        return
+      }
       if case .slow(let milliseconds) = behaviour {
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
       }
-      for reply in answers(to: query, overTCP: true) {
+      for reply in answers(to: query, overTCP: true, behaviour: behaviour) {
         let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
         _ = framed.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }
   }
 
+  /// The question name of `query`, lower-cased and dotted ("" if none).
+  static func questionName(_ query: [UInt8]) -> String {
+    var labels: [String] = []
+    var offset = 12
+    while offset < query.count, query[offset] != 0, query[offset] < 64 {
+      let end = offset + 1 + Int(query[offset])
+      guard end <= query.count else { break }
+      labels.append(String(decoding: query[(offset + 1)..<end], as: UTF8.self).lowercased())
+      offset = end
+    }
+    return labels.joined(separator: ".")
+  }
+
   /// What this upstream sends back for `query` (possibly nothing, possibly
   /// a forgery first).
-  func answers(to query: [UInt8], overTCP: Bool) -> [[UInt8]] {
+  func answers(to query: [UInt8], overTCP: Bool, behaviour: Behaviour) -> [[UInt8]] {
     guard let parsed = query.withUnsafeBytes({ try? Message(validating: $0) }),
       parsed.hasQuestion
     else { return [] }
@@ -183,6 +228,10 @@ final class FakeUpstream: @unchecked Sendable {
       return respond(query)
     case .silent:
       return []
+    case .garbage:
+      return [
+        Array(query[0..<2]) + (0..<Int.random(in: 0...60)).map { _ in UInt8.random(in: 0...255) }
+      ]
     case .wrongID:
       var reply = DNSAnswer.build(for: query, name: name, addresses: [answerAddress])
       reply[0] ^= 0x55
