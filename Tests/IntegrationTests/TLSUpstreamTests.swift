@@ -187,6 +187,20 @@ import XCTest
       assertAnswersEveryType(dnsward)
     }
 
+    /// `seccomp on`: handshakes, mbedTLS's randomness and clock, and the
+    /// records all go through the filter's allow list (natively; qemu-user
+    /// refuses the filter, and the test then only checks the answers).
+    func testDoTAndDoHAnswerUnderTheSystemCallFilter() throws {
+      for upstream in [try dot("good"), try doh("good")] {
+        let dnsward = try DnswardProcess(config: config([upstream]) + "seccomp on\n")
+        defer { dnsward.stop() }
+        if DnswardProcess.environment["DNSWARD_TEST_RUNNER"] == nil {
+          XCTAssertNotNil(logLine(dnsward, with: ["system-call filter installed"]), dnsward.log)
+        }
+        assertAnswersEveryType(dnsward)
+      }
+    }
+
     /// `path=`: dnsdist answers DoH on /dns-query and /q only.
     func testDoHWithAnotherPath() throws {
       let dnsward = try DnswardProcess(config: config([try doh("good", "name=dns.test path=/q")]))
