@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Stopping under load (issue 8, item 5): SIGTERM with questions waiting at
+/// a silent upstream. dnsward must exit within a second, and every client
+/// still waiting must get SERVFAIL on the way out, so that its stub resolver
+/// moves on to the next DNS server at once instead of after its own timeout
+/// (glibc: 5 s).
+final class ShutdownTests: XCTestCase {
+  func testSIGTERMUnderLoadAnswersEveryPendingClientAndExitsWithinASecond() throws {
+    let upstream = try FakeUpstream(.silent)
+    defer { upstream.stop() }
+    // A 10 s timeout keeps every question pending until the signal.
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        timeout 10s
+        inflight 64
+        """)
+    defer { dnsward.stop() }
+
+    let udpCount = 48
+    let client = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(client) }
+    var address = StubClient.loopback(dnsward.port)
+    for index in 0..<udpCount {
+      let packet = StubClient.query("q\(index).pending.test", id: UInt16(index))
+      _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          sendto(client, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+    }
+    // Two questions pending on one client TCP connection too.
+    let connection = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
+    for index in 0..<2 {
+      let query = StubClient.query("t\(index).pending.test", id: UInt16(1000 + index))
+      connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+    }
+
+    // Every question has reached the upstream: all of them are in flight.
+    let sentDeadline = Date().addingTimeInterval(10)
+    while upstream.udpQueries < udpCount + 2 && Date() < sentDeadline {
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    XCTAssertEqual(upstream.udpQueries, udpCount + 2, "questions forwarded before the signal")
+
+    let signalled = Date()
+    kill(dnsward.process.processIdentifier, SIGTERM)
+    let status = dnsward.waitForExit(timeout: 5)
+    let elapsed = Date().timeIntervalSince(signalled)
+    XCTAssertEqual(status, 0, "exit status after SIGTERM; log:\n\(dnsward.log)")
+    // Under qemu-user the emulator's own start-up and exit add time.
+    let limit: TimeInterval = DnswardProcess.environment["DNSWARD_TEST_RUNNER"] == nil ? 1 : 3
+    XCTAssertLessThan(elapsed, limit, "seconds from SIGTERM to exit")
+
+    var tv = timeval(tv_sec: 0, tv_usec: 500_000)
+    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var answeredIDs = Set<UInt16>()
+    while answeredIDs.count < udpCount {
+      let count = recv(client, &buffer, buffer.count, 0)
+      guard count > 0, let reply = Reply(Array(buffer[0..<count])) else { break }
+      XCTAssertEqual(reply.rcode, 2, "reply \(reply.id) is SERVFAIL")
+      answeredIDs.insert(reply.id)
+    }
+    XCTAssertEqual(answeredIDs.count, udpCount, "UDP clients answered before exit")
+    for index in 0..<2 {
+      let reply = Reply(connection.receive())
+      XCTAssertEqual(reply?.rcode, 2, "TCP question \(index) answered SERVFAIL")
+    }
+  }
+}
