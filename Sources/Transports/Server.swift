@@ -223,6 +223,21 @@ public final class Server {
         }
       }
     }
+    answerPendingClients()
+  }
+
+  /// Stopping: every client still waiting on an upstream gets its answer
+  /// now — stale or SERVFAIL (Engine.answerPendingAtShutdown) — so that its
+  /// resolver asks the next DNS server at once instead of timing out.
+  func answerPendingClients() {
+    var environment = LoopEnvironment(server: self)
+    let waiting = engine.answerPendingAtShutdown(
+      now: MonotonicClock.nowMilliseconds(), environment: &environment)
+    flushReplies()
+    if waiting > 0 {
+      log.start(.info).append("answered ").append(decimal: waiting)
+        .append(" waiting clients before stopping").emit(.info)
+    }
   }
 
   func handle(event: UInt32, token: UInt64, now: UInt64) {
