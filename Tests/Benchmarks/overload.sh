@@ -37,7 +37,10 @@
 #   - when dnsperf has stopped, a fresh name is answered with 192.0.2.1 in
 #     less than RECOVERY_MS (DELAY_MS + 400);
 #   - after the TCP holders have gone, dnsward's descriptors are back to the
-#     count before the run (within FD_SLACK, 0).
+#     count before the run (within FD_SLACK, 0);
+#   - SIGTERM after TERM_AFTER (3) seconds of the same load again: exit
+#     status 0 within TERM_MS (1000) milliseconds, and the clients waiting
+#     on the ring answered (the count from the log) before it exits.
 #
 # Needs dnsperf, gcc and python3. Only 127.0.0.1 is used.
 set -euo pipefail
@@ -93,7 +96,7 @@ cache-bytes 16k
 tcp-clients $TCP_CLIENTS
 tcp-idle 2s
 override probe.lan 192.168.1.20
-log warning
+log info
 CONF
 "$DNSWARD_BIN" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
 PROXY_PID=$!
@@ -146,6 +149,26 @@ HOLDER_PID=
 sleep 3  # tcp-idle 2s: the last held connections are closed
 FDS_END=$(fds)
 RSS_END=$(rss)
+ALIVE=0
+if kill -0 "$PROXY_PID" 2>/dev/null; then ALIVE=1; fi
+
+# SIGTERM under load: the same dnsperf again, and after TERM_AFTER (3)
+# seconds SIGTERM; dnsward must exit with status 0 within TERM_MS (1000)
+# and say how many waiting clients it answered on the way out.
+dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/names.txt" -l 30 -c 8 -q 2000 -t 1 \
+  >"$WORK/term-dnsperf.txt" 2>&1 &
+PERF_PID=$!
+sleep "${TERM_AFTER:-3}"
+term_start=$(date +%s%N)
+kill -TERM "$PROXY_PID"
+term_status=0
+wait "$PROXY_PID" || term_status=$?
+term_ms=$((($(date +%s%N) - term_start) / 1000000))
+PROXY_PID=
+kill -INT "$PERF_PID" 2>/dev/null || true
+wait "$PERF_PID" 2>/dev/null || true
+PERF_PID=
+term_answered=$(grep -o 'answered [0-9]* waiting clients' "$WORK/dnsward.log" | awk '{print $2}')
 
 # dnsperf's summary: answered qps, rcodes, latency, lost.
 qps=$(awk '/Queries per second/ {printf "%.0f", $4}' "$WORK/dnsperf.txt")
@@ -191,6 +214,7 @@ echo "| VmRSS start / min / max after ${WARMUP} s / end | $RSS_START / $rss_min 
 echo "| descriptors start / min / max after ${WARMUP} s / end | $FDS_START / $fd_min / $fd_max / $FDS_END (ceiling $FD_CEILING) |"
 echo "| TCP holders ($TCP_HOLDERS idle, tcp-clients $TCP_CLIENTS) | $(cat "$WORK/holder.txt") |"
 echo "| recovery: fresh name answered after dnsperf stopped | ${recovery} ms (try $tries, its latency ${recovery_latency:-} ms) |"
+echo "| SIGTERM after ${TERM_AFTER:-3} s of the same load: exit | status $term_status in $term_ms ms; waiting clients answered on the way out: ${term_answered:-none logged} |"
 
 [ "$samples" -ge 3 ] || fail "only $samples samples"
 awk -v q="${qps:-0}" -v m="$MIN_QPS" 'BEGIN { exit !(q >= m) }' ||
@@ -217,7 +241,10 @@ else
   awk -v r="$recovery" -v b="$RECOVERY_MS" 'BEGIN { exit !(r < b) }' ||
     fail "recovery took $recovery ms, bound $RECOVERY_MS"
 fi
-kill -0 "$PROXY_PID" 2>/dev/null || fail "dnsward exited"
+[ "$ALIVE" = 1 ] || fail "dnsward exited during the overload"
+[ "$term_status" -eq 0 ] || fail "exit status $term_status after SIGTERM"
+[ "$term_ms" -lt "${TERM_MS:-1000}" ] || fail "exit took $term_ms ms after SIGTERM"
+[ "${term_answered:-0}" -gt 0 ] || fail "no waiting client answered at SIGTERM"
 if [ "$FAILED" -ne 0 ]; then
   echo "--- dnsward log"; tail -20 "$WORK/dnsward.log"
   echo "--- dnsperf"; cat "$WORK/dnsperf.txt"
