@@ -215,6 +215,8 @@ echo "| descriptors start / min / max after ${WARMUP} s / end | $FDS_START / $fd
 echo "| TCP holders ($TCP_HOLDERS idle, tcp-clients $TCP_CLIENTS) | $(cat "$WORK/holder.txt") |"
 echo "| recovery: fresh name answered after dnsperf stopped | ${recovery} ms (try $tries, its latency ${recovery_latency:-} ms) |"
 echo "| SIGTERM after ${TERM_AFTER:-3} s of the same load: exit | status $term_status in $term_ms ms; waiting clients answered on the way out: ${term_answered:-none logged} |"
+grep -E "info: (queries |transport )" "$WORK/dnsward.log" |
+  sed 's/^[^:]*: info: /| dnsward counters at exit (both loads) | /; s/$/ |/' || true
 
 [ "$samples" -ge 3 ] || fail "only $samples samples"
 awk -v q="${qps:-0}" -v m="$MIN_QPS" 'BEGIN { exit !(q >= m) }' ||

@@ -29,11 +29,15 @@
 # at once, so that every ring slot opens the UDP socket it keeps from then
 # on; after that, dnsward's descriptor count has no reason to move.
 #
-# Every SAMPLE seconds (default 20; use 60 for long runs): VmRSS, the
-# descriptor count, and five checks through probe.py: www.example.test (192.0.2.80), a fresh *.cold
-# name (192.0.2.2, forwarded, whatever knot1's phase), the override
-# (192.168.1.20), a fresh non-existent name (NXDOMAIN) and www.example.test
-# over TCP. Fails on:
+# Answers are checked all the time, every CHECK_INTERVAL (2) seconds, so
+# every phase of the fault cycle is covered whatever SAMPLE is: five
+# questions through `probe.py watch`: www.example.test (192.0.2.80), a
+# fresh *.cold name (192.0.2.2, forwarded, whatever knot1's phase), the
+# override (192.168.1.20), a fresh non-existent name (NXDOMAIN) and
+# www.example.test over TCP. Every SAMPLE seconds (default 20; 60 for long
+# runs) a table row: VmRSS, the descriptor count, the checks since the
+# last row and the slowest fresh name among them. At the end, the checks
+# by knot1's phase. Fails on:
 #   - any check answered wrongly or not at all (3 tries of 1 s);
 #   - VmRSS moving by more than RSS_DRIFT_KB (256) over the samples after
 #     the first (the warm-up: the cache's 64 KB arena fills in seconds);
@@ -69,9 +73,9 @@ if [ -z "${DNSWARD_BIN:-}" ]; then
 fi
 
 WORK=$(mktemp -d)
-PROXY_PID= FAULTS_PID= UDP_PERF= TCP_PERF= K1_DIR= K2_DIR= K2_PID=
+PROXY_PID= FAULTS_PID= WATCH_PID= UDP_PERF= TCP_PERF= K1_DIR= K2_DIR= K2_PID=
 cleanup() {
-  for pid in $UDP_PERF $TCP_PERF $FAULTS_PID $PROXY_PID; do kill "$pid" 2>/dev/null || true; done
+  for pid in $UDP_PERF $TCP_PERF $FAULTS_PID $WATCH_PID $PROXY_PID; do kill "$pid" 2>/dev/null || true; done
   if [ -s "$WORK/knot1.pid" ]; then
     kill -CONT "$(cat "$WORK/knot1.pid")" 2>/dev/null || true
     kill "$(cat "$WORK/knot1.pid")" 2>/dev/null || true
@@ -131,18 +135,18 @@ faults() {
   local cycle=0 pid
   while :; do
     cycle=$((cycle + 1))
-    echo "$SECONDS up" >>"$WORK/phases"
+    echo "$EPOCHREALTIME up" >>"$WORK/phases"
     sleep "$UP"
     pid=$(cat "$WORK/knot1.pid")
     kill -STOP "$pid"
-    echo "$SECONDS frozen" >>"$WORK/phases"
+    echo "$EPOCHREALTIME frozen" >>"$WORK/phases"
     sleep "$FAULT"
     kill -CONT "$pid"
-    echo "$SECONDS up" >>"$WORK/phases"
+    echo "$EPOCHREALTIME up" >>"$WORK/phases"
     sleep "$UP"
     kill "$pid"
     while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-    echo "$SECONDS stopped" >>"$WORK/phases"
+    echo "$EPOCHREALTIME stopped" >>"$WORK/phases"
     sleep "$FAULT"
     knotd -c "$K1_DIR/knot.conf" >>"$K1_DIR/knotd.log" 2>&1 &
     echo $! >"$WORK/knot1.pid"
@@ -168,45 +172,39 @@ UDP_PERF=$!
 dnsperf -m tcp -s 127.0.0.1 -p "$PROXY" -d "$WORK/mixed.txt" -l "$DURATION" -c 2 -Q "$TCP_RATE" \
   -t 3 >"$WORK/tcp.txt" 2>&1 &
 TCP_PERF=$!
+$PROBE watch "$PROXY" "${CHECK_INTERVAL:-2}" \
+  www:NOERROR:192.0.2.80:www.example.test:A:udp \
+  fresh:NOERROR:192.0.2.2:s{n}.fresh.cold.example.test:A:udp \
+  override:NOERROR:192.168.1.20:soak.lan:A:udp \
+  nxdomain:NXDOMAIN:-:gone{n}.example.test:A:udp \
+  tcp:NOERROR:192.0.2.80:www.example.test:A:tcp >"$WORK/checks.txt" &
+WATCH_PID=$!
 
-phase_now() { tail -1 "$WORK/phases" 2>/dev/null | awk '{print $2}'; }
-check() {  # check LABEL EXPECTED_RCODE EXPECTED_ADDRESS PROBE_ARGS...
-  local label=$1 rcode=$2 address=$3 got
-  shift 3
-  got=$($PROBE ask "$PROXY" "$@")
-  set -- $got
-  if [ "$1" != "$rcode" ] || { [ "$address" != - ] && [ "$3" != "$address" ]; }; then
-    echo "$label: got $got, expected $rcode $address" >>"$WORK/wrong"
-    echo "$label!"
-  else
-    echo "$2"
-  fi
-}
-
-printf '%6s %-7s %8s %5s %-7s %-9s %-7s %-7s %-7s\n' second knot1 "RSS kB" fds \
-  "www ms" "fresh ms" "ovr ms" "nx ms" "tcp ms"
-n=0
+printf '%6s %-15s %8s %5s %-16s %-14s\n' second "knot1 phases" "RSS kB" fds "checks ok/all" \
+  "fresh max ms"
+last=$EPOCHREALTIME
 while [ $((SECONDS - STARTED)) -lt "$DURATION" ]; do
   sleep "$SAMPLE"
-  n=$((n + 1))
-  phase=$(phase_now)
-  www=$(check www NOERROR 192.0.2.80 www.example.test)
-  fresh=$(check fresh NOERROR 192.0.2.2 "s$n.fresh.cold.example.test")
-  ovr=$(check override NOERROR 192.168.1.20 soak.lan)
-  nx=$(check nxdomain NXDOMAIN - "gone$n.example.test")
-  tcp=$(check tcp NOERROR 192.0.2.80 www.example.test A tcp)
+  now=$EPOCHREALTIME
+  # knot1's phases during the interval: the one in force at its start, and
+  # every change since.
+  phases=$(awk -v a="$last" -v b="$now" '$1 <= a { p = $2 } $1 > a && $1 <= b { p = p "/" $2 }
+    END { print p }' "$WORK/phases")
+  read -r ok all slowest < <(awk -v a="$last" -v b="$now" '$1 > a && $1 <= b { all++
+    if ($3 == "OK") ok++; if ($2 == "fresh" && $4 > m) m = $4 }
+    END { printf "%d %d %.1f\n", ok, all, m }' "$WORK/checks.txt")
+  last=$now
   total=$(fds)
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$PROXY_PID/status")
   elapsed=$((SECONDS - STARTED))
-  printf '%6s %-7s %8s %5s %-7s %-9s %-7s %-7s %-7s\n' "$elapsed" "$phase" "$rss" "$total" \
-    "$www" "$fresh" "$ovr" "$nx" "$tcp"
+  printf '%6s %-15s %8s %5s %-16s %-14s\n' "$elapsed" "${phases#/}" "$rss" "$total" "$ok/$all" \
+    "$slowest"
   echo "$elapsed $rss $total" >>"$WORK/raw.txt"
 done
 wait "$UDP_PERF" "$TCP_PERF" || true
 UDP_PERF= TCP_PERF=
-kill "$FAULTS_PID" 2>/dev/null || true
-wait "$FAULTS_PID" 2>/dev/null || true
-FAULTS_PID=
+for pid in $FAULTS_PID $WATCH_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+FAULTS_PID= WATCH_PID=
 kill -USR1 "$PROXY_PID"
 sleep 0.3
 
@@ -223,8 +221,15 @@ read -r rss_first rss_min rss_max fd_min fd_max < <(awk 'NR == 1 { first = $2 }
   !m++ { fmin = fmax = $3 } $3 < fmin { fmin = $3 } $3 > fmax { fmax = $3 }
   END { print first + 0, rmin + 0, rmax + 0, fmin + 0, fmax + 0 }' "$WORK/raw.txt")
 samples=$(wc -l <"$WORK/raw.txt")
-wrong=0
-if [ -f "$WORK/wrong" ]; then wrong=$(wc -l <"$WORK/wrong"); fi
+checks=$(wc -l <"$WORK/checks.txt")
+wrong=$(awk '$3 != "OK"' "$WORK/checks.txt" | wc -l)
+# The checks by knot1's phase at the time of each answer.
+by_phase=$(awk 'NR == FNR { t[++n] = $1; p[n] = $2; next }
+  { while (i < n && t[i + 1] <= $1) i++; phase = i ? p[i] : "up"
+    all[phase]++; if ($3 == "OK") ok[phase]++
+    if ($2 == "fresh" && $4 > slow[phase]) slow[phase] = $4 }
+  END { for (phase in all) printf "%s %d/%d (fresh name at most %.1f ms); ", phase, ok[phase],
+    all[phase], slow[phase] }' "$WORK/phases" "$WORK/checks.txt")
 frozen=$(grep -c frozen "$WORK/phases" || true)
 stopped=$(grep -c stopped "$WORK/phases" || true)
 
@@ -234,14 +239,16 @@ echo "| --- | --- |"
 echo "| soak | $DURATION s, UDP $RATE q/s + TCP $TCP_RATE q/s mixed; knot1 frozen $frozen and stopped $stopped times, $FAULT s each, up $UP s between |"
 echo "| UDP dnsperf sent / answered | $udp_sent / $udp_done ($udp_rcodes) |"
 echo "| TCP dnsperf sent / answered | $tcp_sent / $tcp_done ($tcp_rcodes) |"
-echo "| checks answered correctly | $((samples * 5 - wrong)) of $((samples * 5)) ($samples samples every $SAMPLE s) |"
+echo "| checks answered correctly | $((checks - wrong)) of $checks (5 every ${CHECK_INTERVAL:-2} s) |"
+echo "| checks by knot1's phase | $by_phase |"
 echo "| VmRSS first sample / min / max after it | $rss_first / $rss_min / $rss_max kB (drift $((rss_max - rss_min)) kB) |"
 echo "| descriptors after the warm-up / min / max | $FDS_WARM / $fd_min / $fd_max |"
 grep -E "info: (upstream [0-9]|queries |transport )" "$WORK/dnsward.log" |
   sed 's/^[^:]*: info: /| dnsward at the end | /; s/$/ |/' || true
 
 [ "$samples" -ge 3 ] || fail "only $samples samples"
-[ "$wrong" -eq 0 ] || { fail "$wrong wrong answers:"; cat "$WORK/wrong" >&2; }
+[ "$checks" -ge 5 ] || fail "only $checks checks made"
+[ "$wrong" -eq 0 ] || { fail "$wrong wrong answers:"; awk '$3 != "OK"' "$WORK/checks.txt" | head -20 >&2; }
 [ $((rss_max - rss_min)) -le "$RSS_DRIFT_KB" ] ||
   fail "VmRSS drifted $((rss_max - rss_min)) kB after the first sample (bound $RSS_DRIFT_KB)"
 [ "$fd_max" -le $((FDS_WARM + FD_SLACK)) ] && [ $((fd_max - fd_min)) -le "$FD_SLACK" ] ||

@@ -15,6 +15,14 @@ only 127.0.0.1 is ever addressed).
       "MS_UNTIL_ANSWERED TRIES LATENCY_MS_OF_THAT_ANSWER", or "FAIL ..."
       after LIMIT_S seconds.
 
+  probe.py watch PORT INTERVAL CHECK...
+      asks every CHECK, one after the other, every INTERVAL seconds until
+      killed, and prints one line per answer, flushed at once:
+      "EPOCH_SECONDS LABEL OK|WRONG LATENCY_MS RCODE ADDRESSES". A CHECK is
+      LABEL:RCODE:ADDRESS:NAME:TYPE:TRANSPORT, e.g.
+      fresh:NOERROR:192.0.2.2:s{n}.cold.example.test:A:udp ({n}: the round
+      number, for names never asked before; ADDRESS "-": any).
+
   probe.py hold-tcp PORT COUNT SECONDS
       keeps COUNT idle TCP connections open to the port for SECONDS,
       reopening those the server closed (in turns of 0.2 s); prints
@@ -133,6 +141,27 @@ def main():
                 return
             time.sleep(0.01)
         print(f"FAIL {tries} tries in {limit} s")
+    elif command == "watch":
+        interval = float(sys.argv[3])
+        checks = [spec.split(":") for spec in sys.argv[4:]]
+        round_number = 0
+        while True:
+            round_number += 1
+            started = time.time()
+            for label, rcode, address, name, qtype, transport in checks:
+                name = name.replace("{n}", str(round_number))
+                qtype = TYPES.get(qtype.upper(), None) or int(qtype)
+                if transport == "tcp":
+                    got, latency, addresses = ask_tcp(port, name, qtype, 2.0)
+                else:
+                    got, latency, addresses = ask_udp(port, name, qtype, 1.0, 3)
+                ok = got == rcode and (address == "-" or address in addresses)
+                print(
+                    f"{time.time():.3f} {label} {'OK' if ok else 'WRONG'} {latency:.2f} {got} "
+                    f"{','.join(addresses) or '-'}",
+                    flush=True,
+                )
+            time.sleep(max(0.0, started + interval - time.time()))
     elif command == "hold-tcp":
         count, seconds = int(sys.argv[3]), float(sys.argv[4])
         held, opened, closed, most = [], 0, 0, 0
