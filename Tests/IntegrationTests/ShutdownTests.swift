@@ -75,4 +75,75 @@ final class ShutdownTests: XCTestCase {
       XCTAssertEqual(reply?.rcode, 2, "TCP question \(index) answered SERVFAIL")
     }
   }
+
+  /// With `workers 2` the first process stops the other after its own loop:
+  /// the clients waiting in either worker are answered, and the whole group
+  /// is gone within the second.
+  func testSIGTERMWithWorkersAnswersTheClientsOfBothWorkers() throws {
+    let upstream = try FakeUpstream(.silent)
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        timeout 10s
+        inflight 64
+        workers 2
+        """)
+    defer { dnsward.stop() }
+    let workersDeadline = Date().addingTimeInterval(10)
+    while !dnsward.log.contains("workers: 2") && Date() < workersDeadline {
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    // 16 client sockets (the kernel spreads them over the workers by port),
+    // two questions each.
+    var clients: [Int32] = []
+    defer { for fd in clients { close(fd) } }
+    var address = StubClient.loopback(dnsward.port)
+    for client in 0..<16 {
+      let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+      clients.append(fd)
+      for question in 0..<2 {
+        let packet = StubClient.query(
+          "w\(client)-\(question).pending.test", id: UInt16(client * 2 + question))
+        _ = withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+          }
+        }
+      }
+    }
+    let sentDeadline = Date().addingTimeInterval(10)
+    while upstream.udpQueries < 32 && Date() < sentDeadline {
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    XCTAssertEqual(upstream.udpQueries, 32, "questions forwarded before the signal")
+
+    let signalled = Date()
+    kill(dnsward.process.processIdentifier, SIGTERM)
+    let status = dnsward.waitForExit(timeout: 5)
+    let elapsed = Date().timeIntervalSince(signalled)
+    XCTAssertEqual(status, 0, "exit status after SIGTERM; log:\n\(dnsward.log)")
+    let limit: TimeInterval = DnswardProcess.environment["DNSWARD_TEST_RUNNER"] == nil ? 1 : 3
+    XCTAssertLessThan(elapsed, limit, "seconds from SIGTERM to the group's exit")
+
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    for (index, fd) in clients.enumerated() {
+      var tv = timeval(tv_sec: 0, tv_usec: 300_000)
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+      var ids = Set<UInt16>()
+      while ids.count < 2 {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0, let reply = Reply(Array(buffer[0..<count])) else { break }
+        XCTAssertEqual(reply.rcode, 2, "client \(index): SERVFAIL")
+        ids.insert(reply.id)
+      }
+      XCTAssertEqual(ids.count, 2, "client \(index) got both answers")
+    }
+    Thread.sleep(forTimeInterval: 0.1)
+    let marker = "waiting clients before stopping"
+    let answeringWorkers = dnsward.log.components(separatedBy: marker).count - 1
+    XCTAssertEqual(
+      answeringWorkers, 2, "both workers had clients waiting; log:\n\(dnsward.log)")
+  }
 }
