@@ -68,14 +68,22 @@ struct HoldPool {
 
   /// Copies `packet` into a free buffer; nil when none is free or it is too big.
   mutating func keep(_ packet: UnsafeRawBufferPointer) -> Int16? {
-    guard freeCount > 0, packet.count <= bufferBytes else { return nil }
+    guard freeCount > 0, fits(packet) else { return nil }
     freeCount -= 1
     let index = free[freeCount]
     replace(Int(index), with: packet)
     return index
   }
 
+  /// Whether `packet` fits a buffer. A UDP answer can be larger than the
+  /// EDNS size that sized them (a server may ignore it, an injector will).
+  func fits(_ packet: UnsafeRawBufferPointer) -> Bool { packet.count <= bufferBytes }
+
+  /// Overwrites buffer `index` with `packet`, which must fit (`fits`): the
+  /// slice bounds are checked only in debug builds, so a longer packet
+  /// would run into the next buffer, or past the pool.
   func replace(_ index: Int, with packet: UnsafeRawBufferPointer) {
+    precondition(fits(packet), "held answer larger than its buffer")
     UnsafeMutableRawBufferPointer(rebasing: buffer(index)[0..<packet.count]).copyMemory(
       from: packet)
     lengths[index] = packet.count
@@ -126,8 +134,10 @@ extension Engine {
       // The same answer twice (a retransmitting server) changes nothing.
       guard screen.digest != transactions[slot].heldDigest else { return true }
       counters.holdOnConflicts += 1
-      // Ties go to the later answer: an injector is nearer, so first.
-      let secondWins = score >= transactions[slot].heldScore
+      // Ties go to the later answer: an injector is nearer, so first. One
+      // too large to hold cannot take the held one's place (and an upstream
+      // answering over UDP above the advertised EDNS size is not usual).
+      let secondWins = score >= transactions[slot].heldScore && holds.fits(reply.bytes)
       if secondWins {
         counters.holdOnReplaced += 1
         holds.replace(Int(heldBuffer), with: reply.bytes)
@@ -171,7 +181,9 @@ extension Engine {
     let index = Int(transactions[slot].heldBuffer)
     guard let reply = try? Message(validating: holds.message(index), allowTrailingData: true)
     else {
-      // Validated when it was kept; cannot happen, but never trap on it.
+      // Validated when it was kept; cannot happen, but never trap on it,
+      // and never leave the waiting clients without an answer.
+      failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
       return
     }

@@ -113,6 +113,27 @@ final class HoldOnTests: XCTestCase {
       harness.answer(makeReply(to: harness.queries[65].bytes), to: harness.queries[65]).isEmpty)
   }
 
+  /// Found by the engine fuzzer (Tests/Fuzz/engine.swift): a second answer
+  /// larger than a hold buffer (the advertised EDNS size; a UDP answer may
+  /// still be larger) was copied over the held one without a length check,
+  /// writing past the buffer: into the next held answer, or past the pool.
+  /// It cannot be held, so it cannot replace the held answer, which goes out.
+  func testASecondAnswerLargerThanTheBufferDoesNotReplaceTheHeldOne() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: EDNS()))
+    let query = harness.queries[0]
+    XCTAssertTrue(harness.answer(makeReply(to: query.bytes), to: query).isEmpty, "held")
+    // 100 A records: 1,600 octets of records, more than the 1232 of a buffer.
+    let large = makeReply(to: query.bytes, addresses: manyAddresses(100))
+    XCTAssertGreaterThan(large.count, 1232)
+    let replies = harness.answer(large, to: query)
+    let reply = try decoded(try XCTUnwrap(replies.first).bytes)
+    XCTAssertEqual(reply.ipv4Answers, [exampleAddress], "the held answer")
+    XCTAssertEqual(harness.counters.holdOnConflicts, 1)
+    XCTAssertEqual(harness.counters.holdOnReplaced, 0)
+    XCTAssertTrue(harness.advance(by: 100).isEmpty, "answered once")
+  }
+
   func testTCPAnswersAreNeverHeld() throws {
     let harness = Harness("listen 127.0.0.1:53\nupstream tcp 127.0.0.1:5353") {
       $0.holdOnMilliseconds = 50
