@@ -57,16 +57,23 @@ func checkSettings(_ settings: Settings) {
   require(settings.cacheEntries >= 0, "negative cache")
   require(settings.holdOnMilliseconds <= 1000, "hold-on out of range")
 
-  // Every override entry is found again by its own name.
+  // Every override entry answers what it names: an exact entry its name
+  // (an override wins over a listed block of the same name), a block its
+  // name, a wildcard the names below it (asked with a label no config can
+  // hold, so no other entry is more specific).
   let table = settings.overrides
   for entry in 0..<min(table.count, 64) {
-    let found = table.withName(at: entry) { name -> Bool in
-      guard let match = table.lookup(name) else { return false }
-      // An exact name may be shadowed by nothing; a block or a wildcard
-      // entry answers names below it, so its own name may match another kind.
-      return table.kind(at: entry) != .exact || match.kind == .exact
+    let kind = table.kind(at: entry)
+    let answered = table.withName(at: entry) { name -> Bool in
+      switch kind {
+      case .exact: return table.lookup(name)?.kind == .exact
+      case .block: return table.lookup(name) != nil
+      default:
+        let child: [UInt8] = [1, 1] + Array(name)
+        return child.withUnsafeBytes { table.lookup($0).map { $0.kind != .exact } ?? false }
+      }
     }
-    require(found, "override entry \(entry) is not found by its own name")
+    require(answered, "override entry \(entry) (\(kind)) does not answer its name")
   }
 
   _ = ConfigGenerator.swiftSource(settings, sourceName: fileName)

@@ -2,6 +2,7 @@ import CompiledConfig
 import Config
 import DNSWire
 import Engine
+import Glibc
 
 // libFuzzer target: the sans-I/O engine driven by a script of events read
 // from the input (built and run by .ci/fuzz.sh; not a SwiftPM target).
@@ -32,6 +33,18 @@ import Engine
 
 func require(_ condition: Bool, _ message: @autoclosure () -> String) {
   if !condition { fatalError(message()) }
+}
+
+/// `FUZZ_TRACE=1 fuzz-engine INPUT` prints every event, query and reply: the
+/// way to read a finding.
+let tracing = getenv("FUZZ_TRACE") != nil
+
+func trace(_ text: @autoclosure () -> String) {
+  if tracing { fputs(text() + "\n", stderr) }
+}
+
+func hex(_ bytes: [UInt8]) -> String {
+  bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 }
 
 // MARK: - Configs
@@ -442,6 +455,7 @@ func run(_ input: UnsafeRawBufferPointer) {
     }
     let limit =
       from.isTCP ? 65_535 : max(512, min(payload ?? 512, Int(config.ednsPayloadSize)))
+    trace("client \(asked.count) \(from.isTCP ? "tcp" : "udp"): \(hex(packet))")
     asked.append(
       Asked(
         packet: packet, client: from,
@@ -454,6 +468,9 @@ func run(_ input: UnsafeRawBufferPointer) {
   }
 
   func deliver(_ packet: [UInt8], handle: TransactionHandle?, upstream: Int, from: Endpoint) {
+    trace(
+      "upstream \(upstream) \(handle.map { "slot \($0.slot)/\($0.generation)" } ?? "tcp")"
+        + " from port \(from.port): \(hex(packet))")
     packet.withUnsafeBytes {
       engine.handleUpstreamReply(
         $0, transaction: handle, upstream: upstream, from: from, ipTTL: 64, now: now,
@@ -479,10 +496,16 @@ func run(_ input: UnsafeRawBufferPointer) {
 
   func check() {
     for reply in environment.replies[repliesSeen...] {
+      trace("  reply to \(Int(reply.client.endpoint.port) - 1024): \(hex(reply.bytes))")
       checkReply(reply.bytes, to: reply.client, asked: &asked)
     }
     repliesSeen = environment.replies.count
-    for query in environment.queries[queriesSeen...] { checkQuery(query, engine: engine) }
+    for (number, query) in environment.queries.enumerated().dropFirst(queriesSeen) {
+      trace(
+        "  query \(number) to \(query.upstream) \(query.transport)"
+          + " slot \(query.handle.slot)/\(query.handle.generation): \(hex(query.bytes))")
+      checkQuery(query, engine: engine)
+    }
     queriesSeen = environment.queries.count
     checkCapacity(engine)
   }
@@ -529,18 +552,23 @@ func run(_ input: UnsafeRawBufferPointer) {
     case 8:
       let step = UInt64(script.byte())
       now += step & 0x80 != 0 ? (step & 0x7F) * 1000 : step * 3
+      trace("clock \(now)")
       engine.tick(now: now, environment: &environment)
     case 9:
       guard let query = pickQuery() else { continue }
+      trace("attempt failed: slot \(query.handle.slot)/\(query.handle.generation)")
       engine.attemptFailed(transaction: query.handle, now: now, environment: &environment)
     case 10:
+      trace("connection lost")
       engine.upstreamConnectionLost(
         upstream: script.below(engine.upstreams.count), now: now, environment: &environment)
     default:
       if script.byte() & 1 == 0 {
+        trace("network changed")
         engine.networkChanged(now: now, environment: &environment)
       } else {
         environment.failingSends = script.below(4)
+        trace("the next \(environment.failingSends) sends fail")
       }
     }
     check()
@@ -551,6 +579,7 @@ func run(_ input: UnsafeRawBufferPointer) {
   var rounds = 0
   while engine.activeTransactions > 0 && rounds < 200 {
     now += 1000
+    trace("drain: clock \(now)")
     engine.tick(now: now, environment: &environment)
     check()
     rounds += 1
@@ -558,6 +587,9 @@ func run(_ input: UnsafeRawBufferPointer) {
   require(engine.activeTransactions == 0, "transactions left after the clock ran out")
   require(engine.waitersInUse == 0, "waiters left after the clock ran out")
   let unanswered = asked.filter { $0.expectsReply && $0.replies == 0 }.count
+  for (index, client) in asked.enumerated() where client.expectsReply && client.replies == 0 {
+    trace("client \(index) never got a reply")
+  }
   require(
     UInt64(unanswered) == engine.counters.rateLimited,
     "\(unanswered) clients never got a reply (\(engine.counters.rateLimited) rate-limited)")
