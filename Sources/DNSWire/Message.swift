@@ -32,7 +32,7 @@ public struct Message {
     questionOffset = position
     if questions == 1 {
       guard position < bytes.count else { throw .countExceedsData }
-      let name = try Name.read(in: bytes, at: position)
+      let name = try Name.read(in: bytes, at: position, firstTarget: HeaderField.size)
       guard name.end + 4 <= bytes.count else { throw .truncatedQuestion }
       questionNameLength = name.length
       position = name.end + 4
@@ -102,7 +102,10 @@ public struct Message {
     guard hasQuestion else { return 0 }
     // Validated on construction; only a too-small buffer can fail here.
     return
-      (try? Name.read(in: bytes, at: questionOffset, into: output, lowercase: lowercase).length)
+      (try? Name.read(
+        in: bytes, at: questionOffset, into: output, lowercase: lowercase,
+        firstTarget: HeaderField.size
+      ).length)
       ?? 0
   }
 
@@ -150,7 +153,7 @@ public struct ResourceRecord {
   public var ttlOffset: Int { fixedOffset + 4 }
 
   public init(in bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) {
-    let name = try Name.read(in: bytes, at: offset)
+    let name = try Name.read(in: bytes, at: offset, firstTarget: HeaderField.size)
     guard name.end + 10 <= bytes.count else { throw .truncatedRecord }
     self.offset = offset
     nameLength = name.length

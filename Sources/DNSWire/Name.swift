@@ -20,6 +20,10 @@ public enum Name {
   /// walk ends. `maxPointers` also bounds the work: a chain of pointers to
   /// pointers would otherwise cost a step per earlier pointer in the message.
   ///
+  /// - Parameter firstTarget: the lowest offset a pointer may name. A
+  ///   message passes `HeaderField.size`: no name starts in the header
+  ///   (RFC 1035 §4.1.4), and one read from there would change with the ID
+  ///   that a forwarder rewrites.
   /// - Returns: `end`, the offset just past the name where it is written
   ///   (after its first pointer if compressed), and `length`, the octets of
   ///   the uncompressed name. When `output` is given the flat name is copied
@@ -27,7 +31,8 @@ public enum Name {
   @discardableResult
   public static func read(
     in message: UnsafeRawBufferPointer, at offset: Int,
-    into output: UnsafeMutableRawBufferPointer? = nil, lowercase: Bool = false
+    into output: UnsafeMutableRawBufferPointer? = nil, lowercase: Bool = false,
+    firstTarget: Int = 0
   ) throws(WireError) -> (end: Int, length: Int) {
     var position = offset
     var runStart = offset
@@ -68,6 +73,7 @@ public enum Name {
         guard target < message.count else { throw .pointerOutOfBounds }
         guard target <= position else { throw .forwardPointer }
         guard target < runStart else { throw .pointerLoop }
+        guard target >= firstTarget else { throw .pointerIntoHeader }
         pointers += 1
         guard pointers <= maxPointers else { throw .tooManyPointers }
         runStart = target

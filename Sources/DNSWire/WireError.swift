@@ -19,6 +19,9 @@ public enum WireError: Error, Equatable {
   case forwardPointer
   /// A compression pointer into the run of labels it is part of.
   case pointerLoop
+  /// A compression pointer into a message's header, where no name is
+  /// (RFC 1035 §4.1.4): the name would change with the ID.
+  case pointerIntoHeader
   /// A name that follows more compression pointers than it has labels could
   /// need (a valid name has at most 127 labels); bounds the work per name.
   case tooManyPointers

@@ -91,6 +91,18 @@ enum HostileCorpus {
         wire("0000 0100 0001 0000 0000 0000", "c00e", "01 'a' 00", "0001 0001"), .forwardPointer
       ),
       (
+        // Found by the engine fuzzer: with this ID the name reads as the label
+        // 03 (00 81 80) and the root; with another ID it reads otherwise.
+        "owner name pointing into the header",
+        wire(
+          "0300 8180 0001 0001 0000 0000", "01 'a' 00 0001 0001",
+          "c000 0001 0001 00000e10 0004 5db8d822"), .pointerIntoHeader
+      ),
+      (
+        "question name pointing into the header",
+        wire("0000 0100 0001 0000 0000 0000", "c004", "0001 0001"), .pointerIntoHeader
+      ),
+      (
         "pointer far past the end",
         wire("0000 0100 0001 0000 0000 0000", "c0ff", "0001 0001"), .pointerOutOfBounds
       ),

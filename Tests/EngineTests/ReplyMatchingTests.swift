@@ -193,6 +193,29 @@ final class ReplyMatchingTests: XCTestCase {
     XCTAssertTrue(harness.engine.usesCaseRandomization(upstream: 0))
   }
 
+  /// Found by the engine fuzzer (Tests/Fuzz/engine.swift): a record whose
+  /// owner is a pointer into the header reads as a name only while the
+  /// header holds the upstream's ID. Relayed with the client's ID it read as
+  /// a pointer past the end, so the client got a message that does not
+  /// parse (and the cache kept it). No name is ever in the header
+  /// (RFC 1035 §4.1.4): such a reply is malformed.
+  func testANamePointingIntoTheHeaderIsMalformed() throws {
+    let harness = Harness()
+    harness.environment.scriptedRandom = [0x0300, 0]
+    harness.ask(makeQuery(id: 0xCD01, name: "example.com"))
+    let sent = harness.queries[0]
+    // With ID 0300, offset 0 reads as the label 03 (00 81 80), then the
+    // root (QDCOUNT's first octet); with ID CD01 it is a pointer to 0x0D01.
+    let packet = wire(
+      "0300 8180 0001 0001 0000 0000", "07 'example' 03 'com' 00 0001 0001",
+      "c000 0001 0001 00000e10 0004 5db8d822")
+    let replies = harness.answer(packet, to: sent)
+    for reply in replies { XCTAssertNotNil(decode(reply.bytes), hexString(reply.bytes)) }
+    XCTAssertTrue(replies.isEmpty)
+    XCTAssertEqual(harness.counters.malformedReplies, 1)
+    XCTAssertEqual(harness.engine.activeTransactions, 1)
+  }
+
   /// Hostile upstream packets for an in-flight question (ID 0x5151,
   /// example.com A IN, sent without 0x20): each is dropped and counted, and
   /// the real answer is still accepted afterwards.
