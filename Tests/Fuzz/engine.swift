@@ -231,7 +231,15 @@ func build(_ body: (inout MessageWriter) throws(WireError) -> Void) -> [UInt8] {
 }
 
 func write(_ writer: inout MessageWriter, _ bytes: [UInt8]) throws(WireError) {
-  for byte in bytes { try writer.writeUInt8(byte) }
+  let failure = bytes.withUnsafeBytes { raw -> WireError? in
+    do throws(WireError) {
+      try writer.write(raw)
+      return nil
+    } catch {
+      return error
+    }
+  }
+  if let failure { throw failure }
 }
 
 /// A query from the script's fields.
@@ -299,19 +307,21 @@ func upstreamAnswer(to query: [UInt8], _ script: inout Script) -> [UInt8] {
         question[letter] ^= 0x20  // the case an upstream that ignores 0x20 sends back
       }
       try write(&writer, question)
+      // Real, bogus, redirect, private, loopback and documentation addresses
+      // (the last byte counts up where it says 0); AAAA as fd00::/104 + IPv4.
+      let v6 = family & 0x80 != 0
+      let addresses: [[UInt8]] = [
+        [93, 184, 216, 34], [93, 184, 216, 7], [10, 9, 1, 0], [192, 168, 1, 0], [127, 0, 0, 1],
+        [198, 51, 100, 0],
+      ]
+      let v4 = addresses[Int(family >> 2) % addresses.count]
+      var record: [UInt8] = [0xC0, UInt8(HeaderField.size), 0, v6 ? 28 : 1, 0, 1]
+      record += [UInt8(ttl >> 24), UInt8(ttl >> 16 & 0xFF), UInt8(ttl >> 8 & 0xFF)]
+      record += [UInt8(ttl & 0xFF), 0, v6 ? 16 : 4]
+      record += v6 ? [0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + v4 : v4
       for index in 0..<count {
-        try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
-        let v6 = family & 0x80 != 0
-        try writer.writeUInt16(v6 ? RRType.aaaa.rawValue : RRType.a.rawValue)
-        try writer.writeUInt16(RRClass.internet.rawValue)
-        try writer.writeUInt32(ttl)
-        try writer.writeUInt16(v6 ? 16 : 4)
-        let addresses: [[UInt8]] = [
-          [93, 184, 216, 34], [93, 184, 216, 7], [10, 9, 1, UInt8(index)],
-          [192, 168, 1, UInt8(index)], [127, 0, 0, 1], [198, 51, 100, UInt8(index)],
-        ]
-        let v4 = addresses[Int(family >> 2) % addresses.count]
-        try write(&writer, v6 ? [0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + v4 : v4)
+        if v4[3] == 0 { record[record.count - 1] = UInt8(truncatingIfNeeded: index) }
+        try write(&writer, record)
       }
       if soa {
         try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
