@@ -30,7 +30,9 @@ struct ResponseHead {
   /// The smallest `max-age` of the Cache-Control fields (RFC 9111 §5.2.2.1),
   /// seconds; nil without one.
   var maxAge: UInt32? = nil
-  /// The Age field (RFC 9111 §5.1), seconds; nil without a valid one.
+  /// The Age field (RFC 9111 §5.1), seconds: the first member of the first
+  /// Age line, as for any singleton field sent as a list; nil without one,
+  /// or when that member is not a number (then the field is ignored).
   var age: UInt32? = nil
 
   /// Parses the head of the response at `start`; nil while its blank line has
@@ -62,6 +64,7 @@ struct ResponseHead {
     var chunked = false
     var transferEncoded = false
     var closes = false
+    var ageSeen = false
     var position = statusEnd + 1
     while true {
       guard let end = try HTTPText.lineEnd(bytes, from: position, start: start) else { return nil }
@@ -104,7 +107,13 @@ struct ResponseHead {
           maxAge = min(maxAge ?? seconds, seconds)
         }
       } else if HTTPText.equals(bytes, name, "age") {
-        age = HTTPText.deltaSeconds(bytes, value)
+        // Only the first line counts: a later one (valid or not) must not
+        // replace it, or the answer outlives its freshness.
+        if !ageSeen {
+          ageSeen = true
+          var elements = HTTPText.ListElements(range: value)
+          age = elements.next(in: bytes).flatMap { HTTPText.deltaSeconds(bytes, $0) }
+        }
       }
     }
     bodyStart = position

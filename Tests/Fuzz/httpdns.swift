@@ -61,18 +61,20 @@ func frame(_ bytes: UnsafeRawBufferPointer, closed: Bool) -> (length: Int, keepA
 
 /// The freshness limit of an RFC 8484 answer, max-age less Age, read here
 /// independently of the codec, for simple heads only: a 200 status line,
-/// one `Cache-Control: max-age=N` field and at most one `Age: N` field
-/// (names in any case, values plain digits), no interim response, no
-/// folded line. nil otherwise, or without max-age.
+/// one `Cache-Control: max-age=N` field, the first `Age` field a plain
+/// number or absent (later ones do not count, RFC 9111 §5.1). Lines end
+/// in LF, with or without CR (RFC 9112 §2.2). nil otherwise, or without
+/// max-age.
 func freshnessLimit(_ http: UnsafeRawBufferPointer) -> UInt32? {
-  let text = Array(http)
-  guard let end = find([13, 10, 13, 10], in: text) else { return nil }
   var lines: [[UInt8]] = []
   var start = 0
-  while start < end {
-    let stop = find([13, 10], in: Array(text[start..<(end + 2)])).map { start + $0 } ?? end
-    lines.append(Array(text[start..<stop]))
-    start = stop + 2
+  while true {
+    guard let lf = http[start...].firstIndex(of: 0x0A) else { return nil }
+    var line = Array(http[start..<lf])
+    if line.last == 0x0D { line.removeLast() }
+    start = lf + 1
+    if line.isEmpty { break }
+    lines.append(line)
   }
   guard let status = lines.first, status.starts(with: Array("HTTP/1.1 200 ".utf8)) else {
     return nil
@@ -96,16 +98,13 @@ func freshnessLimit(_ http: UnsafeRawBufferPointer) -> UInt32? {
       guard maxAge != nil else { return nil }
     } else if name == "age" {
       ageFields += 1
-      guard trimmed.count <= 9 else { return nil }
-      age = digits(trimmed)
-      guard age != nil else { return nil }
-    } else if name.contains(where: { $0 == " " || $0 == "\t" }) || line.first == 0x20
-      || line.first == 0x09
-    {
-      return nil
+      if ageFields == 1 {
+        guard trimmed.count <= 9, let number = digits(trimmed) else { return nil }
+        age = number
+      }
     }
   }
-  guard cacheControlFields == 1, ageFields <= 1, let maxAge else { return nil }
+  guard cacheControlFields == 1, let maxAge else { return nil }
   return UInt32(maxAge - min(maxAge, age ?? 0))
 }
 

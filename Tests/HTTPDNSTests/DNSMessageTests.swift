@@ -247,6 +247,13 @@ final class DNSMessageTests: XCTestCase {
       ("Age: 50\r\nCache-Control: max-age=60\r\n", [10, 10, 0]),
       ("Cache-Control: max-age=60\r\nAge: 61\r\n", [0, 0, 0]),
       ("Cache-Control: max-age=60\r\nAge: x\r\n", [60, 30, 0]),
+      // RFC 9111 §5.1: the first member of the (singleton) field counts. A
+      // later invalid or smaller Age once replaced it (found by the libFuzzer
+      // target: a later "Age: 30\x11" left the TTLs at max-age).
+      ("Cache-Control: max-age=60\r\nAge: 50\r\nAge: x\r\n", [10, 10, 0]),
+      ("Cache-Control: max-age=60\r\nAge: 50\r\nAge: 5\r\n", [10, 10, 0]),
+      ("Cache-Control: max-age=60\r\nAge: 50, 5\r\n", [10, 10, 0]),
+      ("Cache-Control: max-age=60\r\nAge: x\r\nAge: 50\r\n", [60, 30, 0]),
       ("Cache-Control: max-age=600\r\nCache-Control: max-age=20\r\n", [20, 20, 0]),
       ("Cache-Control: max-age=20, max-age=600\r\n", [20, 20, 0]),
       ("Cache-Control: max-age=0\r\n", [0, 0, 0]),
