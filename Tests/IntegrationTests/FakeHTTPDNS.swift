@@ -44,6 +44,7 @@ final class FakeHTTPDNS: @unchecked Sendable {
   var connections: Int { lock.withLock { _connections } }
 
   init(_ behaviour: Behaviour = .honest, secret: String = "") throws {
+    _ = pipeSignalIgnored
     self.behaviour = behaviour
     self.secret = secret
     listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

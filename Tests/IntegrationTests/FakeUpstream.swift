@@ -68,6 +68,7 @@ final class FakeUpstream: @unchecked Sendable {
   var tcpQueries: Int { lock.withLock { _tcpQueries } }
 
   init(_ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1)) throws {
+    _ = pipeSignalIgnored
     _behaviour = behaviour
     answerAddress = answer
     udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

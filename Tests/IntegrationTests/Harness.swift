@@ -6,6 +6,11 @@ import XCTest
   import Glibc
 #endif
 
+/// A write to a connection or pipe whose other end has gone must fail with
+/// EPIPE in the test process, not kill it with SIGPIPE (and every test after
+/// it with it): the test binary, unlike dnsward, is not built to ignore it.
+let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 /// The real `dnsward` binary, started on a config written for the test with
 /// `listen 127.0.0.1:0`; the port it got is read from its start-up log.
 ///
@@ -53,6 +58,7 @@ final class DnswardProcess {
   var log: String { logLock.withLock { logText } }
 
   init(config: String, arguments: [String]? = nil, waitForListen: Bool = true) throws {
+    _ = pipeSignalIgnored
     guard let binary = Self.binary else {
       throw XCTSkip("dnsward binary not found next to the tests")
     }
