@@ -67,8 +67,11 @@ let package = Package(
     .executableTarget(
       name: "dnsward",
       dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
-    .testTarget(name: "DNSWireTests", dependencies: ["DNSWire"]),
-    .testTarget(name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig"]),
+    // What more than one test target needs (a seeded random generator).
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
+    .testTarget(
+      name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),
     // Real handshakes against `openssl s_server` with certificates made at test
     // time; empty without the trait: swift test --traits TLS --filter TLSTests
     .testTarget(
@@ -78,10 +81,11 @@ let package = Package(
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
     .testTarget(
-      name: "EngineTests", dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config"]),
+      name: "EngineTests",
+      dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config", "TestSupport"]),
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["dnsward", "dnsward-confgen", "DNSWire", "HTTPDNS"],
+      dependencies: ["dnsward", "dnsward-confgen", "DNSWire", "HTTPDNS", "TestSupport"],
       // Fake upstreams use threads and Foundation; Swift 5 mode keeps them simple.
       swiftSettings: [.swiftLanguageMode(.v5)]),
     // The simulated LAN (network namespaces, a lying ISP, dig/kdig/getent):

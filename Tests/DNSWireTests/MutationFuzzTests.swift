@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 /// Deterministic mutation fuzzing of the parser: byte flips, bit flips,

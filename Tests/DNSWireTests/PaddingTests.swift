@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 /// RFC 7830 Padding with RFC 8467 §4.1 Block-Length Padding (128 for queries).

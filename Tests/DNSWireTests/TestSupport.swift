@@ -93,21 +93,6 @@ func bytesOf(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> [UInt8] {
   Array(raw[range])
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded PRNG, so every fuzz run
-/// is the same run and a failure can be replayed from its iteration number.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
 func hexString(_ bytes: [UInt8]) -> String {
   bytes.map { byte in
     let digits = String(byte, radix: 16)

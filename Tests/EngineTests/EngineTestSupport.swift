@@ -2,34 +2,13 @@ import CompiledConfig
 import Config
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 // Test support for the sans-I/O engine (design: "a fake clock for the
-// engine"): a recording environment, a deterministic random source, message
-// builders and a decoder that turns wire bytes into plain values to assert on.
-
-// MARK: - Deterministic randomness
-
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, seedable, good enough to drive
-/// the engine's IDs, 0x20 bits and the fuzz test deterministically.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Uniform-enough in 0..<bound (bound > 0).
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-  /// True with probability percent/100.
-  mutating func percent(_ percent: Int) -> Bool { below(100) < percent }
-}
+// engine"): a recording environment (its random source is TestSupport's
+// SplitMix64), message builders and a decoder that turns wire bytes into
+// plain values to assert on.
 
 // MARK: - Recording environment
 

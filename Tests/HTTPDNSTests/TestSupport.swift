@@ -214,17 +214,3 @@ func hex(_ text: String) -> [UInt8] {
     UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
   }
 }
-
-/// A deterministic generator (SplitMix64), as the DNSWire fuzz tests use.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
