@@ -63,12 +63,7 @@ PROBE="python3 $ROOT/Tests/Benchmarks/bench/probe.py"
 for tool in dnsperf gcc python3; do
   command -v "$tool" >/dev/null || { echo "overload.sh: missing $tool" >&2; exit 1; }
 done
-if [ -z "${DNSWARD_BIN:-}" ]; then
-  swift build -c release --package-path "$ROOT" --product dnsward \
-    --scratch-path /tmp/load-build >/dev/null
-  DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
-    --scratch-path /tmp/load-build)/dnsward
-fi
+DNSWARD_BIN=$(release_dnsward /tmp/load-build)
 
 WORK=$(mktemp -d)
 PROXY_PID= UPSTREAM_PID= HOLDER_PID= PERF_PID=
@@ -168,7 +163,7 @@ PROXY_PID=
 kill -INT "$PERF_PID" 2>/dev/null || true
 wait "$PERF_PID" 2>/dev/null || true
 PERF_PID=
-term_answered=$(grep -o 'answered [0-9]* waiting clients' "$WORK/dnsward.log" | awk '{print $2}')
+term_answered=$(grep -o 'answered [0-9]* waiting clients' "$WORK/dnsward.log" | awk '{print $2}' || true)
 
 # dnsperf's summary: answered qps, rcodes, latency, lost.
 qps=$(awk '/Queries per second/ {printf "%.0f", $4}' "$WORK/dnsperf.txt")
