@@ -71,6 +71,21 @@ stop_knot() {
   if [ -n "${KNOT_DIR:-}" ]; then rm -rf "$KNOT_DIR"; fi
 }
 
+# release_dnsward [SCRATCH]: the dnsward binary a benchmark runs —
+# $DNSWARD_BIN when set (the firmware, say), else the SwiftPM release build,
+# built first (in SCRATCH, default the package's .build). Prints its path.
+release_dnsward() {
+  if [ -n "${DNSWARD_BIN:-}" ]; then
+    echo "$DNSWARD_BIN"
+    return
+  fi
+  local root scratch=()
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  [ -n "${1:-}" ] && scratch=(--scratch-path "$1")
+  swift build -c release --package-path "$root" --product dnsward "${scratch[@]}" >/dev/null
+  echo "$(swift build -c release --package-path "$root" --show-bin-path "${scratch[@]}")/dnsward"
+}
+
 # qemu_sysroot TRIPLE: the -L prefix for qemu-user running a dynamically
 # linked binary for TRIPLE (aarch64-linux-gnu, arm-linux-gnueabihf). Where
 # Debian's multiarch libc6:<arch> is installed (libmbedtls-dev:arm64 pulls it

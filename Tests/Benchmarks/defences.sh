@@ -30,12 +30,7 @@ ROUNDS=${ROUNDS:-3}
 COLD_QUERIES=${COLD_QUERIES:-20000}
 HOT_SECONDS=${HOT_SECONDS:-5}
 PACED_QUERIES=${PACED_QUERIES:-5000}
-if [ -z "${DNSWARD_BIN:-}" ]; then
-  swift build -c release --package-path "$ROOT" --product dnsward \
-    --scratch-path /tmp/defences-build >/dev/null
-  DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
-    --scratch-path /tmp/defences-build)/dnsward
-fi
+DNSWARD_BIN=$(release_dnsward /tmp/defences-build)
 WORK=$(mktemp -d)
 PROXY_PID=
 cleanup() {

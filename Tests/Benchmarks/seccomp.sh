@@ -18,10 +18,7 @@ DURATION=${DURATION:-8}
 ROUNDS=${ROUNDS:-3}
 
 command -v dnsperf >/dev/null || { echo "missing dnsperf" >&2; exit 1; }
-if [ -z "${DNSWARD_BIN:-}" ]; then
-  swift build -c release --package-path "$ROOT" --product dnsward >/dev/null
-  DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path)/dnsward
-fi
+DNSWARD_BIN=$(release_dnsward)
 
 WORK=$(mktemp -d)
 ECHO_PID=

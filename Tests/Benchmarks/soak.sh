@@ -65,12 +65,7 @@ PROBE="python3 $ROOT/Tests/Benchmarks/bench/probe.py"
 for tool in dnsperf knotd python3; do
   command -v "$tool" >/dev/null || { echo "soak.sh: missing $tool" >&2; exit 1; }
 done
-if [ -z "${DNSWARD_BIN:-}" ]; then
-  swift build -c release --package-path "$ROOT" --product dnsward \
-    --scratch-path /tmp/load-build >/dev/null
-  DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
-    --scratch-path /tmp/load-build)/dnsward
-fi
+DNSWARD_BIN=$(release_dnsward /tmp/load-build)
 
 WORK=$(mktemp -d)
 PROXY_PID= FAULTS_PID= WATCH_PID= UDP_PERF= TCP_PERF= K1_DIR= K2_DIR= K2_PID=
