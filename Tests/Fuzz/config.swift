@@ -32,7 +32,15 @@ struct NullEnvironment: EngineEnvironment {
     transaction: TransactionHandle
   ) -> Bool { true }
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {}
-  mutating func randomUInt64() -> UInt64 { 0x0123_4567_89AB_CDEF }
+  /// Different every call (a Weyl sequence): the engine draws IDs until one
+  /// is free on a TCP connection, so a constant here looped forever once two
+  /// queries were pipelined to one TCP upstream (a redirect probe after the
+  /// client's question) — the harness's fault, not the engine's.
+  var randomState: UInt64 = 0x0123_4567_89AB_CDEF
+  mutating func randomUInt64() -> UInt64 {
+    randomState &+= 0x9E37_79B9_7F4A_7C15
+    return randomState
+  }
   mutating func report(_ event: EngineEvent, upstream: Int) {}
 }
 
