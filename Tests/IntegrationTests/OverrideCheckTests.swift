@@ -12,47 +12,45 @@ import XCTest
 final class OverrideCheckTests: XCTestCase {
   /// A TCP port on 127.0.0.1 that the test listens on or not. Connections
   /// are never accepted: a completed handshake is all a probe needs.
+  ///
+  /// The port stays bound (without SO_REUSEADDR) from the start, only not
+  /// listening: a connect to it is refused like one to a closed port, and
+  /// no other socket can take it meanwhile. (Learning a free port and
+  /// closing it let dnsward's own `listen 127.0.0.1:0` draw the same port,
+  /// so its listener answered the probes — seen once in CI.)
   final class ProbeTarget {
     let port: UInt16
-    private var fd: Int32 = -1
+    private var fd: Int32
 
     init() throws {
-      // Learn a free port, then leave it closed.
-      let probe = try Self.bound(port: 0)
-      var address = sockaddr_in()
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
-      }
-      port = UInt16(bigEndian: address.sin_port)
-      Glibc.close(probe)
-    }
-
-    static func bound(port: UInt16) throws -> Int32 {
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var one: Int32 = 1
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-      var address = StubClient.loopback(port)
-      let result = withUnsafePointer(to: &address) {
+      var address = StubClient.loopback(0)
+      let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
           bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
       }
-      guard result == 0, listen(fd, 64) == 0 else {
-        Glibc.close(fd)
+      guard fd >= 0, bound == 0 else {
+        let error = errno
+        if fd >= 0 { Glibc.close(fd) }
+        throw XCTSkip("cannot bind a TCP port on 127.0.0.1: errno \(error)")
+      }
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+      }
+      self.fd = fd
+      port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Starts accepting handshakes on the port held since `init`.
+    func open() throws {
+      guard listen(fd, 64) == 0 else {
         throw XCTSkip("cannot listen on 127.0.0.1:\(port): errno \(errno)")
       }
-      return fd
     }
 
-    func open() throws { fd = try Self.bound(port: port) }
-
-    func close() {
-      if fd >= 0 { Glibc.close(fd) }
-      fd = -1
-    }
-
-    deinit { close() }
+    deinit { Glibc.close(fd) }
   }
 
   /// Whether the binary's parser takes `config` (`dnsward --check`).
