@@ -39,9 +39,7 @@ final class CacheFileIntegrationTests: XCTestCase {
   func stop(_ dnsward: DnswardProcess, expecting line: String) {
     dnsward.process.terminate()
     XCTAssertEqual(dnsward.waitForExit(), 0)
-    let deadline = Date().addingTimeInterval(2)
-    while !dnsward.log.contains(line) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-    XCTAssertTrue(dnsward.log.contains(line), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog(line, seconds: 2), dnsward.log)
     dnsward.stop()
   }
 

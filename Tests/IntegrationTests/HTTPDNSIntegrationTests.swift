@@ -105,7 +105,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     defer { wrong.stop() }
     XCTAssertEqual(ask("www.example.test", wrong)?.addresses, ["192.0.2.99"], "403: next upstream")
     wrong.stop()
-    XCTAssertTrue(wrong.log.contains("httpdns-errors 1"), wrong.log)
+    XCTAssertTrue(wrong.waitForLog("httpdns-errors 1"), wrong.log)
   }
 
   func testGarbageAndSlowAnswersFailOverAndKeepAliveSurvivesAClose() throws {
@@ -125,7 +125,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     XCTAssertEqual(garbage.paths.count, 1)
     XCTAssertEqual(slow.paths.count, 1, "asked, then timed out")
     dnsward.stop()
-    XCTAssertTrue(dnsward.log.contains("httpdns-errors 1"), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog("httpdns-errors 1"), dnsward.log)
 
     let closing = try FakeHTTPDNS(.closing)
     defer { closing.stop() }
@@ -148,6 +148,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     XCTAssertEqual(server.paths.count, 3, "each question answered once")
     XCTAssertGreaterThanOrEqual(server.connections, 2)
     dnsward.stop()
-    XCTAssertTrue(dnsward.log.contains("httpdns-errors 0"), "a hang-up is no error: \(dnsward.log)")
+    XCTAssertTrue(
+      dnsward.waitForLog("httpdns-errors 0"), "a hang-up is no error: \(dnsward.log)")
   }
 }

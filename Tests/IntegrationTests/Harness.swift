@@ -113,6 +113,17 @@ final class DnswardProcess {
     return UInt16(digits)
   }
 
+  /// Waits until the log contains `text`; false after `seconds`. Lines
+  /// logged after "listening on" (the worker count, the seccomp line,
+  /// anything at exit) arrive a moment after `init` returns — later still
+  /// under qemu-user — so a test that reads one waits for it.
+  @discardableResult
+  func waitForLog(_ text: String, seconds: TimeInterval = 5) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !log.contains(text) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    return log.contains(text)
+  }
+
   /// Waits for the process to exit and returns its status.
   @discardableResult
   func waitForExit(timeout: TimeInterval = 5) -> Int32? {

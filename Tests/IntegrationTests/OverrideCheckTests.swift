@@ -81,16 +81,6 @@ final class OverrideCheckTests: XCTestCase {
     return (process.terminationStatus == 0, text)
   }
 
-  /// Waits until the log contains `text`; false after `seconds`.
-  func waitForLog(_ dnsward: DnswardProcess, _ text: String, seconds: TimeInterval) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if dnsward.log.contains(text) { return true }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    return dnsward.log.contains(text)
-  }
-
   /// About 11 s: a failure needs two rounds (start-up and 5 s later, 5 s
   /// being the shortest interval), a recovery the round after.
   func testUnreachableAddressesAreLeftOutThenForwardedThenAnsweredAgain() throws {
@@ -125,8 +115,7 @@ final class OverrideCheckTests: XCTestCase {
     // The second round (5 s) marks both down: the name is resolved normally.
     for address in ["127.0.0.1", "127.0.0.2"] {
       XCTAssertTrue(
-        waitForLog(
-          dnsward,
+        dnsward.waitForLog(
           "override address \(address) unreachable on tcp:\(target.port): "
             + "left out of override answers", seconds: 8), dnsward.log)
     }
@@ -139,8 +128,8 @@ final class OverrideCheckTests: XCTestCase {
     // 127.0.0.2 (nothing there) stays left out.
     try target.open()
     XCTAssertTrue(
-      waitForLog(
-        dnsward, "override address 127.0.0.1 reachable again on tcp:\(target.port)", seconds: 7),
+      dnsward.waitForLog(
+        "override address 127.0.0.1 reachable again on tcp:\(target.port)", seconds: 7),
       dnsward.log)
     let local = ask(3)
     XCTAssertEqual(local?.addresses, ["127.0.0.1"])

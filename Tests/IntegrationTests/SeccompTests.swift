@@ -31,13 +31,14 @@ final class SeccompTests: XCTestCase {
         """)
     defer { dnsward.stop() }
 
+    // The filter goes on after "listening on", just before the loop.
     if underEmulation {
-      XCTAssertTrue(dnsward.log.contains("seccomp: the kernel refused"), dnsward.log)
+      XCTAssertTrue(dnsward.waitForLog("seccomp: the kernel refused"), dnsward.log)
     } else {
+      XCTAssertTrue(dnsward.waitForLog("seccomp: system-call filter installed"), dnsward.log)
       let status = try String(
         contentsOfFile: "/proc/\(dnsward.process.processIdentifier)/status", encoding: .utf8)
       XCTAssertTrue(status.contains("Seccomp:\t2"), "filter mode in /proc: \(status)")
-      XCTAssertTrue(dnsward.log.contains("seccomp: system-call filter installed"), dnsward.log)
     }
 
     let port = dnsward.port
@@ -59,11 +60,7 @@ final class SeccompTests: XCTestCase {
     XCTAssertGreaterThan(tcpUpstream.tcpQueries, 0)
 
     kill(dnsward.process.processIdentifier, SIGUSR1)
-    let deadline = Date().addingTimeInterval(5)
-    while !dnsward.log.contains("cache-hits 1") && Date() < deadline {
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    XCTAssertTrue(dnsward.log.contains("cache-hits 1"), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog("cache-hits 1"), dnsward.log)
 
     let stopping = Date()
     dnsward.process.terminate()
@@ -71,6 +68,6 @@ final class SeccompTests: XCTestCase {
     XCTAssertLessThan(Date().timeIntervalSince(stopping), underEmulation ? 5 : 1)
     let saved = try Data(contentsOf: cacheFile)
     XCTAssertGreaterThan(saved.count, 0)
-    XCTAssertTrue(dnsward.log.contains("saved 2 cached answers"), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog("saved 2 cached answers"), dnsward.log)
   }
 }

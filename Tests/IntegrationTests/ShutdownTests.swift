@@ -91,10 +91,7 @@ final class ShutdownTests: XCTestCase {
         workers 2
         """)
     defer { dnsward.stop() }
-    let workersDeadline = Date().addingTimeInterval(10)
-    while !dnsward.log.contains("workers: 2") && Date() < workersDeadline {
-      Thread.sleep(forTimeInterval: 0.02)
-    }
+    dnsward.waitForLog("workers: 2", seconds: 10)
     // 16 client sockets (the kernel spreads them over the workers by port),
     // two questions each.
     var clients: [Int32] = []

@@ -37,11 +37,7 @@ final class WorkersTests: XCTestCase {
         workers 2
         """)
     defer { dnsward.stop() }
-    let deadline = Date().addingTimeInterval(5)
-    while !dnsward.log.contains("workers: 2") && Date() < deadline {
-      Thread.sleep(forTimeInterval: 0.02)
-    }
-    XCTAssertTrue(dnsward.log.contains("workers: 2"), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog("workers: 2"), dnsward.log)
     let workers = children(of: dnsward.process.processIdentifier)
     XCTAssertEqual(workers.count, 1, "one forked worker besides the first")
     // Each query from a socket of its own: the kernel spreads them by port.
@@ -71,6 +67,6 @@ final class WorkersTests: XCTestCase {
       config: "listen 127.0.0.1:0\nworkers 0\n", waitForListen: false)
     defer { dnsward.stop() }
     XCTAssertEqual(dnsward.waitForExit(), 1)
-    XCTAssertTrue(dnsward.log.contains(":2: "), dnsward.log)
+    XCTAssertTrue(dnsward.waitForLog(":2: "), dnsward.log)
   }
 }
