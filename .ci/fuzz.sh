@@ -42,8 +42,9 @@ declare -A TARGET_MODULES=(
   [engine]="DNSWire CompiledConfig Engine Config"
   [config]="DNSWire CompiledConfig Engine Config"
   [httpdns]="DNSWire CompiledConfig HTTPDNS"
+  [cachefile]="DNSWire CompiledConfig Engine"
 )
-ALL_TARGETS=(dnswire httpdns config engine)
+ALL_TARGETS=(dnswire httpdns cachefile config engine)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
 

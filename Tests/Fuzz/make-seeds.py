@@ -368,6 +368,71 @@ def engine_scripts():
     return s
 
 
+# The cachefile target (Tests/Fuzz/cachefile.swift): a selector byte, then
+# the file; with bit 7 clear the harness appends the checksum itself.
+CACHE_MAGIC = b"DNSWARDC"
+DO_BIT, CD_BIT = 1, 2
+
+
+def fnv1a64(data):
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def cache_entry(key, qtype, message, key_flags=0, seconds_left=0):
+    flat = name(key.lower())
+    return (bytes([len(flat)]) + flat + struct.pack(">HHBIH", qtype, IN, key_flags, seconds_left,
+                                                    len(message)) + message)
+
+
+def cache_body(entries, count=None):
+    return (CACHE_MAGIC + struct.pack(">HI", 1, len(entries) if count is None else count)
+            + b"".join(entries))
+
+
+def stored(qname, qtype, records, rcode=0, authority=()):
+    """An answer as the cache stores it: ID 0, no OPT, question as asked."""
+    return answer(0, qname, qtype, records, rcode=rcode, edns=None, authority=authority)
+
+
+def cache_files():
+    a = stored("www.example.com", A, [(A, 300, bytes([93, 184, 216, 34]))])
+    aaaa = stored("www.example.com", AAAA,
+                  [(AAAA, 60, bytes.fromhex("20010db8000000000000000000000001"))])
+    nx = stored("nope.example.com", A, [], rcode=3, authority=(soa(12 + 5),))
+    mx = stored("example.com", MX, [(MX, 3600, struct.pack(">H", 10) + b"\x04mail" + ptr(12))])
+    many = stored("many.example", A, [(A, 60, bytes([10, 0, 0, i])) for i in range(40)])
+    mixed = stored("MiXeD.Example.ORG", A, [(A, 30, bytes([192, 0, 2, 5]))])
+    entries = [
+        cache_entry("www.example.com", A, a, seconds_left=120),
+        cache_entry("www.example.com", AAAA, aaaa),
+        cache_entry("www.example.com", A, a, key_flags=DO_BIT),
+        cache_entry("nope.example.com", A, nx, key_flags=CD_BIT),
+        cache_entry("example.com", MX, mx, seconds_left=3599),
+        cache_entry("mixed.example.org", A, mixed),
+    ]
+    f = {}
+    # Selector: capacity (bits 0-1), arena (2-3), load time (4-5), raw (7).
+    f["empty"] = bytes([0x05]) + cache_body([])
+    f["one"] = bytes([0x15]) + cache_body(entries[:1])
+    f["six"] = bytes([0x2A]) + cache_body(entries)
+    f["six-tiny-cache"] = bytes([0x00]) + cache_body(entries)
+    f["six-three-entries"] = bytes([0x35]) + cache_body(entries)
+    f["large-entry"] = bytes([0x07]) + cache_body([cache_entry("many.example", A, many)] + entries[:2])
+    f["duplicate-keys"] = bytes([0x0A]) + cache_body([entries[0], entries[0], entries[1]])
+    f["sentinel-key"] = bytes([0x0A]) + cache_body(
+        [cache_entry("sentinel.test", A, stored("sentinel.test", A, [(A, 60, bytes([192, 0, 2, 1]))]))])
+    f["count-too-large"] = bytes([0x0A]) + cache_body(entries[:2], count=3)
+    f["trailing-bytes"] = bytes([0x0A]) + cache_body(entries[:2]) + b"\x00"
+    body = cache_body(entries)
+    f["raw-whole-file"] = bytes([0x8A]) + body + struct.pack(">Q", fnv1a64(body))
+    f["raw-bad-checksum"] = bytes([0x8A]) + body + struct.pack(">Q", fnv1a64(body) ^ 1)
+    f["raw-truncated"] = bytes([0x8A]) + body[:40]
+    return f
+
+
 def write(target, seeds):
     folder = os.path.join(CORPUS, target)
     os.makedirs(folder, exist_ok=True)
@@ -386,6 +451,7 @@ def main():
     write("httpdns", httpdns_responses())
     write("config", configs())
     write("engine", engine_scripts())
+    write("cachefile", cache_files())
 
 
 if __name__ == "__main__":
