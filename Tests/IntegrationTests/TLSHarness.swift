@@ -92,11 +92,9 @@
     private var process: Process?
 
     init(backend: UInt16, _ wanted: [(Kind, String)]) throws {
-      var listeners: [Listener] = []
-      for (kind, certificate) in wanted {
-        listeners.append(Listener(kind: kind, certificate: certificate, port: try freeTCPPort()))
-      }
-      self.listeners = listeners
+      // One port per listener and one for setLocal, all different.
+      let ports = try freeTCPPorts(wanted.count + 1)
+      listeners = zip(wanted, ports).map { Listener(kind: $0.0, certificate: $0.1, port: $1) }
       let id = UUID().uuidString
       configPath = TLSCertificates.path("dnsdist-\(id).conf")
       logPath = TLSCertificates.path("dnsdist-\(id).log")
@@ -104,7 +102,7 @@
       // security poll (it would ask the network). maxInFlight: queries on
       // one DoT connection are answered as they come back, out of order.
       var lines = [
-        "setLocal(\"127.0.0.1:\(try freeTCPPort())\")",
+        "setLocal(\"127.0.0.1:\(ports[wanted.count])\")",
         "setSecurityPollSuffix(\"\")",
         "newServer({address=\"127.0.0.1:\(backend)\"})",
       ]
@@ -177,19 +175,28 @@
     }
   }
 
-  /// A TCP port on 127.0.0.1 that was free a moment ago.
-  func freeTCPPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = StubClient.loopback(0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+  /// `count` different TCP ports on 127.0.0.1 that were free a moment
+  /// ago. All are held bound until each is known: a port learned and
+  /// released one at a time can be drawn again by the next bind to port 0.
+  func freeTCPPorts(_ count: Int) throws -> [UInt16] {
+    var descriptors: [Int32] = []
+    defer { descriptors.forEach { close($0) } }
+    var ports: [UInt16] = []
+    for _ in 0..<count {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+      descriptors.append(fd)
+      var address = StubClient.loopback(0)
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
       }
+      guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+      ports.append(UInt16(bigEndian: address.sin_port))
     }
-    guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
-    return UInt16(bigEndian: address.sin_port)
+    return ports
   }
 
   /// The zone behind dnsdist (a FakeUpstream `.custom` responder), every
