@@ -96,6 +96,10 @@ public struct RRClass: RawRepresentable, Equatable, Sendable {
   public init(rawValue: UInt16) { self.rawValue = rawValue }
   public static let internet = RRClass(rawValue: 1)
   public static let chaos = RRClass(rawValue: 3)
+  /// NONE and ANY (RFC 2136 §2.4, RFC 1035 §3.2.5): not `.none`, which an
+  /// optional class would read as nil.
+  public static let noneClass = RRClass(rawValue: 254)
+  public static let anyClass = RRClass(rawValue: 255)
 }
 
 /// Big-endian accessors over raw bytes at absolute offsets. Callers have

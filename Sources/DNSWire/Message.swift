@@ -71,9 +71,39 @@ public struct Message {
         guard opt == nil else { throw .duplicateOPT }
         opt = try OPTRecord(record: record, in: bytes)
       }
+      try checkNamesInRDATA(of: record, in: bytes)
       position = record.end
     }
     return position
+  }
+
+  /// The names in the RDATA of the RFC 1035 types that may compress them
+  /// (RFC 3597 §4; the obsolete MB, MD, MF, MG, MINFO and MR aside) are
+  /// read like owner names — no pointer into the header, loop or forward
+  /// pointer — and must, with their fixed fields, fill RDLENGTH exactly
+  /// (RFC 1035 §3.3.9, §3.3.11–3.3.13). Records of class ANY or NONE are
+  /// skipped: in an UPDATE their RDATA is empty (RFC 2136 §2.5). Each name
+  /// is read within the message cut at the end of the RDATA, so one running
+  /// past it is `truncatedName`.
+  private static func checkNamesInRDATA(of record: ResourceRecord, in bytes: UnsafeRawBufferPointer)
+    throws(WireError)
+  {
+    let names: Int
+    let before: Int
+    let after: Int
+    switch record.type {
+    case .ns, .cname, .ptr: (names, before, after) = (1, 0, 0)
+    case .mx: (names, before, after) = (1, 2, 0)
+    case .soa: (names, before, after) = (2, 0, 20)
+    default: return
+    }
+    guard record.rrClass != .anyClass, record.rrClass != .noneClass else { return }
+    let rdata = UnsafeRawBufferPointer(rebasing: bytes[0..<record.end])
+    var position = record.rdataOffset + before
+    for _ in 0..<names {
+      position = try Name.read(in: rdata, at: position, firstTarget: HeaderField.size).end
+    }
+    guard position + after == record.end else { throw .rdataLengthMismatch }
   }
 
   public var id: UInt16 { bytes.getUInt16(at: HeaderField.id) }

@@ -31,6 +31,9 @@ public enum WireError: Error, Equatable {
   case truncatedRecord
   /// RDLENGTH points past the end of the message.
   case rdataPastEnd
+  /// The names and fixed fields in the RDATA of an NS, CNAME, PTR, MX or
+  /// SOA record do not fill its RDLENGTH exactly (RFC 1035 §3.3).
+  case rdataLengthMismatch
   /// A section count promises more entries than the message holds.
   case countExceedsData
   /// Bytes remain after the last record that the counts announce.

@@ -216,6 +216,21 @@ final class ReplyMatchingTests: XCTestCase {
     XCTAssertEqual(harness.engine.activeTransactions, 1)
   }
 
+  /// The same inside RDATA: a CNAME target that points into the header
+  /// would reach the client naming whatever its own ID spells.
+  func testACNAMETargetPointingIntoTheHeaderIsMalformed() throws {
+    let harness = Harness()
+    harness.environment.scriptedRandom = [0x0300, 0]
+    harness.ask(makeQuery(id: 0xCD01, name: "example.com"))
+    let sent = harness.queries[0]
+    let packet = wire(
+      "0300 8180 0001 0001 0000 0000", "07 'example' 03 'com' 00 0001 0001",
+      "c00c 0005 0001 00000e10 0002 c000")
+    XCTAssertTrue(harness.answer(packet, to: sent).isEmpty)
+    XCTAssertEqual(harness.counters.malformedReplies, 1)
+    XCTAssertEqual(harness.engine.activeTransactions, 1)
+  }
+
   /// Hostile upstream packets for an in-flight question (ID 0x5151,
   /// example.com A IN, sent without 0x20): each is dropped and counted, and
   /// the real answer is still accepted afterwards.

@@ -6,7 +6,8 @@ import DNSWire
 // Every input must either validate or throw a `WireError`; nothing may trap.
 // A message that validates is written again through `MessageWriter`, with
 // and without compression, and must parse back to the same header, question
-// and records (owner names decompressed, byte for byte). A name read at
+// and records (owner names and the names in NS, CNAME, PTR, MX and SOA
+// RDATA decompressed, byte for byte; a written message keeps those flat). A name read at
 // any offset ends inside the message; the presentation-text parser and
 // formatter round-trip; EDNS padding keeps a query valid. A broken
 // invariant traps, which libFuzzer reports as a crash with the input.
@@ -28,6 +29,37 @@ func flatName(_ raw: UnsafeRawBufferPointer, at offset: Int) -> [UInt8] {
     }
   }
   return Array(name[0..<length])
+}
+
+/// RDATA with the names of the types that may compress them (NS, CNAME,
+/// PTR, MX, SOA; RFC 3597 §4) written flat, the rest as it is: a pointer in
+/// RDATA copied into another layout would point elsewhere. The validator
+/// has read those names, so they must read here too.
+func flatRDATA(_ raw: UnsafeRawBufferPointer, _ record: ResourceRecord) -> [UInt8] {
+  let names: Int
+  let before: Int
+  switch record.type.rawValue {
+  case 2, 5, 12: (names, before) = (1, 0)
+  case 15: (names, before) = (1, 2)
+  case 6: (names, before) = (2, 0)
+  default: return Array(raw[record.rdataOffset..<record.end])
+  }
+  // Class NONE and ANY (an UPDATE's empty RDATA) are not read.
+  if record.rrClass.rawValue == 254 || record.rrClass.rawValue == 255 {
+    return Array(raw[record.rdataOffset..<record.end])
+  }
+  require(record.rdataLength >= before, "validated RDATA shorter than its fixed fields")
+  var out = Array(raw[record.rdataOffset..<(record.rdataOffset + before)])
+  var position = record.rdataOffset + before
+  for _ in 0..<names {
+    out += flatName(raw, at: position)
+    guard let read = try? Name.read(in: raw, at: position), read.end <= record.end else {
+      fatalError("a validated RDATA name runs past its RDATA")
+    }
+    position = read.end
+  }
+  out += Array(raw[position..<record.end])
+  return out
 }
 
 /// A record as plain values, to compare two messages.
@@ -67,7 +99,7 @@ struct Summary: Equatable {
         Record(
           owner: flatName(raw, at: record.offset), type: record.type.rawValue,
           rrClass: record.rrClass.rawValue, ttl: record.ttl,
-          rdata: Array(raw[record.rdataOffset..<record.end])))
+          rdata: flatRDATA(raw, record)))
     }
     opt = message.opt
   }

@@ -134,6 +134,12 @@ def dns_messages():
     m["hostile-pointer-loop"] = header(0x0E0F, 0, 1) + ptr(12) + struct.pack(">HH", A, IN)
     m["hostile-forward-pointer"] = header(0x0F10, 0, 1) + ptr(20) + b"\x00" * 10
     m["hostile-counts"] = header(0x1011, QR, 1, 9, 9, 9) + question("x.example")
+    # RDATA names: a CNAME target into the header, an SOA cut before its
+    # counters (both refused since RDATA names are validated).
+    m["hostile-rdata-pointer-into-header"] = answer(0x1112, "a.example", A,
+                                                    [(CNAME, 60, ptr(0))])
+    m["hostile-soa-without-counters"] = answer(0x1213, "a.example", SOA,
+                                               [(SOA, 60, ptr(12) + ptr(12))])
     m["name-text"] = b"printer.lan."
     return m
 
