@@ -71,39 +71,13 @@ public struct Message {
         guard opt == nil else { throw .duplicateOPT }
         opt = try OPTRecord(record: record, in: bytes)
       }
-      try checkNamesInRDATA(of: record, in: bytes)
+      try RDATANames.check(
+        type: record.type, rrClass: record.rrClass,
+        in: UnsafeRawBufferPointer(rebasing: bytes[0..<record.end]), at: record.rdataOffset,
+        firstTarget: HeaderField.size)
       position = record.end
     }
     return position
-  }
-
-  /// The names in the RDATA of the RFC 1035 types that may compress them
-  /// (RFC 3597 §4; the obsolete MB, MD, MF, MG, MINFO and MR aside) are
-  /// read like owner names — no pointer into the header, loop or forward
-  /// pointer — and must, with their fixed fields, fill RDLENGTH exactly
-  /// (RFC 1035 §3.3.9, §3.3.11–3.3.13). Records of class ANY or NONE are
-  /// skipped: in an UPDATE their RDATA is empty (RFC 2136 §2.5). Each name
-  /// is read within the message cut at the end of the RDATA, so one running
-  /// past it is `truncatedName`.
-  private static func checkNamesInRDATA(of record: ResourceRecord, in bytes: UnsafeRawBufferPointer)
-    throws(WireError)
-  {
-    let names: Int
-    let before: Int
-    let after: Int
-    switch record.type {
-    case .ns, .cname, .ptr: (names, before, after) = (1, 0, 0)
-    case .mx: (names, before, after) = (1, 2, 0)
-    case .soa: (names, before, after) = (2, 0, 20)
-    default: return
-    }
-    guard record.rrClass != .anyClass, record.rrClass != .noneClass else { return }
-    let rdata = UnsafeRawBufferPointer(rebasing: bytes[0..<record.end])
-    var position = record.rdataOffset + before
-    for _ in 0..<names {
-      position = try Name.read(in: rdata, at: position, firstTarget: HeaderField.size).end
-    }
-    guard position + after == record.end else { throw .rdataLengthMismatch }
   }
 
   public var id: UInt16 { bytes.getUInt16(at: HeaderField.id) }
@@ -161,6 +135,41 @@ public struct RecordIterator: IteratorProtocol {
     }
     position = record.end
     return record
+  }
+}
+
+/// The names in the RDATA of the RFC 1035 types that may compress them
+/// (NS, CNAME, PTR, MX, SOA; RFC 3597 §4; the obsolete MB, MD, MF, MG,
+/// MINFO and MR aside): read like owner names — no loop, no forward
+/// pointer, no pointer below `firstTarget` — and, with their fixed fields,
+/// filling the RDATA exactly (RFC 1035 §3.3.9, §3.3.11–3.3.13). Other
+/// types' RDATA is opaque here.
+public enum RDATANames {
+  /// Checks the RDATA from `offset` to the end of `message` (the caller
+  /// cuts the message there, so a name running past it is
+  /// `truncatedName`). Records of class ANY or NONE are not checked: in an
+  /// UPDATE their RDATA is empty (RFC 2136 §2.5). A `firstTarget` of at
+  /// least `message.count` refuses every pointer (RDATA on its own, as in
+  /// the generic text form of RFC 3597 §5).
+  public static func check(
+    type: RRType, rrClass: RRClass, in message: UnsafeRawBufferPointer, at offset: Int,
+    firstTarget: Int
+  ) throws(WireError) {
+    let names: Int
+    let before: Int
+    let after: Int
+    switch type {
+    case .ns, .cname, .ptr: (names, before, after) = (1, 0, 0)
+    case .mx: (names, before, after) = (1, 2, 0)
+    case .soa: (names, before, after) = (2, 0, 20)
+    default: return
+    }
+    guard rrClass != .anyClass, rrClass != .noneClass else { return }
+    var position = offset + before
+    for _ in 0..<names {
+      position = try Name.read(in: message, at: position, firstTarget: firstTarget).end
+    }
+    guard position + after == message.count else { throw .rdataLengthMismatch }
   }
 }
 

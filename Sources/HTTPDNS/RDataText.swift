@@ -53,7 +53,16 @@ enum RDataText {
     var fields = Fields(scratch: scratch)
     let first = try fields.next(&source)
     if first.count == 2 && first[0] == UInt8(ascii: "\\") && first[1] == UInt8(ascii: "#") {
-      return try generic(&fields, &source, into: &writer)
+      let start = writer.count
+      try generic(&fields, &source, into: &writer)
+      // A type with names gets them flat and whole (RFC 3597 §4–5): the
+      // bytes alone, where every pointer is refused.
+      let rdata = UnsafeRawBufferPointer(rebasing: writer.written[start...])
+      do throws(WireError) {
+        try RDATANames.check(
+          type: type, rrClass: .internet, in: rdata, at: 0, firstTarget: rdata.count)
+      } catch { throw .malformedBody }
+      return
     }
     switch type {
     case .a:

@@ -162,6 +162,8 @@ final class BodyTests: XCTestCase {
       Array(soa.rdata.suffix(20)), hex("78a3 f175 00001c20 00000e10 00127500 0000012c"))
     XCTAssertEqual(try data(99, ##""\\# 4 0a00 0001""##).rdata, [10, 0, 0, 1])
     XCTAssertEqual(try data(99, ##""\\# 0""##).rdata, [])
+    // ... and for a type with a name, when the name is flat and whole.
+    XCTAssertEqual(try data(5, ##""\\# 3 0178 00""##).rdata, [1, 0x78, 0])
     // An escaped name: \046 is a dot inside a label.
     XCTAssertEqual(
       try data(5, #""a\\046b.example.""#).rdata, [3, 0x61, 0x2E, 0x62] + wireName("example"))
@@ -192,6 +194,14 @@ final class BodyTests: XCTestCase {
       ##"{"name":"x.","type":99,"data":"\\# 2 0a"}"##,
       ##"{"name":"x.","type":99,"data":"\\# 1 0a0b"}"##,
       #"{"name":"x.","type":5,"data":"\\300.x."}"#,
+      // The generic form of a type with names must hold them flat and
+      // whole (RFC 3597 §4–5; found by the httpdns fuzzer once DNSWire
+      // read RDATA names): an empty MX, a CNAME as a pointer, an NS name
+      // with a byte after it, an SOA without its counters.
+      ##"{"name":"x.","type":15,"data":"\\# 0"}"##,
+      ##"{"name":"x.","type":5,"data":"\\# 2 c00c"}"##,
+      ##"{"name":"x.","type":2,"data":"\\# 4 0178 00ff"}"##,
+      ##"{"name":"x.","type":6,"data":"\\# 4 0178 0000"}"##,
       #"{"name":1,"type":1,"data":"1.2.3.4"}"#,
       #"{"name":"\#(String(repeating: "a.", count: 128))","type":1,"data":"1.2.3.4"}"#,
       #"{"name":"\#(String(repeating: "a", count: 64))","type":1,"data":"1.2.3.4"}"#,
