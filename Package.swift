@@ -76,7 +76,7 @@ let package = Package(
     // time; empty without the trait: swift test --traits TLS --filter TLSTests
     .testTarget(
       name: "TLSTests",
-      dependencies: ["TLS", "Platform", "CLinux"],
+      dependencies: ["TLS", "Platform", "CLinux", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),

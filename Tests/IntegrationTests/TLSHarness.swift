@@ -5,6 +5,7 @@
 #if TLS
   import DNSWire
   import Foundation
+  import TestSupport
   import XCTest
 
   #if canImport(Glibc)
@@ -93,7 +94,7 @@
 
     init(backend: UInt16, _ wanted: [(Kind, String)]) throws {
       // One port per listener and one for setLocal, all different.
-      let ports = try freeTCPPorts(wanted.count + 1)
+      let ports = try LoopbackPorts.freeTCP(wanted.count + 1)
       listeners = zip(wanted, ports).map { Listener(kind: $0.0, certificate: $0.1, port: $1) }
       let id = UUID().uuidString
       configPath = TLSCertificates.path("dnsdist-\(id).conf")
@@ -173,30 +174,6 @@
       }
       return false
     }
-  }
-
-  /// `count` different TCP ports on 127.0.0.1 that were free a moment
-  /// ago. All are held bound until each is known: a port learned and
-  /// released one at a time can be drawn again by the next bind to port 0.
-  func freeTCPPorts(_ count: Int) throws -> [UInt16] {
-    var descriptors: [Int32] = []
-    defer { descriptors.forEach { close($0) } }
-    var ports: [UInt16] = []
-    for _ in 0..<count {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
-      descriptors.append(fd)
-      var address = StubClient.loopback(0)
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-      }
-      guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
-      ports.append(UInt16(bigEndian: address.sin_port))
-    }
-    return ports
   }
 
   /// The zone behind dnsdist (a FakeUpstream `.custom` responder), every

@@ -5,6 +5,7 @@
   import Foundation
   import Platform
   import TLS
+  import TestSupport
   import XCTest
 
   #if canImport(Glibc)
@@ -98,21 +99,7 @@
       return config
     }
 
-    func freePort() throws -> UInt16 { try freePorts(1)[0] }
-
-    /// `count` different free ports, all held bound until each is known (a
-    /// port released at once can be drawn again by the next bind to 0).
-    func freePorts(_ count: Int) throws -> [UInt16] {
-      let loopback = SocketAddress(ipv4: 0x7F00_0001, port: 0)
-      var held: [FileDescriptor] = []
-      defer { held.forEach { $0.close() } }
-      for _ in 0..<count {
-        let fd = try Socket.tcp(for: loopback)
-        held.append(fd)
-        try Socket.bind(fd, to: loopback)
-      }
-      return try held.map { try XCTUnwrap(Socket.localAddress($0)).port }
-    }
+    func freePort() throws -> UInt16 { try LoopbackPorts.freeTCP(1)[0] }
 
     /// `openssl s_server` on 127.0.0.1 with `certificate`, answering each
     /// line with the line reversed (-rev); waits until it accepts. On
@@ -358,7 +345,7 @@
       guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dnsdist") else {
         throw XCTSkip("dnsdist is not installed")
       }
-      let ports = try freePorts(2)
+      let ports = try LoopbackPorts.freeTCP(2)
       let (udpPort, tlsPort) = (ports[0], ports[1])
       let conf = Certificates.path("dnsdist-\(tlsPort).conf")
       try """
