@@ -92,7 +92,7 @@ extension Engine {
     let dnssecOK = query.opt?.dnssecOK ?? false
     let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
     let hash = nameHash(name)
-    guard freeWaiters >= 0 else {
+    guard table.hasFreeWaiter else {
       counters.ringFull += 1
       replyError(
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
@@ -102,7 +102,7 @@ extension Engine {
       name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
       dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     {
-      if isWaiting(client, id: query.id, on: slot) {
+      if table.isWaiting(client, id: query.id, on: slot) {
         counters.retransmissions += 1
         return
       }
@@ -135,113 +135,42 @@ extension Engine {
     return trustedUpstream(for: transactions[slot].type, now: now)
   }
 
-  /// Takes a slot for a new question (lower-cased `name`), links it for
-  /// coalescing if it is asked for an answer, and leaves it for the caller
-  /// to add waiters and dispatch. Checks of upstreams (`purpose`
-  /// `.verification`, `.redirectProbe`) are not linked: a client must never
-  /// join one, since their answers are compared, not believed.
+  /// Takes a slot for a new question (lower-cased `name`), for the caller
+  /// to add waiters to and dispatch at once. Only `.answer` questions can be
+  /// joined by clients (TransactionTable, invariant 4): checks of upstreams
+  /// (`.verification`, `.redirectProbe`) are compared, not believed.
   func beginTransaction(
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
     dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose = .answer
   ) -> Int? {
-    guard let slot = allocateSlot() else { return nil }
-    transactions[slot].purpose = purpose
-    transactions[slot].type = type
-    transactions[slot].rrClass = rrClass
-    transactions[slot].dnssecOK = dnssecOK
-    transactions[slot].checkingDisabled = checkingDisabled
-    transactions[slot].nameLength = name.count
-    transactions[slot].nameHash = hash
-    transactions[slot].tried = 0
-    transactions[slot].caseAllowed = true
-    nameBuffer(slot: slot).copyMemory(from: name)
-    if purpose == .answer { linkBucket(slot: slot) }
-    return slot
+    table.allocate(
+      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
+      checkingDisabled: checkingDisabled, purpose: purpose)
   }
 
+  /// The `.answer` transaction asking this question, if one is in flight.
   func findInFlight(
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass, dnssecOK: Bool,
     checkingDisabled: Bool
   ) -> Int? {
-    var cursor = buckets[Int(hash & bucketMask)]
-    while cursor >= 0 {
-      let slot = Int(cursor)
-      let candidate = transactions[slot]
-      if candidate.state == .active, candidate.nameHash == hash, candidate.type == type,
-        candidate.rrClass == rrClass, candidate.dnssecOK == dnssecOK,
-        candidate.checkingDisabled == checkingDisabled, candidate.nameLength == name.count,
-        Name.equalIgnoringCase(self.name(slot: slot), name)
-      {
-        return slot
-      }
-      cursor = candidate.nextInBucket
-    }
-    return nil
-  }
-
-  /// Whether `client` already waits on `slot` with this ID (a UDP client
-  /// retransmitting before the answer came).
-  func isWaiting(_ client: ClientRef, id: UInt16, on slot: Int) -> Bool {
-    var cursor = transactions[slot].firstWaiter
-    while cursor >= 0 {
-      let waiter = waiters[Int(cursor)]
-      if waiter.clientID == id && waiter.client == client { return true }
-      cursor = waiter.next
-    }
-    return false
+    table.findCoalescable(
+      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
+      checkingDisabled: checkingDisabled)
   }
 
   func addWaiter(to slot: Int, query: Message, client: ClientRef, now: UInt64) {
-    let index = Int(freeWaiters)
-    freeWaiters = waiters[index].next
-    waitersInUse += 1
-    var waiter = makeWaiter(for: query, client: client, now: now)
-    waiter.next = transactions[slot].firstWaiter
-    waiters[index] = waiter
-    transactions[slot].firstWaiter = Int32(index)
+    table.addWaiter(makeWaiter(for: query, client: client, now: now), to: slot)
   }
 
-  func linkBucket(slot: Int) {
-    let bucket = Int(transactions[slot].nameHash & bucketMask)
-    transactions[slot].nextInBucket = buckets[bucket]
-    buckets[bucket] = Int32(slot)
-  }
-
-  func unlinkBucket(slot: Int) {
-    let bucket = Int(transactions[slot].nameHash & bucketMask)
-    if buckets[bucket] == Int32(slot) {
-      buckets[bucket] = transactions[slot].nextInBucket
-      return
-    }
-    var cursor = buckets[bucket]
-    while cursor >= 0 {
-      let next = transactions[Int(cursor)].nextInBucket
-      if next == Int32(slot) {
-        transactions[Int(cursor)].nextInBucket = transactions[slot].nextInBucket
-        return
-      }
-      cursor = next
-    }
-  }
-
-  /// Returns a slot's waiters, hold buffer and verification entry to their
-  /// pools and frees it.
+  /// Ends a transaction: its hold buffer, verification entry or probe is
+  /// given back, then the table frees the slot and its waiters.
   func release(slot: Int) {
     releaseHold(slot: slot)
     switch transactions[slot].purpose {
-    case .answer: unlinkBucket(slot: slot)
+    case .answer: break
     case .verification: releaseVerification(Int(transactions[slot].purposeIndex))
     case .redirectProbe: redirectProbeEnded()
     }
-    var cursor = transactions[slot].firstWaiter
-    while cursor >= 0 {
-      let next = waiters[Int(cursor)].next
-      waiters[Int(cursor)].next = freeWaiters
-      freeWaiters = cursor
-      waitersInUse -= 1
-      cursor = next
-    }
-    transactions[slot].firstWaiter = -1
-    freeSlot(slot)
+    table.free(slot)
   }
 }

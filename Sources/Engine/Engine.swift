@@ -14,33 +14,11 @@ public final class Engine {
   public let upstreams: [UpstreamServer]
   public internal(set) var counters = EngineCounters()
 
-  /// The transaction table: `capacity` fixed slots (`inflight`, a power of
-  /// two), addressed by slot + generation. Free slots form a stack; active
-  /// ones form a list in deadline order (see SlotList.swift): every attempt
-  /// gets the same timeout, so appending keeps the list sorted, expiry is
-  /// checked at the oldest end in O(1), and a slot that finishes early is
-  /// unlinked at once instead of holding capacity until it reaches the head.
-  let capacity: Int
-  let bucketMask: UInt32
-  let transactions: UnsafeMutablePointer<Transaction>
-  var oldest: Int32 = -1
-  var newest: Int32 = -1
-  var freeSlots: Int32 = -1
-  public internal(set) var activeTransactions = 0
-  /// Lower-cased question name of each slot, `Name.maxLength + 1` bytes each.
-  let names: UnsafeMutableRawBufferPointer
-  static let nameStride = 256
-
-  /// Waiting clients; as many as ring slots, chained through `next`.
-  let waiters: UnsafeMutablePointer<Waiter>
-  let waiterCapacity: Int
-  var freeWaiters: Int32 = -1
-  public internal(set) var waitersInUse = 0
-
-  /// Coalescing index: bucket heads over `capacity` buckets, chained through
-  /// `Transaction.nextInBucket`. Keyed with a random seed so that a client
-  /// cannot aim many names at one bucket.
-  let buckets: UnsafeMutablePointer<Int32>
+  /// The questions in flight upstream, their waiting clients, the
+  /// coalescing index and the deadlines (TransactionTable.swift).
+  var table: TransactionTable
+  /// Keys the coalescing hash (`nameHash`), the rate limiter's buckets and
+  /// the answer digests (SipHash-1-3); the cache's key is derived from it.
   let hashKey: HashKey
   /// The ACL in force, fetched once here: the default list is a lazily
   /// initialised global, which would otherwise allocate at the first query.
@@ -119,38 +97,16 @@ public final class Engine {
   /// - Parameter hashKey: random, from the CSPRNG, keys the coalescing and
   ///   cache hashes (SipHash-1-3), so clients cannot aim at one bucket.
   public init(settings: Settings, upstreams: [UpstreamServer], hashKey: HashKey) {
-    precondition(
-      settings.inflight > 0 && settings.inflight & (settings.inflight - 1) == 0,
-      "inflight must be a power of two")
     self.settings = settings
     self.upstreams = upstreams
     self.hashKey = hashKey
     allowPrefixes = settings.effectiveAllow
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
-    capacity = settings.inflight
-    bucketMask = UInt32(capacity - 1)
-    transactions = .allocate(capacity: capacity)
-    transactions.initialize(repeating: Transaction(), count: capacity)
-    for slot in 0..<capacity {
-      transactions[slot].nextInOrder = slot + 1 < capacity ? Int32(slot + 1) : -1
-    }
-    freeSlots = 0
-    // Not zeroed: a slot's name is written before it is read, and untouched
-    // pages cost no memory (a quiet router uses a few slots).
-    names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
-    waiterCapacity = capacity
-    waiters = .allocate(capacity: waiterCapacity)
-    waiters.initialize(repeating: Waiter(), count: waiterCapacity)
-    for index in 0..<waiterCapacity {
-      waiters[index].next = index + 1 < waiterCapacity ? Int32(index + 1) : -1
-    }
-    freeWaiters = 0
-    buckets = .allocate(capacity: capacity)
-    buckets.initialize(repeating: -1, count: capacity)
+    table = TransactionTable(capacity: settings.inflight)
     replyBuffer = .allocate(byteCount: Self.framing + Self.maxMessage, alignment: 8)
     queryBuffer = .allocate(byteCount: Self.framing + 512, alignment: 8)
-    scratchName = .allocate(byteCount: Self.nameStride, alignment: 8)
-    scratchCaseName = .allocate(byteCount: Self.nameStride, alignment: 8)
+    scratchName = .allocate(byteCount: TransactionTable.nameStride, alignment: 8)
+    scratchCaseName = .allocate(byteCount: TransactionTable.nameStride, alignment: 8)
     cache = PacketCache(
       capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
       hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
@@ -159,7 +115,7 @@ public final class Engine {
     learnedRedirects = .allocate(capacity: Self.learnedRedirectCapacity)
     learnedRedirects.initialize(repeating: .anyV6, count: Self.learnedRedirectCapacity)
     holds = HoldPool(
-      capacity: settings.holdOnMilliseconds > 0 ? min(capacity, HoldPool.maxCapacity) : 0,
+      capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
       bufferBytes: Int(settings.ednsPayloadSize))
     verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
     probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
@@ -170,10 +126,7 @@ public final class Engine {
   }
 
   deinit {
-    transactions.deallocate()
-    names.deallocate()
-    waiters.deallocate()
-    buckets.deallocate()
+    table.deallocate()
     replyBuffer.deallocate()
     queryBuffer.deallocate()
     scratchName.deallocate()
@@ -189,7 +142,7 @@ public final class Engine {
   /// When `tick` next has work: the earliest deadline or end of a hold-on
   /// window, or the next redirect probe round; nil when idle.
   public var nextDeadline: UInt64? {
-    var earliest = oldest >= 0 ? transactions[Int(oldest)].deadline : nil
+    var earliest = table.earliestDeadline
     if let holdEnd = holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
     if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
     return earliest
@@ -216,21 +169,20 @@ public final class Engine {
     settings.caseRandomization && health[upstream].caseRandomization
   }
 
-  func nameBuffer(slot: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: names[(slot * Self.nameStride)..<((slot + 1) * Self.nameStride)])
-  }
+  /// Questions in flight upstream (at most `inflight`).
+  public var activeTransactions: Int { table.activeCount }
+  /// Clients waiting on them (at most `inflight`).
+  public var waitersInUse: Int { table.waitersInUse }
 
-  func name(slot: Int) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(
-      rebasing: names[
-        (slot * Self.nameStride)..<(slot * Self.nameStride
-          + transactions[slot].nameLength)])
-  }
+  /// The slots' question and attempt fields (the links are the table's).
+  var transactions: UnsafeMutablePointer<Transaction> { table.slots }
+  /// The waiter pool, for `serveStale`'s walk (`table.waiters(of:)` is the
+  /// way to read it).
+  var waiters: UnsafeMutablePointer<Waiter> { table.waiterPool }
 
-  func handle(slot: Int) -> TransactionHandle {
-    TransactionHandle(slot: UInt32(slot), generation: transactions[slot].generation)
-  }
+  func name(slot: Int) -> UnsafeRawBufferPointer { table.name(slot) }
+
+  func handle(slot: Int) -> TransactionHandle { table.handle(slot) }
 
   /// Passes time: expires attempts whose deadline is due, failing over to
   /// the next upstream or answering SERVFAIL.
@@ -240,9 +192,7 @@ public final class Engine {
       startRedirectProbesIfDue(now: now, environment: &environment)
     }
     endDueHolds(now: now, environment: &environment)
-    while oldest >= 0 {
-      let slot = Int(oldest)
-      guard transactions[slot].deadline <= now else { return }
+    while let slot = table.expired(now: now) {
       // A held answer is the answer: its window outlived the deadline.
       if transactions[slot].heldBuffer >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
@@ -252,7 +202,7 @@ public final class Engine {
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)
       noteFailure(upstream: upstream, now: now, kind: .timeout, environment: &environment)
-      // Frees the slot (and may append a new one), so `oldest` moves on.
+      // Frees or re-arms the slot, so the next one expired comes next.
       failOver(slot: slot, now: now, environment: &environment)
     }
   }

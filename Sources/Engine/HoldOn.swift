@@ -167,7 +167,7 @@ extension Engine {
     while let ends = holds.earliestEnd, ends <= now {
       let held = holds.dequeue()
       let slot = Int(held.slot)
-      if transactions[slot].state == .active, transactions[slot].generation == held.generation,
+      if table.isCurrent(slot, generation: held.generation),
         transactions[slot].heldBuffer == held.buffer
       {
         finishHold(slot: slot, now: now, environment: &environment)

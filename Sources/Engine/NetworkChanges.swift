@@ -22,12 +22,9 @@ extension Engine {
       health[upstream].downUntil = 0
     }
     if settings.detectNXDomainRedirect && probes.outstanding == 0 { probes.nextRound = now }
-    // Retrying renews a slot to the newest end of the list; stop at the
-    // newest slot as it was, so renewed ones are not visited twice.
-    let last = Int(newest)
-    var cursor = activeSlot(after: -1)
-    while let slot = cursor {
-      cursor = slot == last ? nil : activeSlot(after: slot)
+    // Retrying re-arms a slot at the newest end of the deadline list; the
+    // walk stops at the newest as it was, so none is visited twice.
+    for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
       guard transaction.heldBuffer < 0 else { continue }
       retry(

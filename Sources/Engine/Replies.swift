@@ -63,10 +63,7 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
-    var cursor = transaction.firstWaiter
-    while cursor >= 0 {
-      let waiter = waiters[Int(cursor)]
-      cursor = waiter.next
+    for waiter in table.waiters(of: slot) {
       // RA: dnsward offers recursion whatever the upstream says of itself.
       var flags = reply.flags
       flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
@@ -147,10 +144,7 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
-    var cursor = transaction.firstWaiter
-    while cursor >= 0 {
-      let waiter = waiters[Int(cursor)]
-      cursor = waiter.next
+    for waiter in table.waiters(of: slot) {
       var flags = HeaderFlags(
         rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
       flags.rcode = rcode

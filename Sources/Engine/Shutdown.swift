@@ -22,9 +22,8 @@ extension Engine {
   ) -> Int {
     let waiting = waitersInUse
     var passes = 0
-    while oldest >= 0 && passes < 2 * capacity {
+    while let slot = table.oldestArmed, passes < 2 * table.capacity {
       passes += 1
-      let slot = Int(oldest)
       if transactions[slot].heldBuffer >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue

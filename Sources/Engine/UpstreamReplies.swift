@@ -175,10 +175,7 @@ extension Engine {
   /// The slot an upstream packet belongs to, or nil (counted) if none.
   func findSlot(for handle: TransactionHandle?, upstream: Int, id: UInt16) -> Int? {
     if let handle {
-      let slot = Int(handle.slot)
-      guard slot < capacity, transactions[slot].state == .active,
-        transactions[slot].generation == handle.generation
-      else {
+      guard let slot = table.slot(for: handle) else {
         counters.staleReplies += 1
         return nil
       }
@@ -236,7 +233,7 @@ extension Engine {
   ) {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
-    renewSlot(slot)
+    table.renew(slot)
     dispatch(
       slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)
   }

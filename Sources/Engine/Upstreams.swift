@@ -62,7 +62,7 @@ extension Engine {
       if upstream < 64 { transactions[slot].tried |= 1 << UInt64(upstream) }
       transactions[slot].upstream = Int16(upstream)
       transactions[slot].transport = chosenTransport
-      transactions[slot].deadline = now + UInt64(settings.timeoutMilliseconds)
+      table.arm(slot, deadline: now + UInt64(settings.timeoutMilliseconds))
       transactions[slot].sentAt = now
       transactions[slot].sentID = freshID(
         upstream: upstream, transport: chosenTransport, except: slot, environment: &environment)
@@ -102,9 +102,7 @@ extension Engine {
 
   /// The slot of the active TCP query to `upstream` with `id`, if any.
   func tcpQueryInFlight(upstream: Int, id: UInt16, except: Int = -1) -> Int? {
-    var cursor = activeSlot(after: -1)
-    while let slot = cursor {
-      cursor = activeSlot(after: slot)
+    for slot in table.inDeadlineOrder() {
       let candidate = transactions[slot]
       if slot != except, candidate.transport.isPipelinedStream, Int(candidate.upstream) == upstream,
         candidate.sentID == id
@@ -220,7 +218,8 @@ extension Engine {
   }
 
   /// The attempt in `slot` failed: release it and try the next upstream as a
-  /// new attempt (new generation, newest deadline), or answer SERVFAIL.
+  /// new attempt (new generation, armed with the newest deadline), or answer
+  /// SERVFAIL.
   func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     environment.releaseUpstream(
       transaction: handle(slot: slot), transport: transactions[slot].transport)
@@ -231,7 +230,7 @@ extension Engine {
       release(slot: slot)
       return
     }
-    renewSlot(slot)
+    table.renew(slot)
     dispatch(slot: slot, now: now, environment: &environment)
   }
 
@@ -240,13 +239,10 @@ extension Engine {
   public func upstreamConnectionLost<E: EngineEnvironment>(
     upstream: Int, now: UInt64, environment: inout E
   ) {
-    // Failing over renews a slot to the newest end of the list; stop at the
-    // newest slot as it was, so renewed ones are not visited twice.
-    let last = Int(newest)
-    var cursor = activeSlot(after: -1)
+    // Failing over re-arms a slot at the newest end of the deadline list;
+    // the walk stops at the newest as it was, so none is visited twice.
     var failed = false
-    while let slot = cursor {
-      cursor = slot == last ? nil : activeSlot(after: slot)
+    for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
       guard transaction.transport.isPipelinedStream, Int(transaction.upstream) == upstream
       else { continue }
@@ -265,10 +261,7 @@ extension Engine {
   public func attemptFailed<E: EngineEnvironment>(
     transaction: TransactionHandle, now: UInt64, environment: inout E
   ) {
-    let slot = Int(transaction.slot)
-    guard slot < capacity, transactions[slot].state == .active,
-      transactions[slot].generation == transaction.generation
-    else { return }
+    guard let slot = table.slot(for: transaction) else { return }
     noteFailure(
       upstream: Int(transactions[slot].upstream), now: now, kind: .error,
       environment: &environment)

@@ -1,0 +1,124 @@
+import CompiledConfig
+import DNSWire
+
+/// The read-only side of the `TransactionTable`: finding a slot, its name,
+/// the walks of the deadline list and of a slot's waiters, and the
+/// coalescing lookup. None of these change the table, so none can break
+/// its invariants (TransactionTable.swift).
+extension TransactionTable {
+  func handle(_ slot: Int) -> TransactionHandle {
+    TransactionHandle(slot: UInt32(slot), generation: slots[slot].generation)
+  }
+
+  /// Whether `slot` is active and still in the attempt of `generation`.
+  func isCurrent(_ slot: Int, generation: UInt32) -> Bool {
+    slot >= 0 && slot < capacity && slots[slot].state == .active
+      && slots[slot].generation == generation
+  }
+
+  /// The slot `handle` names, if that attempt is still the current one.
+  func slot(for handle: TransactionHandle) -> Int? {
+    let slot = Int(handle.slot)
+    return isCurrent(slot, generation: handle.generation) ? slot : nil
+  }
+
+  /// The lower-cased question name of an active slot.
+  func name(_ slot: Int) -> UnsafeRawBufferPointer {
+    let start = slot * Self.nameStride
+    return UnsafeRawBufferPointer(rebasing: names[start..<(start + slots[slot].nameLength)])
+  }
+
+  // MARK: Deadlines (invariant 3)
+
+  /// The earliest deadline of an armed slot; nil when none is armed.
+  var earliestDeadline: UInt64? { oldest >= 0 ? slots[Int(oldest)].deadline : nil }
+
+  /// The armed slot with the earliest deadline, if any.
+  var oldestArmed: Int? { oldest >= 0 ? Int(oldest) : nil }
+
+  /// The armed slot with the earliest deadline if that deadline is due at
+  /// `now`. The caller frees or re-arms it before asking again, so the
+  /// expired attempts are walked as `while let slot = table.expired(now:)`.
+  func expired(now: UInt64) -> Int? {
+    guard oldest >= 0, slots[Int(oldest)].deadline <= now else { return nil }
+    return Int(oldest)
+  }
+
+  /// The armed slots from the earliest deadline to the latest, as they are
+  /// when the walk starts: it stops at the slot that was newest then, so
+  /// one re-armed on the way is not seen twice, and it reads a slot's
+  /// successor before handing the slot out, so that slot may be freed or
+  /// re-armed. (The others must stay armed meanwhile.)
+  func inDeadlineOrder() -> DeadlineOrder {
+    DeadlineOrder(slots: slots, upcoming: oldest, last: newest)
+  }
+
+  struct DeadlineOrder: Sequence, IteratorProtocol {
+    fileprivate let slots: UnsafeMutablePointer<Transaction>
+    fileprivate var upcoming: Int32
+    fileprivate let last: Int32
+
+    mutating func next() -> Int? {
+      guard upcoming >= 0 else { return nil }
+      let slot = Int(upcoming)
+      upcoming = upcoming == last ? -1 : slots[slot].nextInOrder
+      return slot
+    }
+  }
+
+  // MARK: Coalescing (invariant 4)
+
+  /// The active `.answer` slot asking this question — the same lower-cased
+  /// `name` (`hash` its coalescing hash), type, class, DO and CD bits, since
+  /// the answer differs with each — if there is one.
+  func findCoalescable(
+    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass, dnssecOK: Bool,
+    checkingDisabled: Bool
+  ) -> Int? {
+    var cursor = buckets[Int(hash & bucketMask)]
+    while cursor >= 0 {
+      let slot = Int(cursor)
+      let candidate = slots[slot]
+      if candidate.nameHash == hash, candidate.type == type, candidate.rrClass == rrClass,
+        candidate.dnssecOK == dnssecOK, candidate.checkingDisabled == checkingDisabled,
+        candidate.nameLength == name.count, Name.equalIgnoringCase(self.name(slot), name)
+      {
+        return slot
+      }
+      cursor = candidate.nextInBucket
+    }
+    return nil
+  }
+
+  // MARK: Waiters (invariant 5)
+
+  /// Whether a client can be added to a slot.
+  var hasFreeWaiter: Bool { freeWaiters >= 0 }
+
+  /// Whether `client` already waits on `slot` with this ID (a UDP client
+  /// retransmitting before the answer came).
+  func isWaiting(_ client: ClientRef, id: UInt16, on slot: Int) -> Bool {
+    for waiter in waiters(of: slot) where waiter.clientID == id && waiter.client == client {
+      return true
+    }
+    return false
+  }
+
+  /// The clients waiting on `slot`, newest first. Each waiter's successor is
+  /// read before the waiter is handed out.
+  func waiters(of slot: Int) -> WaiterList {
+    WaiterList(pool: waiterPool, cursor: slots[slot].firstWaiter)
+  }
+
+  struct WaiterList: Sequence, IteratorProtocol {
+    fileprivate let pool: UnsafeMutablePointer<Waiter>
+    fileprivate var cursor: Int32
+
+    mutating func next() -> Waiter? {
+      guard cursor >= 0 else { return nil }
+      let waiter = pool[Int(cursor)]
+      cursor = waiter.next
+      return waiter
+    }
+  }
+}

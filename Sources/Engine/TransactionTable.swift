@@ -1,0 +1,309 @@
+import CompiledConfig
+import DNSWire
+
+/// The transaction table: every question in flight upstream, the clients
+/// waiting for its answer, the index through which a new client joins an
+/// identical question, and the deadlines of the attempts. `capacity` slots
+/// (`inflight`, a power of two) and as many waiters, allocated once in
+/// `init`; nothing here allocates afterwards. Every operation is O(1) but
+/// the walks (a coalescing bucket, a slot's waiters, the deadline list),
+/// which are bounded by `capacity`.
+///
+/// A slot is addressed by its index and named to the transports by a
+/// `TransactionHandle` (index + generation). The engine owns a slot's
+/// question and attempt fields (`slots`); the links below are written only
+/// in this file (`fileprivate(set)`), by the methods that keep these
+/// invariants:
+///
+/// 1. Each slot is free or active. The free ones form a stack through
+///    `nextInOrder`; `activeCount` counts the active ones.
+/// 2. `generation` changes whenever a slot is taken (`allocate`) or starts
+///    a new attempt (`renew`), so the handle of an earlier use or attempt
+///    no longer finds it (`slot(for:)`): late replies and socket events for
+///    it are stale.
+/// 3. The armed slots form a doubly linked list through `previousInOrder`
+///    and `nextInOrder`, from `oldest` to `newest`, in non-decreasing
+///    deadline order. `arm` is the only way in, and it appends: every
+///    attempt gets the same timeout and the clock never goes back, so the
+///    newest deadline is the latest. Expiry is found at the oldest end in
+///    O(1) (`expired(now:)`), and a slot that finishes early leaves at once
+///    (`free`) instead of holding capacity until it reaches the head. A slot
+///    is armed from its first dispatch until it is freed; `allocate` leaves
+///    it unarmed for its caller to dispatch at once.
+/// 4. An active `.answer` slot is in exactly one coalescing bucket, the one
+///    its name hash selects, chained through `nextInBucket`; no other slot
+///    is in any. So a client only ever joins a question asked for an
+///    answer, never a check of an upstream (`.verification`,
+///    `.redirectProbe`), whose answer is compared rather than believed.
+/// 5. Each waiter is on the free stack or on exactly one active slot's list
+///    (`firstWaiter`, chained through `Waiter.next`); `waitersInUse` counts
+///    the latter. Freeing a slot frees its waiters.
+struct TransactionTable {
+  /// Bytes kept per slot for its lower-cased question name.
+  static let nameStride = Name.maxLength + 1
+  let capacity: Int
+  let bucketMask: UInt32
+  /// The slots, `capacity` of them.
+  let slots: UnsafeMutablePointer<Transaction>
+  /// The waiters, `capacity` of them. Read only through `waiters(of:)`
+  /// (`serveStale` still walks them by hand).
+  let waiterPool: UnsafeMutablePointer<Waiter>
+  /// Lower-cased question name of each slot, `nameStride` bytes each. Not
+  /// zeroed: a slot's name is written before it is read, and untouched
+  /// pages cost no memory (a quiet router uses a few slots).
+  let names: UnsafeMutableRawBufferPointer
+  /// Coalescing bucket heads, `capacity` of them. The hash is keyed with a
+  /// random seed, so that a client cannot aim many names at one bucket.
+  let buckets: UnsafeMutablePointer<Int32>
+  private(set) var oldest: Int32 = -1
+  private(set) var newest: Int32 = -1
+  private var freeSlots: Int32 = 0
+  private(set) var freeWaiters: Int32 = 0
+  private(set) var activeCount = 0
+  private(set) var waitersInUse = 0
+
+  init(capacity: Int) {
+    precondition(capacity > 0 && capacity & (capacity - 1) == 0, "inflight must be a power of two")
+    self.capacity = capacity
+    bucketMask = UInt32(capacity - 1)
+    slots = .allocate(capacity: capacity)
+    slots.initialize(repeating: Transaction(), count: capacity)
+    waiterPool = .allocate(capacity: capacity)
+    waiterPool.initialize(repeating: Waiter(), count: capacity)
+    for index in 0..<capacity {
+      let next = index + 1 < capacity ? Int32(index + 1) : -1
+      slots[index].nextInOrder = next
+      waiterPool[index].next = next
+    }
+    names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
+    buckets = .allocate(capacity: capacity)
+    buckets.initialize(repeating: -1, count: capacity)
+  }
+
+  func deallocate() {
+    slots.deallocate()
+    waiterPool.deallocate()
+    names.deallocate()
+    buckets.deallocate()
+  }
+
+  // MARK: Slots (invariants 1, 2)
+
+  /// Takes a free slot for a question (lower-cased `name`, `hash` its
+  /// coalescing hash), every other field at its default, and puts it in its
+  /// bucket if it is asked for an answer (invariant 4). Not armed: the
+  /// caller dispatches it before returning to the event loop. nil when all
+  /// `capacity` slots are active.
+  mutating func allocate(
+    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
+    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose
+  ) -> Int? {
+    guard freeSlots >= 0 else { return nil }
+    let slot = Int(freeSlots)
+    freeSlots = slots[slot].nextInOrder
+    activeCount += 1
+    var fresh = Transaction()
+    fresh.state = .active
+    fresh.generation = slots[slot].generation &+ 1
+    fresh.purpose = purpose
+    fresh.type = type
+    fresh.rrClass = rrClass
+    fresh.dnssecOK = dnssecOK
+    fresh.checkingDisabled = checkingDisabled
+    fresh.nameLength = name.count
+    fresh.nameHash = hash
+    slots[slot] = fresh
+    let start = slot * Self.nameStride
+    UnsafeMutableRawBufferPointer(rebasing: names[start..<(start + Self.nameStride)]).copyMemory(
+      from: name)
+    if purpose == .answer {
+      let bucket = Int(hash & bucketMask)
+      slots[slot].nextInBucket = buckets[bucket]
+      buckets[bucket] = Int32(slot)
+    }
+    return slot
+  }
+
+  /// Frees an active slot: out of its bucket and the deadline list, its
+  /// waiters back to the pool (invariants 3–5), itself onto the free stack.
+  mutating func free(_ slot: Int) {
+    if slots[slot].purpose == .answer { unlinkBucket(slot) }
+    var cursor = slots[slot].firstWaiter
+    while cursor >= 0 {
+      let next = waiterPool[Int(cursor)].next
+      waiterPool[Int(cursor)].next = freeWaiters
+      freeWaiters = cursor
+      waitersInUse -= 1
+      cursor = next
+    }
+    slots[slot].firstWaiter = -1
+    disarm(slot)
+    slots[slot].state = .free
+    slots[slot].nextInOrder = freeSlots
+    freeSlots = Int32(slot)
+    activeCount -= 1
+  }
+
+  /// Starts a new attempt in an active slot: a new generation, so replies
+  /// and socket events of the old attempt are stale. Its deadline moves when
+  /// the attempt is armed.
+  func renew(_ slot: Int) {
+    slots[slot].generation &+= 1
+  }
+
+  // MARK: Deadlines (invariant 3)
+
+  /// Sets the deadline of the attempt in `slot` and moves it to the newest
+  /// end of the deadline list. `deadline` is `now` plus the one timeout, so
+  /// no armed deadline is later.
+  mutating func arm(_ slot: Int, deadline: UInt64) {
+    disarm(slot)
+    assert(newest < 0 || slots[Int(newest)].deadline <= deadline, "deadline out of order")
+    slots[slot].deadline = deadline
+    slots[slot].previousInOrder = newest
+    slots[slot].nextInOrder = -1
+    if newest >= 0 {
+      slots[Int(newest)].nextInOrder = Int32(slot)
+    } else {
+      oldest = Int32(slot)
+    }
+    newest = Int32(slot)
+  }
+
+  /// Takes `slot` out of the deadline list, if it is in it.
+  private mutating func disarm(_ slot: Int) {
+    let previous = slots[slot].previousInOrder
+    let next = slots[slot].nextInOrder
+    guard previous >= 0 || oldest == Int32(slot) else { return }
+    if previous >= 0 {
+      slots[Int(previous)].nextInOrder = next
+    } else {
+      oldest = next
+    }
+    if next >= 0 {
+      slots[Int(next)].previousInOrder = previous
+    } else {
+      newest = previous
+    }
+    slots[slot].previousInOrder = -1
+    slots[slot].nextInOrder = -1
+  }
+
+  // MARK: Coalescing (invariant 4)
+
+  private func unlinkBucket(_ slot: Int) {
+    let bucket = Int(slots[slot].nameHash & bucketMask)
+    let after = slots[slot].nextInBucket
+    slots[slot].nextInBucket = -1
+    if buckets[bucket] == Int32(slot) {
+      buckets[bucket] = after
+      return
+    }
+    var cursor = buckets[bucket]
+    while cursor >= 0 {
+      let next = slots[Int(cursor)].nextInBucket
+      if next == Int32(slot) {
+        slots[Int(cursor)].nextInBucket = after
+        return
+      }
+      cursor = next
+    }
+  }
+
+  // MARK: Waiters (invariant 5)
+
+  /// Adds a waiting client to an active slot; there must be a free waiter
+  /// (`hasFreeWaiter`).
+  mutating func addWaiter(_ waiter: Waiter, to slot: Int) {
+    precondition(freeWaiters >= 0, "no free waiter")
+    let index = Int(freeWaiters)
+    freeWaiters = waiterPool[index].next
+    waitersInUse += 1
+    waiterPool[index] = waiter
+    waiterPool[index].next = slots[slot].firstWaiter
+    slots[slot].firstWaiter = Int32(index)
+  }
+}
+
+/// One in-flight upstream query, a slot of the `TransactionTable`. Plain
+/// values only. The question and the links are set by the table alone
+/// (`fileprivate(set)`); the attempt fields are the engine's.
+struct Transaction {
+  enum State: UInt8 { case free, active }
+  /// Why the question is asked. Only `.answer` transactions are found by
+  /// coalescing, relayed to clients and cached; the others check upstreams.
+  enum Purpose: UInt8 {
+    /// For waiting clients, or a refresh whose answer goes into the cache.
+    case answer
+    /// `verify`: the plain upstream's view, compared with a trusted answer
+    /// already given (`purposeIndex`: the entry in the verification table).
+    case verification
+    /// `detect-nxdomain-redirect`: a name that cannot exist, or the control
+    /// name (`purposeIndex`: which probe of the round).
+    case redirectProbe
+  }
+  fileprivate(set) var state: State = .free
+  fileprivate(set) var purpose: Purpose = .answer
+  var purposeIndex: Int16 = 0
+  /// Changed at every use and attempt of the slot (invariant 2).
+  fileprivate(set) var generation: UInt32 = 0
+  /// When the attempt expires (set by `arm`, invariant 3).
+  fileprivate(set) var deadline: UInt64 = 0
+  /// When the current attempt was sent (the `now` of its dispatch), for the
+  /// upstream's smoothed RTT.
+  var sentAt: UInt64 = 0
+  var upstream: Int16 = -1
+  var transport: UpstreamTransport = .udp
+  /// Upstreams already tried, one bit each (the first 64).
+  var tried: UInt64 = 0
+  /// `strict`: a `verify` name, to be asked of trusted upstreams only.
+  var trustedOnly = false
+  /// ID and 0x20 pattern of the query as sent upstream.
+  var sentID: UInt16 = 0
+  var sentCase = CaseMask()
+  /// Whether `sentCase` was random (0x20 in use). If not, the reply's case
+  /// carries no information and a case-only difference is accepted.
+  var sentRandomCase = false
+  /// False after an upstream answered in the wrong case: this transaction's
+  /// next attempt goes out without 0x20.
+  var caseAllowed = true
+  fileprivate(set) var type: RRType = .a
+  fileprivate(set) var rrClass: RRClass = .internet
+  /// DO and CD bits of the question: part of the coalescing key, since the
+  /// answer differs with them.
+  fileprivate(set) var dnssecOK = false
+  fileprivate(set) var checkingDisabled = false
+  fileprivate(set) var nameLength: Int = 0
+  fileprivate(set) var nameHash: UInt32 = 0
+  /// First waiting client in the waiter pool, -1 when none.
+  fileprivate(set) var firstWaiter: Int32 = -1
+  /// Next transaction in the same coalescing bucket, -1 at the end.
+  fileprivate(set) var nextInBucket: Int32 = -1
+  /// `hold-on`: the hold buffer keeping the first answer while a second may
+  /// still come (-1: none), that answer's digest and shape, and the IP TTL
+  /// it arrived with.
+  var heldBuffer: Int16 = -1
+  var heldDigest: UInt64 = 0
+  var heldScore: UInt8 = 0
+  var heldTTL: UInt8 = 0
+  /// Neighbours in the deadline list while armed; `nextInOrder` links the
+  /// free stack while free.
+  fileprivate(set) var previousInOrder: Int32 = -1
+  fileprivate(set) var nextInOrder: Int32 = -1
+}
+
+/// A client waiting for a transaction's answer.
+struct Waiter {
+  var client = ClientRef(endpoint: Endpoint(address: .anyV6, port: 0), listener: 0)
+  var clientID: UInt16 = 0
+  /// The client's RD and CD bits, copied into its reply (RFC 1035 §4.1.1).
+  var clientFlags: UInt16 = 0
+  var clientCase = CaseMask()
+  var hasEDNS = false
+  var clientPayloadSize: UInt16 = 512
+  /// When the query arrived (engine milliseconds): its logged latency is
+  /// measured from here.
+  var askedAt: UInt64 = 0
+  /// The next waiter on the same slot, or on the free stack (invariant 5).
+  fileprivate(set) var next: Int32 = -1
+}
