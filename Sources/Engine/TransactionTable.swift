@@ -57,7 +57,7 @@ struct TransactionTable {
   let buckets: UnsafeMutablePointer<Int32>
   private(set) var oldest: Int32 = -1
   private(set) var newest: Int32 = -1
-  private var freeSlots: Int32 = 0
+  private(set) var freeSlots: Int32 = 0
   private(set) var freeWaiters: Int32 = 0
   private(set) var activeCount = 0
   private(set) var waitersInUse = 0
@@ -155,10 +155,10 @@ struct TransactionTable {
 
   /// Sets the deadline of the attempt in `slot` and moves it to the newest
   /// end of the deadline list. `deadline` is `now` plus the one timeout, so
-  /// no armed deadline is later.
+  /// no armed deadline is later. (Were the clock to step back, an expiry
+  /// behind a later one would come late, never be lost.)
   mutating func arm(_ slot: Int, deadline: UInt64) {
     disarm(slot)
-    assert(newest < 0 || slots[Int(newest)].deadline <= deadline, "deadline out of order")
     slots[slot].deadline = deadline
     slots[slot].previousInOrder = newest
     slots[slot].nextInOrder = -1
