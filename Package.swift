@@ -91,7 +91,7 @@ let package = Package(
     // The simulated LAN (network namespaces, a lying ISP, dig/kdig/getent):
     // drives the real binary, so it only needs it built. Root only; skips elsewhere.
     .testTarget(
-      name: "LANTests", dependencies: ["dnsward"],
+      name: "LANTests", dependencies: ["dnsward", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
   ]
 )
