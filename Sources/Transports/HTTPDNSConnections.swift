@@ -70,7 +70,7 @@ extension HTTPDNSUpstreamPool {
   }
 
   func flush(_ index: Int, server: Server) {
-    let request = buffer(requests, Self.requestCapacity, index)
+    let request = requests[index]
     var waitWritable = false
     while connections[index].written < connections[index].requestLength {
       let start = connections[index].written
@@ -119,7 +119,7 @@ extension HTTPDNSUpstreamPool {
   }
 
   func read(_ index: Int, server: Server, now: UInt64) {
-    let response = buffer(responses, Self.responseCapacity, index)
+    let response = responses[index]
     while connections[index].fd.isValid && !connections[index].failed {
       let filled = connections[index].received
       guard filled < Self.responseCapacity else {
@@ -195,9 +195,8 @@ extension HTTPDNSUpstreamPool {
     let transaction = connections[index].transaction
     let upstream = connections[index].upstream
     let query = UnsafeRawBufferPointer(
-      rebasing: buffer(queries, Self.queryCapacity, index)[0..<connections[index].queryLength])
-    let response = UnsafeRawBufferPointer(
-      rebasing: buffer(responses, Self.responseCapacity, index)[0..<length])
+      rebasing: queries[index][0..<connections[index].queryLength])
+    let response = UnsafeRawBufferPointer(rebasing: responses[index][0..<length])
     let dnsLength: Int
     do throws(HTTPDNSError) {
       dnsLength = try HTTPDNSCodec.writeDNSResponse(

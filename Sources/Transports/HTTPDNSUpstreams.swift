@@ -58,9 +58,10 @@ final class HTTPDNSUpstreamPool {
 
   let count: Int
   let connections: UnsafeMutablePointer<Connection>
-  let queries: UnsafeMutableRawBufferPointer
-  let requests: UnsafeMutableRawBufferPointer
-  let responses: UnsafeMutableRawBufferPointer
+  /// Per connection: its query, the HTTP request, the HTTP response.
+  let queries: SlotBuffer
+  let requests: SlotBuffer
+  let responses: SlotBuffer
   /// The DNS response handed to the engine.
   let dnsResponse: UnsafeMutableRawBufferPointer
   /// Index of each upstream's first connection, -1 for other transports.
@@ -112,16 +113,19 @@ final class HTTPDNSUpstreamPool {
       slotUpstreams: slotUpstreams, upstreams: upstreams, secure: .https, setup: setup)
     queue = HTTPWaitQueue(
       capacity: total > 0 ? HTTPWaitQueue.defaultCapacity : 0, queryCapacity: Self.queryCapacity)
-    queries = .allocate(byteCount: max(total, 1) * Self.queryCapacity, alignment: 8)
-    requests = .allocate(byteCount: max(total, 1) * Self.requestCapacity, alignment: 8)
-    responses = .allocate(byteCount: max(total, 1) * Self.responseCapacity, alignment: 8)
+    queries = SlotBuffer(count: total, stride: Self.queryCapacity)
+    requests = SlotBuffer(count: total, stride: Self.requestCapacity)
+    responses = SlotBuffer(count: total, stride: Self.responseCapacity)
     dnsResponse = .allocate(byteCount: total > 0 ? 65_535 : 1, alignment: 8)
   }
 
-  func buffer(_ base: UnsafeMutableRawBufferPointer, _ capacity: Int, _ index: Int)
-    -> UnsafeMutableRawBufferPointer
-  {
-    UnsafeMutableRawBufferPointer(rebasing: base[(index * capacity)..<((index + 1) * capacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: max(count, 1))
+    connections.deallocate()
+    dnsResponse.deallocate()
+    for host in hosts { host.deallocate() }
   }
 
   /// Starts the exchange for one query on a free connection of `upstream`,
@@ -164,7 +168,7 @@ final class HTTPDNSUpstreamPool {
   ) -> Bool {
     let upstream = connections[chosen].upstream
     let settings = server.engine.upstreams[upstream]
-    let copy = buffer(queries, Self.queryCapacity, chosen)
+    let copy = queries[chosen]
     var queryLength = query.count
     copy.baseAddress!.copyMemory(from: query.baseAddress!, byteCount: queryLength)
     if channels.isSecure(chosen) && settings.httpdnsFormat == .dnsMessage {
@@ -178,7 +182,7 @@ final class HTTPDNSUpstreamPool {
         for: request, format: settings.httpdnsFormat, host: hosts[upstream],
         account: settings.account, secret: settings.secret, path: settings.path,
         unixTime: WallClock.nowSeconds(),
-        into: buffer(requests, Self.requestCapacity, chosen))
+        into: requests[chosen])
     } catch {
       return false
     }

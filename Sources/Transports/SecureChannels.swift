@@ -110,6 +110,12 @@ final class SecureChannels {
     #endif
   }
 
+  #if TLS
+    deinit {
+      for name in names { name.deallocate() }
+    }
+  #endif
+
   func isSecure(_ slot: Int) -> Bool {
     #if TLS
       return sessions[slot] != nil

@@ -172,6 +172,15 @@ public final class Server {
     }
   }
 
+  deinit {
+    transactionSockets.deallocate()
+    transactionGenerations.deallocate()
+    transactionConnected.deallocate()
+    transactionSocketIsIPv6.deallocate()
+    receiveBuffer.deallocate()
+    nameText.deallocate()
+  }
+
   /// Runs until SIGINT or SIGTERM.
   public func run() {
     var lastHousekeeping = MonotonicClock.nowMilliseconds()

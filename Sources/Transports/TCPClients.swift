@@ -26,26 +26,24 @@ final class TCPClientPool {
 
   let capacity: Int
   let connections: UnsafeMutablePointer<Connection>
-  let readBuffers: UnsafeMutableRawBufferPointer
-  let backlogs: UnsafeMutableRawBufferPointer
+  /// Per slot: the query being read, and the replies waiting.
+  let readBuffers: SlotBuffer
+  let backlogs: SlotBuffer
   var inUse = 0
 
   init(capacity: Int) {
     self.capacity = capacity
     connections = .allocate(capacity: capacity)
     connections.initialize(repeating: Connection(), count: capacity)
-    readBuffers = .allocate(byteCount: capacity * Self.readCapacity, alignment: 8)
-    backlogs = .allocate(byteCount: capacity * Self.backlogCapacity, alignment: 8)
+    readBuffers = SlotBuffer(count: capacity, stride: Self.readCapacity)
+    backlogs = SlotBuffer(count: capacity, stride: Self.backlogCapacity)
   }
 
-  func readBuffer(_ slot: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: readBuffers[(slot * Self.readCapacity)..<((slot + 1) * Self.readCapacity)])
-  }
-
-  func backlog(_ slot: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: backlogs[(slot * Self.backlogCapacity)..<((slot + 1) * Self.backlogCapacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: capacity)
+    connections.deallocate()
   }
 
   /// The engine's `ClientRef.connection`: slot and generation.
@@ -105,7 +103,7 @@ final class TCPClientPool {
   }
 
   private func read(slot: Int, generation: UInt32, server: Server, now: UInt64) {
-    let buffer = readBuffer(slot)
+    let buffer = readBuffers[slot]
     var environment = LoopEnvironment(server: server)
     while isCurrent(slot: slot, generation: generation) {
       let count = connections[slot].readCount
@@ -169,7 +167,7 @@ final class TCPClientPool {
       close(slot: slot, server: server)
       return
     }
-    (backlog(slot).baseAddress! + backlogCount).copyMemory(
+    (backlogs[slot].baseAddress! + backlogCount).copyMemory(
       from: framed.baseAddress! + offset, byteCount: rest)
     connections[slot].backlogCount += rest
     if backlogCount == 0 {
@@ -182,7 +180,8 @@ final class TCPClientPool {
   private func flush(slot: Int, server: Server) {
     let count = connections[slot].backlogCount
     guard count > 0 else { return }
-    let pending = UnsafeRawBufferPointer(rebasing: backlog(slot)[0..<count])
+    let backlog = backlogs[slot]
+    let pending = UnsafeRawBufferPointer(rebasing: backlog[0..<count])
     let sent: Int
     do {
       sent = try Socket.send(connections[slot].fd, pending) ?? 0
@@ -192,8 +191,7 @@ final class TCPClientPool {
     }
     let rest = count - sent
     if rest > 0 && sent > 0 {
-      backlog(slot).baseAddress!.copyMemory(
-        from: backlog(slot).baseAddress! + sent, byteCount: rest)
+      backlog.baseAddress!.copyMemory(from: backlog.baseAddress! + sent, byteCount: rest)
     }
     connections[slot].backlogCount = rest
     if rest == 0 {

@@ -29,8 +29,10 @@ final class TCPUpstreamPool {
 
   let count: Int
   let connections: UnsafeMutablePointer<Connection>
-  let writeBuffers: UnsafeMutableRawBufferPointer
-  let readBuffers: UnsafeMutableRawBufferPointer
+  /// Per upstream: the queries waiting to be written, and the reply being
+  /// read.
+  let writeBuffers: SlotBuffer
+  let readBuffers: SlotBuffer
   /// TLS sessions of the `tls` upstreams (slot = upstream).
   let channels: SecureChannels
 
@@ -43,18 +45,15 @@ final class TCPUpstreamPool {
     connections.initialize(repeating: Connection(), count: max(count, 1))
     // Only upstreams that can be reached over TCP need the buffers, but any
     // UDP upstream may be retried over TCP after a truncated answer.
-    writeBuffers = .allocate(byteCount: max(count, 1) * Self.writeCapacity, alignment: 8)
-    readBuffers = .allocate(byteCount: max(count, 1) * Self.readCapacity, alignment: 8)
+    writeBuffers = SlotBuffer(count: count, stride: Self.writeCapacity)
+    readBuffers = SlotBuffer(count: count, stride: Self.readCapacity)
   }
 
-  func writeBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: writeBuffers[(index * Self.writeCapacity)..<((index + 1) * Self.writeCapacity)])
-  }
-
-  func readBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: readBuffers[(index * Self.readCapacity)..<((index + 1) * Self.readCapacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: max(count, 1))
+    connections.deallocate()
   }
 
   /// Queues a framed query and writes what the socket takes; connects first
@@ -71,7 +70,7 @@ final class TCPUpstreamPool {
     let room = Self.writeCapacity - queued
     guard framed.count + (channels.isSecure(upstream) ? EDNSPadding.maximumQueryGrowth : 0) <= room
     else { return false }
-    let slot = UnsafeMutableRawBufferPointer(rebasing: writeBuffer(upstream)[queued...])
+    let slot = UnsafeMutableRawBufferPointer(rebasing: writeBuffers[upstream][queued...])
     slot.baseAddress!.copyMemory(from: framed.baseAddress!, byteCount: framed.count)
     var length = framed.count - 2
     if channels.isSecure(upstream) {
@@ -137,12 +136,13 @@ final class TCPUpstreamPool {
   }
 
   private func flush(upstream: Int, server: Server) {
+    let buffer = writeBuffers[upstream]
     var waitWritable = false
     while connections[upstream].writeCount > 0 {
       let pending = connections[upstream].writeCount
       let step = channels.send(
         slot: upstream, fd: connections[upstream].fd,
-        UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
+        UnsafeRawBufferPointer(rebasing: buffer[0..<pending]))
       guard case .moved(let sent) = step else {
         if step == .failed || step == .ended {
           connections[upstream].broken = true
@@ -153,8 +153,7 @@ final class TCPUpstreamPool {
       }
       let rest = pending - sent
       if rest > 0 {
-        writeBuffer(upstream).baseAddress!.copyMemory(
-          from: writeBuffer(upstream).baseAddress! + sent, byteCount: rest)
+        buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + sent, byteCount: rest)
       }
       connections[upstream].writeCount = rest
     }
@@ -189,7 +188,7 @@ final class TCPUpstreamPool {
   }
 
   private func read(upstream: Int, server: Server, now: UInt64) {
-    let buffer = readBuffer(upstream)
+    let buffer = readBuffers[upstream]
     var environment = LoopEnvironment(server: server)
     while !connections[upstream].broken {
       let filled = connections[upstream].readCount
