@@ -29,14 +29,15 @@ struct LoopEnvironment: EngineEnvironment {
       return server.httpdnsUpstreams.send(
         framed: framed, upstream: upstream, transaction: transaction, server: server)
     }
-    return server.sendUDPQuery(
-      UnsafeRawBufferPointer(rebasing: framed[2...]), upstream: upstream, transaction: transaction)
+    return server.udpUpstreams.send(
+      UnsafeRawBufferPointer(rebasing: framed[2...]), upstream: upstream, transaction: transaction,
+      server: server)
   }
 
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
     if transport.isHTTP { server.httpdnsUpstreams.release(transaction: transaction) }
     guard transport == .udp else { return }
-    server.endUDPAttempt(slot: Int(transaction.slot), generation: transaction.generation)
+    server.udpUpstreams.endAttempt(slot: Int(transaction.slot), generation: transaction.generation)
   }
 
   mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
@@ -136,72 +137,5 @@ extension Server {
   func formatName(_ name: UnsafeRawBufferPointer) {
     let written = Name.format(name, into: nameText)
     log.append(UnsafeRawBufferPointer(rebasing: nameText[0..<written]))
-  }
-
-  /// A UDP query from the slot's own socket: connect(2) to the upstream
-  /// binds it to a port the kernel picks at random from the ephemeral
-  /// range, and makes the kernel drop datagrams from any other source
-  /// (RFC 5452 §4.5, §9.2). The socket is opened at the slot's first query
-  /// (or when the upstream's family differs), set to report each answer's IP
-  /// TTL, and registered with epoll once.
-  func sendUDPQuery(
-    _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
-  )
-    -> Bool
-  {
-    let slot = Int(transaction.slot)
-    let address = upstreamAddresses[upstream]
-    endUDPAttempt(slot: slot, generation: transactionGenerations[slot])
-    if transactionSockets[slot].isValid && transactionSocketIsIPv6[slot] != address.isIPv6 {
-      transactionSockets[slot].close()
-      transactionSockets[slot] = .invalid
-    }
-    if !transactionSockets[slot].isValid {
-      guard let fd = try? Socket.udp(for: address) else {
-        counters.sendErrors += 1
-        return false
-      }
-      do {
-        // Each answer's IP TTL is an input of `hold-on` (receiveFromUpstream).
-        try Socket.enableReceiveTTL(fd, ipv6: address.isIPv6)
-        try epoll.add(fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
-      } catch {
-        fd.close()
-        counters.sendErrors += 1
-        return false
-      }
-      transactionSockets[slot] = fd
-      transactionSocketIsIPv6[slot] = address.isIPv6
-    }
-    let fd = transactionSockets[slot]
-    do {
-      guard try Socket.connect(fd, to: address) else { return false }
-      transactionConnected[slot] = true
-      transactionGenerations[slot] = transaction.generation
-      if try Socket.send(fd, message) == nil {
-        // Socket buffer full: the datagram is lost as on a busy network; the
-        // deadline will move the query on.
-        counters.sendErrors += 1
-      }
-    } catch {
-      counters.sendErrors += 1
-      endUDPAttempt(slot: slot, generation: transaction.generation)
-      return false
-    }
-    return true
-  }
-
-  /// Disconnects the slot's socket when attempt `generation` is the one in
-  /// flight: its port is released, so nothing more reaches it. A socket that
-  /// cannot be disconnected is closed (the next attempt opens another).
-  func endUDPAttempt(slot: Int, generation: UInt32) {
-    guard transactionConnected[slot], transactionGenerations[slot] == generation else { return }
-    transactionConnected[slot] = false
-    do {
-      try Socket.disconnect(transactionSockets[slot])
-    } catch {
-      transactionSockets[slot].close()
-      transactionSockets[slot] = .invalid
-    }
   }
 }

@@ -43,19 +43,8 @@ public final class Server {
   public let boundAddresses: [SocketAddress]
 
   let upstreamAddresses: [SocketAddress]
-  /// Each ring slot's UDP socket, opened at the slot's first UDP query and
-  /// kept: every attempt connects it afresh (a new random port, the
-  /// kernel's choice) and the end of the attempt disconnects it (the port
-  /// is released, nothing more is delivered). That costs connect+disconnect
-  /// per query instead of socket+connect+epoll_ctl+close.
-  let transactionSockets: UnsafeMutablePointer<FileDescriptor>
-  /// The generation of the slot's current attempt, valid while connected.
-  let transactionGenerations: UnsafeMutablePointer<UInt32>
-  /// Whether the slot's socket is connected (an attempt is in flight), and
-  /// whether it is an IPv6 socket.
-  let transactionConnected: UnsafeMutablePointer<Bool>
-  let transactionSocketIsIPv6: UnsafeMutablePointer<Bool>
-
+  /// UDP queries to the upstreams: a socket per ring slot.
+  let udpUpstreams: UDPUpstreamPool
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
   let httpdnsUpstreams: HTTPDNSUpstreamPool
@@ -71,8 +60,6 @@ public final class Server {
   /// A name in presentation form for the log: every octet may take four
   /// characters (`\DDD`).
   let nameText: UnsafeMutableRawBufferPointer
-  /// One upstream datagram or TCP message at a time is read here.
-  let receiveBuffer: UnsafeMutableRawBufferPointer
   static let udpReceiveSize = 4096
   /// Datagrams handled per readiness event before others get a turn.
   static let batchLimit = 64
@@ -126,14 +113,7 @@ public final class Server {
       settings: settings, upstreams: upstreams,
       hashKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
     upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
-    transactionSockets = .allocate(capacity: settings.inflight)
-    transactionSockets.initialize(repeating: .invalid, count: settings.inflight)
-    transactionGenerations = .allocate(capacity: settings.inflight)
-    transactionGenerations.initialize(repeating: 0, count: settings.inflight)
-    transactionConnected = .allocate(capacity: settings.inflight)
-    transactionConnected.initialize(repeating: false, count: settings.inflight)
-    transactionSocketIsIPv6 = .allocate(capacity: settings.inflight)
-    transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
+    udpUpstreams = UDPUpstreamPool(count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
     do throws(TLSSetup.Failure) {
       let setup = try TLSSetup(settings: settings, upstreams: upstreams)
@@ -145,7 +125,6 @@ public final class Server {
     }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
     overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
-    receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
     inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
     // The largest UDP reply the engine writes (Engine.replyLimit).
     outbound = DatagramBatch(
@@ -173,11 +152,6 @@ public final class Server {
   }
 
   deinit {
-    transactionSockets.deallocate()
-    transactionGenerations.deallocate()
-    transactionConnected.deallocate()
-    transactionSocketIsIPv6.deallocate()
-    receiveBuffer.deallocate()
     nameText.deallocate()
   }
 
@@ -270,7 +244,7 @@ public final class Server {
       tcpClients.handle(
         event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
     case .upstreamUDP:
-      receiveFromUpstream(slot: slot, now: now)
+      udpUpstreams.receive(slot: slot, server: self, now: now)
     case .upstreamTCP:
       tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
     case .upstreamHTTP:
@@ -324,47 +298,6 @@ public final class Server {
   func flushReplies() {
     guard outbound.count > 0 else { return }
     counters.sendErrors += UInt64(outbound.send(on: udpListeners[outboundListener]))
-  }
-
-  func receiveFromUpstream(slot: Int, now: UInt64) {
-    let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
-    var environment = LoopEnvironment(server: self)
-    let handle = TransactionHandle(slot: UInt32(slot), generation: transactionGenerations[slot])
-    for _ in 0..<Self.batchLimit {
-      // A retry may have started a new attempt on this socket: its replies
-      // are read on the next event, with its own handle.
-      guard transactionSockets[slot].isValid,
-        !transactionConnected[slot] || transactionGenerations[slot] == handle.generation
-      else { return }
-      // Once the engine has finished the attempt (and disconnected the
-      // socket), what is still queued arrived for it too late: a duplicate,
-      // or a forgery. It is read and dropped here, or the level-triggered
-      // socket would stay readable until the slot's next query.
-      let current = transactionConnected[slot]
-      let received: (count: Int, truncated: Bool, from: SocketAddress, ttl: UInt8)?
-      do {
-        received = try Socket.receiveWithTTL(transactionSockets[slot], into: buffer)
-      } catch {
-        // ICMP port unreachable and the like: this attempt cannot succeed.
-        if current {
-          engine.attemptFailed(transaction: handle, now: now, environment: &environment)
-        }
-        return
-      }
-      guard let received else { return }
-      guard current else {
-        counters.lateUpstreamReplies += 1
-        continue
-      }
-      if received.truncated {
-        counters.oversized += 1
-        continue
-      }
-      engine.handleUpstreamReply(
-        UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
-        upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
-        environment: &environment)
-    }
   }
 
   /// The WAN changed: upstream connections are dropped at once and every
@@ -467,9 +400,7 @@ public final class Server {
     flushReplies()
     for fd in udpListeners { fd.close() }
     for fd in tcpListeners { fd.close() }
-    for slot in 0..<settings.inflight where transactionSockets[slot].isValid {
-      transactionSockets[slot].close()
-    }
+    udpUpstreams.closeAll()
     tcpClients.closeAll(server: self)
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
