@@ -13,9 +13,9 @@ struct LoopEnvironment: EngineEnvironment {
       server.tcpClients.send(framed: framed, connection: client.connection, server: server)
       return
     }
-    server.sendReply(
+    server.udpClients.send(
       UnsafeRawBufferPointer(rebasing: framed[2...]), listener: Int(client.listener),
-      to: SocketAddress(client.endpoint))
+      to: SocketAddress(client.endpoint), server: server)
   }
 
   mutating func sendToUpstream(

@@ -35,9 +35,9 @@ public final class Server {
   let signals: FileDescriptor
   var running = true
 
-  /// Listening sockets, in `listen` order; the index is the engine's
-  /// `ClientRef.listener`.
-  let udpListeners: [FileDescriptor]
+  /// The UDP listeners, their reads and their replies.
+  let udpClients: UDPClients
+  /// The TCP listeners, in `listen` order like the UDP ones.
   let tcpListeners: [FileDescriptor]
   /// Where each listener really is (port 0 in a config binds a free port).
   public let boundAddresses: [SocketAddress]
@@ -60,17 +60,8 @@ public final class Server {
   /// A name in presentation form for the log: every octet may take four
   /// characters (`\DDD`).
   let nameText: UnsafeMutableRawBufferPointer
-  static let udpReceiveSize = 4096
   /// Datagrams handled per readiness event before others get a turn.
   static let batchLimit = 64
-  /// Client datagrams arrive through one recvmmsg(2) per `batchSize`.
-  static let batchSize = 16
-  let inbound: DatagramBatch
-  /// UDP replies wait here until the events of one loop turn are handled
-  /// (or the batch fills), then leave in one sendmmsg(2); all of them go
-  /// out of `outboundListener`.
-  let outbound: DatagramBatch
-  var outboundListener = 0
 
   /// `cache-file`: when it was last written (or the loop started), and the
   /// engine's insert count then; a save with no insert since is skipped,
@@ -98,7 +89,9 @@ public final class Server {
     self.settings = settings
     self.log = log
     self.worker = worker
-    udpListeners = listeners.udp
+    // The largest UDP reply the engine writes (Engine.replyLimit).
+    udpClients = UDPClients(
+      listeners: listeners.udp, replySize: max(512, Int(settings.ednsPayloadSize)))
     tcpListeners = listeners.tcp
     boundAddresses = listeners.addresses
     do {
@@ -125,10 +118,6 @@ public final class Server {
     }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
     overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
-    inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
-    // The largest UDP reply the engine writes (Engine.replyLimit).
-    outbound = DatagramBatch(
-      capacity: Self.batchSize, slotSize: max(512, Int(settings.ednsPayloadSize)))
     nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
@@ -137,9 +126,9 @@ public final class Server {
           routeMonitor.descriptor, events: Epoll.readable,
           token: Token.make(.routeMonitor, slot: 0))
       }
-      for index in 0..<udpListeners.count {
+      for index in 0..<udpClients.listeners.count {
         try epoll.add(
-          udpListeners[index], events: Epoll.readable,
+          udpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.udpListener, slot: index))
         try epoll.add(
           tcpListeners[index], events: Epoll.readable,
@@ -195,7 +184,7 @@ public final class Server {
       tcpUpstreams.processBroken(server: self, now: now)
       httpdnsUpstreams.processBroken(server: self, now: now)
       overrideProbes.poll(server: self, now: now)
-      flushReplies()
+      udpClients.flush(server: self)
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
         tcpClients.closeIdle(server: self, now: now)
@@ -216,7 +205,7 @@ public final class Server {
     var environment = LoopEnvironment(server: self)
     let waiting = engine.answerPendingAtShutdown(
       now: MonotonicClock.nowMilliseconds(), environment: &environment)
-    flushReplies()
+    udpClients.flush(server: self)
     if waiting > 0 {
       log.start(.info).append("answered ").append(decimal: waiting)
         .append(" waiting clients before stopping").emit(.info)
@@ -237,7 +226,7 @@ public final class Server {
         }
       }
     case .udpListener:
-      receiveFromClients(listener: slot, now: now)
+      udpClients.receive(listener: slot, server: self, now: now)
     case .tcpListener:
       tcpClients.accept(listener: slot, server: self, now: now)
     case .tcpClient:
@@ -258,46 +247,6 @@ public final class Server {
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
     }
-  }
-
-  /// Reads client datagrams a batch at a time until the socket is drained
-  /// (a short batch) or `batchLimit` were handled.
-  func receiveFromClients(listener: Int, now: UInt64) {
-    let fd = udpListeners[listener]
-    var environment = LoopEnvironment(server: self)
-    var handled = 0
-    while handled < Self.batchLimit {
-      guard let received = try? inbound.receive(from: fd), received > 0 else { return }
-      for index in 0..<received {
-        guard !inbound.isTruncated(at: index), let peer = inbound.peer(at: index) else {
-          counters.oversized += 1
-          continue
-        }
-        let client = ClientRef(endpoint: Endpoint(peer), listener: UInt16(listener))
-        engine.handleClientQuery(
-          inbound.bytes(at: index), from: client, now: now, environment: &environment)
-      }
-      handled += received
-      if received < inbound.capacity { return }
-    }
-  }
-
-  /// Queues a UDP reply for the next sendmmsg(2); sends at once what cannot
-  /// wait (a full batch, another listener, a reply larger than a slot).
-  func sendReply(_ message: UnsafeRawBufferPointer, listener: Int, to peer: SocketAddress) {
-    if outbound.count > 0, listener != outboundListener || outbound.isFull {
-      flushReplies()
-    }
-    outboundListener = listener
-    if outbound.append(message, to: peer) { return }
-    let sent = (try? Socket.send(udpListeners[listener], message, to: peer)) ?? false
-    if !sent { counters.sendErrors += 1 }
-  }
-
-  /// Sends the queued UDP replies.
-  func flushReplies() {
-    guard outbound.count > 0 else { return }
-    counters.sendErrors += UInt64(outbound.send(on: udpListeners[outboundListener]))
   }
 
   /// The WAN changed: upstream connections are dropped at once and every
@@ -397,8 +346,8 @@ public final class Server {
   /// process is about to exit.
   public func shutdown() {
     if persistsCache { saveCacheFile(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
-    flushReplies()
-    for fd in udpListeners { fd.close() }
+    udpClients.flush(server: self)
+    udpClients.closeAll()
     for fd in tcpListeners { fd.close() }
     udpUpstreams.closeAll()
     tcpClients.closeAll(server: self)
