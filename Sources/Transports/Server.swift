@@ -46,11 +46,8 @@ public final class Server {
   /// Datagrams handled per readiness event before others get a turn.
   static let batchLimit = 64
 
-  /// `cache-file`: when it was last written (or the loop started), and the
-  /// engine's insert count then; a save with no insert since is skipped,
-  /// which spares flash on a quiet network.
-  var lastCacheSave: UInt64 = 0
-  var insertsAtLastSave: UInt64 = 0
+  /// `cache-file`: loaded at start-up, saved now and then and at shutdown.
+  var cacheFile: CachePersistence
 
   /// The event loop could not be set up: epoll or signalfd failed (`code`),
   /// or TLS for the DoT/DoH upstreams did (`tlsReason`, with mbedTLS's
@@ -88,6 +85,7 @@ public final class Server {
     engine = Engine(
       settings: settings, upstreams: upstreams,
       hashKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
+    cacheFile = CachePersistence(settings: settings, engine: engine, log: log, worker: worker)
     upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
     udpUpstreams = UDPUpstreamPool(count: settings.inflight)
     tcpClients = TCPClientPool(capacity: settings.tcpClients)
@@ -130,8 +128,7 @@ public final class Server {
   /// Runs until SIGINT or SIGTERM.
   public func run() {
     var lastHousekeeping = MonotonicClock.nowMilliseconds()
-    lastCacheSave = lastHousekeeping
-    let saveInterval = UInt64(settings.cacheSaveSeconds) * 1000
+    cacheFile.lastSave = lastHousekeeping
     while running {
       var now = MonotonicClock.nowMilliseconds()
       var timeout: UInt64 = 1000
@@ -173,9 +170,7 @@ public final class Server {
         tcpClients.closeIdle(server: self, now: now)
         tcpUpstreams.closeIdle(server: self, now: now)
         httpdnsUpstreams.closeIdle(now: now)
-        if persistsCache && now &- lastCacheSave >= saveInterval {
-          saveCacheFile(now: now, atShutdown: false)
-        }
+        cacheFile.saveIfDue(now: now)
       }
     }
     answerPendingClients()
@@ -247,7 +242,7 @@ public final class Server {
   /// Saves the cache file if there is one, and closes every socket; the
   /// process is about to exit.
   public func shutdown() {
-    if persistsCache { saveCacheFile(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
+    if cacheFile.isUsed { cacheFile.save(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
     udpClients.flush(server: self)
     udpClients.closeAll()
     for fd in tcpListeners { fd.close() }
@@ -260,100 +255,13 @@ public final class Server {
   }
 }
 
-/// `cache-file`: the packet cache saved every `cache-save-interval` and at
-/// shutdown, and loaded at start-up (format and trust: `CacheFile`).
+/// `cache-file` (CachePersistence.swift).
 extension Server {
-  /// Whether the cache file is used: configured, with a cache, and with
-  /// `stale` on (loaded answers are served only as stale ones); by worker 0
-  /// alone, so that workers never write the file at once.
-  public var persistsCache: Bool {
-    worker == 0 && !settings.cacheFilePath.isEmpty && engine.cache.isEnabled
-      && settings.staleSeconds > 0
-  }
-
-  var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
+  /// Whether the cache file is used (`CachePersistence.isUsed`).
+  public var persistsCache: Bool { cacheFile.isUsed }
 
   /// Loads the cache file into the empty cache at start-up and logs the
-  /// outcome: a missing file is normal the first time; one that cannot be
-  /// read, or is corrupt, truncated or from another format, is reported and
-  /// ignored (nothing of it is inserted). Returns the entries loaded.
+  /// outcome; returns the entries loaded (`CachePersistence.load`).
   @discardableResult
-  public func loadCacheFile() -> Int {
-    let path = settings.cacheFilePath
-    guard !path.isEmpty else { return 0 }
-    guard persistsCache else {
-      log.start(.warning).append("cache-file ").append(path).append(" is not used: ")
-        .append(
-          engine.cache.isEnabled
-            ? "loaded answers are served only as stale ones, and stale is 0"
-            : "the cache is off"
-        ).emit(.warning)
-      return 0
-    }
-    let bytes: [UInt8]
-    do throws(Files.ReadError) {
-      // One byte more than the largest file tells a file that is too large.
-      // Only a file no other account could have written is trusted at all.
-      bytes = try Files.contents(
-        path: path, limit: engine.cache.maxFileSize + 1, privateOnly: true)
-    } catch {
-      switch error {
-      case .system(let code) where code == Errno.noSuchFile:
-        log.start(.info).append("no cached answers in ").append(path).append(" yet").emit(.info)
-      case .system(let code):
-        log.start(.warning).append("cannot read ").append(path).append(": ").append(errno: code)
-          .emit(.warning)
-      case .notPrivate:
-        log.start(.warning).append("ignoring ").append(path)
-          .append(": not a regular file of this user or root, or writable by others")
-          .emit(.warning)
-      }
-      return 0
-    }
-    let loaded: Int
-    do throws(CacheFileError) {
-      loaded = try bytes.withUnsafeBytes { raw in
-        Result { () throws(CacheFileError) in
-          try engine.cache.load(from: raw, now: MonotonicClock.nowMilliseconds())
-        }
-      }.get()
-    } catch {
-      log.start(.warning).append("ignoring ").append(path).append(": ").append(error.reason)
-      switch error {
-      case .entryOutOfBounds(let entry), .badName(let entry), .badMessage(let entry),
-        .keyMismatch(let entry):
-        log.append(" (entry ").append(decimal: entry).append(")")
-      default: break
-      }
-      log.emit(.warning)
-      return 0
-    }
-    log.start(.info).append("loaded ").append(decimal: loaded).append(" cached answers from ")
-      .append(path).emit(.info)
-    return loaded
-  }
-
-  /// Writes the cache file (temporary file, fsync, rename), leaving out
-  /// entries past the stale window. A periodic save is skipped when nothing
-  /// was cached since the last one; the one at shutdown always writes (once
-  /// per run is no wear). Logs periodic saves at debug level, the one at
-  /// shutdown at info, and failures as warnings (the next save tries again).
-  func saveCacheFile(now: UInt64, atShutdown: Bool) {
-    lastCacheSave = now
-    let inserts = engine.counters.cacheInserts
-    guard atShutdown || inserts != insertsAtLastSave else { return }
-    var bytes: [UInt8] = []
-    let saved = engine.cache.serialize(
-      into: &bytes, now: now, keepExpired: staleWindowMilliseconds)
-    let path = settings.cacheFilePath
-    if let error = Files.writeAtomically(path: path, bytes: bytes) {
-      log.start(.warning).append("cannot save cached answers to ").append(path).append(": ")
-        .append(errno: error).emit(.warning)
-      return
-    }
-    insertsAtLastSave = inserts
-    let severity: LogSeverity = atShutdown ? .info : .debug
-    log.start(severity).append("saved ").append(decimal: saved).append(" cached answers to ")
-      .append(path).emit(severity)
-  }
+  public func loadCacheFile() -> Int { cacheFile.load() }
 }
