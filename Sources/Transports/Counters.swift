@@ -102,7 +102,7 @@ extension Server {
       let statistics = engine.upstreamStatistics(upstream)
       startCounterLine()
       log.append("upstream ").append(decimal: upstream)
-        .append(" ").append(address: upstreamAddresses[upstream])
+        .append(" ").append(address: context.upstreamAddresses[upstream])
         .append(" answers ").append(decimal: statistics.answers)
         .append(" timeouts ").append(decimal: statistics.timeouts)
         .append(" failures ").append(decimal: statistics.failures)

@@ -3,29 +3,32 @@ import DNSWire
 import Engine
 import Platform
 
-/// The epoll loop: owns every socket and buffer, feeds the engine, and
-/// carries out what it asks. Everything is allocated in `init`.
+/// The epoll loop: owns the pools of sockets and buffers, dispatches each
+/// readiness event to the pool whose socket it is, and drives the engine's
+/// timers and the housekeeping. Everything is allocated in `init`.
+///
+/// Ownership: the server holds the context, every pool and the engine's
+/// environment; each pool holds the context only (LoopContext.swift), and
+/// the environment (LoopEnvironment.swift) holds the pools the engine sends
+/// through. Nothing refers back to the server.
 public final class Server {
-  public let settings: Settings
-  public let engine: Engine
-  public let log: LogLine
+  let context: LoopContext
   /// Which of the `workers` processes this is; worker 0 alone keeps the
   /// cache file and logs the start-up summary.
   public let worker: Int
-  public internal(set) var counters = TransportCounters()
-  let epoll: Epoll
-  let random = SecureRandom()
   let signals: FileDescriptor
   var running = true
 
+  public var settings: Settings { context.settings }
+  public var engine: Engine { context.engine }
+  public var log: LogLine { context.log }
+  public var counters: TransportCounters { context.counters }
+
   /// The UDP listeners, their reads and their replies.
   let udpClients: UDPClients
-  /// The TCP listeners, in `listen` order like the UDP ones.
-  let tcpListeners: [FileDescriptor]
   /// Where each listener really is (port 0 in a config binds a free port).
   public let boundAddresses: [SocketAddress]
 
-  let upstreamAddresses: [SocketAddress]
   /// UDP queries to the upstreams: a socket per ring slot.
   let udpUpstreams: UDPUpstreamPool
   let tcpClients: TCPClientPool
@@ -39,12 +42,8 @@ public final class Server {
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   let overrideProbes: OverrideProber
-
-  /// A name in presentation form for the log: every octet may take four
-  /// characters (`\DDD`).
-  let nameText: UnsafeMutableRawBufferPointer
-  /// Datagrams handled per readiness event before others get a turn.
-  static let batchLimit = 64
+  /// What the engine sends through; each engine call gets it `inout`.
+  let environment: LoopEnvironment
 
   /// `cache-file`: loaded at start-up, saved now and then and at shutdown.
   var cacheFile: CachePersistence
@@ -66,14 +65,9 @@ public final class Server {
     settings: Settings, upstreams: [UpstreamServer], listeners: Listeners, log: LogLine,
     worker: Int = 0
   ) throws(StartError) {
-    self.settings = settings
-    self.log = log
     self.worker = worker
-    // The largest UDP reply the engine writes (Engine.replyLimit).
-    udpClients = UDPClients(
-      listeners: listeners.udp, replySize: max(512, Int(settings.ednsPayloadSize)))
-    tcpListeners = listeners.tcp
     boundAddresses = listeners.addresses
+    let epoll: Epoll
     do {
       epoll = try Epoll()
       signals = try Signals.descriptor()
@@ -82,24 +76,34 @@ public final class Server {
       throw StartError(code: error)
     }
     let seedSource = SecureRandom()
-    engine = Engine(
+    let engine = Engine(
       settings: settings, upstreams: upstreams,
       hashKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
+    context = LoopContext(
+      epoll: epoll, engine: engine, log: log, settings: settings,
+      upstreamAddresses: upstreams.map { SocketAddress($0.endpoint) })
     cacheFile = CachePersistence(settings: settings, engine: engine, log: log, worker: worker)
-    upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
-    udpUpstreams = UDPUpstreamPool(count: settings.inflight)
-    tcpClients = TCPClientPool(capacity: settings.tcpClients)
+    // The largest UDP reply the engine writes (Engine.replyLimit).
+    udpClients = UDPClients(
+      listeners: listeners.udp, replySize: max(512, Int(settings.ednsPayloadSize)),
+      context: context)
+    udpUpstreams = UDPUpstreamPool(count: settings.inflight, context: context)
+    tcpClients = TCPClientPool(
+      capacity: settings.tcpClients, listeners: listeners.tcp, context: context)
     do throws(TLSSetup.Failure) {
       let setup = try TLSSetup(settings: settings, upstreams: upstreams)
-      tcpUpstreams = try TCPUpstreamPool(upstreams: upstreams, setup: setup)
-      httpdnsUpstreams = try HTTPDNSUpstreamPool(upstreams: upstreams, setup: setup)
+      tcpUpstreams = try TCPUpstreamPool(upstreams: upstreams, setup: setup, context: context)
+      httpdnsUpstreams = try HTTPDNSUpstreamPool(
+        upstreams: upstreams, setup: setup, context: context)
     } catch {
       listeners.close()
       throw StartError(code: Errno(rawValue: 0), tlsReason: error.reason, tlsCode: error.code)
     }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
-    overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
-    nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
+    overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
+    environment = LoopEnvironment(
+      context: context, udpClients: udpClients, tcpClients: tcpClients,
+      udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams)
     do {
       try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
       if let routeMonitor {
@@ -112,7 +116,7 @@ public final class Server {
           udpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.udpListener, slot: index))
         try epoll.add(
-          tcpListeners[index], events: Epoll.readable,
+          tcpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.tcpListener, slot: index))
       }
     } catch {
@@ -121,14 +125,12 @@ public final class Server {
     }
   }
 
-  deinit {
-    nameText.deallocate()
-  }
-
   /// Runs until SIGINT or SIGTERM.
   public func run() {
     var lastHousekeeping = MonotonicClock.nowMilliseconds()
     cacheFile.lastSave = lastHousekeeping
+    // One reference for the whole run: each engine call borrows it.
+    var environment = self.environment
     while running {
       var now = MonotonicClock.nowMilliseconds()
       var timeout: UInt64 = 1000
@@ -143,7 +145,7 @@ public final class Server {
       }
       let ready: Int
       do {
-        ready = try epoll.wait(timeoutMilliseconds: Int32(timeout))
+        ready = try context.epoll.wait(timeoutMilliseconds: Int32(timeout))
       } catch {
         log.start(.error).append("epoll_wait failed: errno ").append(
           decimal: Int(error.rawValue)
@@ -152,45 +154,43 @@ public final class Server {
       }
       now = MonotonicClock.nowMilliseconds()
       for index in 0..<ready {
-        let event = epoll.event(at: index)
-        handle(event: event.events, token: event.token, now: now)
+        let event = context.epoll.event(at: index)
+        handle(event: event.events, token: event.token, now: now, environment: &environment)
       }
-      var environment = LoopEnvironment(server: self)
       if networkChangeDue != 0 && now >= networkChangeDue {
         networkChangeDue = 0
-        networkChanged(now: now)
+        networkChanged(now: now, environment: &environment)
       }
       engine.tick(now: now, environment: &environment)
-      tcpUpstreams.processBroken(server: self, now: now)
-      httpdnsUpstreams.processBroken(server: self, now: now)
-      overrideProbes.poll(server: self, now: now)
-      udpClients.flush(server: self)
+      tcpUpstreams.processBroken(now: now, environment: &environment)
+      httpdnsUpstreams.processBroken(now: now, environment: &environment)
+      overrideProbes.poll(now: now)
+      udpClients.flush()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
-        tcpClients.closeIdle(server: self, now: now)
-        tcpUpstreams.closeIdle(server: self, now: now)
+        tcpClients.closeIdle(now: now)
+        tcpUpstreams.closeIdle(now: now)
         httpdnsUpstreams.closeIdle(now: now)
         cacheFile.saveIfDue(now: now)
       }
     }
-    answerPendingClients()
+    answerPendingClients(environment: &environment)
   }
 
   /// Stopping: every client still waiting on an upstream gets its answer
   /// now — stale or SERVFAIL (Engine.answerPendingAtShutdown) — so that its
   /// resolver asks the next DNS server at once instead of timing out.
-  func answerPendingClients() {
-    var environment = LoopEnvironment(server: self)
+  func answerPendingClients(environment: inout LoopEnvironment) {
     let waiting = engine.answerPendingAtShutdown(
       now: MonotonicClock.nowMilliseconds(), environment: &environment)
-    udpClients.flush(server: self)
+    udpClients.flush()
     if waiting > 0 {
       log.start(.info).append("answered ").append(decimal: waiting)
         .append(" waiting clients before stopping").emit(.info)
     }
   }
 
-  func handle(event: UInt32, token: UInt64, now: UInt64) {
+  func handle(event: UInt32, token: UInt64, now: UInt64, environment: inout LoopEnvironment) {
     guard let kind = Token.kind(token) else { return }
     let slot = Token.slot(token)
     switch kind {
@@ -204,38 +204,39 @@ public final class Server {
         }
       }
     case .udpListener:
-      udpClients.receive(listener: slot, server: self, now: now)
+      udpClients.receive(listener: slot, now: now, environment: &environment)
     case .tcpListener:
-      tcpClients.accept(listener: slot, server: self, now: now)
+      tcpClients.accept(listener: slot, now: now)
     case .tcpClient:
       tcpClients.handle(
-        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
+        event: event, slot: slot, generation: Token.generation(token), now: now,
+        environment: &environment)
     case .upstreamUDP:
-      udpUpstreams.receive(slot: slot, server: self, now: now)
+      udpUpstreams.receive(slot: slot, now: now, environment: &environment)
     case .upstreamTCP:
-      tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
+      tcpUpstreams.handle(event: event, upstream: slot, now: now, environment: &environment)
     case .upstreamHTTP:
       httpdnsUpstreams.handle(
-        event: event, index: slot, generation: Token.generation(token), server: self, now: now)
+        event: event, index: slot, generation: Token.generation(token), now: now,
+        environment: &environment)
     case .routeMonitor:
       if let routeMonitor, routeMonitor.drain() > 0, networkChangeDue == 0 {
         networkChangeDue = now + Self.networkChangeSettleMilliseconds
       }
     case .overrideProbe:
       overrideProbes.handle(
-        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
+        event: event, slot: slot, generation: Token.generation(token), now: now)
     }
   }
 
   /// The WAN changed: upstream connections are dropped at once and every
   /// query in flight is sent again (Engine.networkChanged), instead of
   /// waiting for the timeouts; answers keep coming from the cache meanwhile.
-  func networkChanged(now: UInt64) {
+  func networkChanged(now: UInt64, environment: inout LoopEnvironment) {
     log.start(.info).append("network changed (address, route or link): ")
       .append("upstream connections re-opened, queries in flight sent again").emit(.info)
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
-    var environment = LoopEnvironment(server: self)
     engine.networkChanged(now: now, environment: &environment)
   }
 
@@ -243,11 +244,10 @@ public final class Server {
   /// process is about to exit.
   public func shutdown() {
     if cacheFile.isUsed { cacheFile.save(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
-    udpClients.flush(server: self)
+    udpClients.flush()
     udpClients.closeAll()
-    for fd in tcpListeners { fd.close() }
     udpUpstreams.closeAll()
-    tcpClients.closeAll(server: self)
+    tcpClients.closeAll()
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()

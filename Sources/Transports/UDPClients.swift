@@ -22,27 +22,29 @@ final class UDPClients {
   var outboundListener = 0
 
   /// `replySize`: the largest UDP reply the engine writes.
-  init(listeners: [FileDescriptor], replySize: Int) {
+  let context: LoopContext
+
+  init(listeners: [FileDescriptor], replySize: Int, context: LoopContext) {
     self.listeners = listeners
+    self.context = context
     inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.receiveSize)
     outbound = DatagramBatch(capacity: Self.batchSize, slotSize: replySize)
   }
 
   /// Reads client datagrams a batch at a time until the socket is drained
   /// (a short batch) or `batchLimit` were handled.
-  func receive(listener: Int, server: Server, now: UInt64) {
+  func receive(listener: Int, now: UInt64, environment: inout LoopEnvironment) {
     let fd = listeners[listener]
-    var environment = LoopEnvironment(server: server)
     var handled = 0
-    while handled < Server.batchLimit {
+    while handled < LoopContext.batchLimit {
       guard let received = try? inbound.receive(from: fd), received > 0 else { return }
       for index in 0..<received {
         guard !inbound.isTruncated(at: index), let peer = inbound.peer(at: index) else {
-          server.counters.oversized += 1
+          context.counters.oversized += 1
           continue
         }
         let client = ClientRef(endpoint: Endpoint(peer), listener: UInt16(listener))
-        server.engine.handleClientQuery(
+        context.engine.handleClientQuery(
           inbound.bytes(at: index), from: client, now: now, environment: &environment)
       }
       handled += received
@@ -53,21 +55,21 @@ final class UDPClients {
   /// Queues a UDP reply for the next sendmmsg(2); sends at once what cannot
   /// wait (a full batch, another listener, a reply larger than a slot).
   func send(
-    _ message: UnsafeRawBufferPointer, listener: Int, to peer: SocketAddress, server: Server
+    _ message: UnsafeRawBufferPointer, listener: Int, to peer: SocketAddress
   ) {
     if outbound.count > 0, listener != outboundListener || outbound.isFull {
-      flush(server: server)
+      flush()
     }
     outboundListener = listener
     if outbound.append(message, to: peer) { return }
     let sent = (try? Socket.send(listeners[listener], message, to: peer)) ?? false
-    if !sent { server.counters.sendErrors += 1 }
+    if !sent { context.counters.sendErrors += 1 }
   }
 
   /// Sends the queued replies.
-  func flush(server: Server) {
+  func flush() {
     guard outbound.count > 0 else { return }
-    server.counters.sendErrors += UInt64(outbound.send(on: listeners[outboundListener]))
+    context.counters.sendErrors += UInt64(outbound.send(on: listeners[outboundListener]))
   }
 
   func closeAll() {

@@ -29,8 +29,11 @@ final class UDPUpstreamPool {
   let receiveBuffer: UnsafeMutableRawBufferPointer
 
   /// `count`: the engine's ring size (`inflight`).
-  init(count: Int) {
+  let context: LoopContext
+
+  init(count: Int, context: LoopContext) {
     self.count = count
+    self.context = context
     slots = .allocate(capacity: max(count, 1))
     slots.initialize(repeating: Slot(), count: max(count, 1))
     receiveBuffer = .allocate(byteCount: Self.receiveSize, alignment: 8)
@@ -51,11 +54,10 @@ final class UDPUpstreamPool {
   /// (or when the upstream's family differs), set to report each answer's IP
   /// TTL, and registered with epoll once.
   func send(
-    _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle,
-    server: Server
+    _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
   ) -> Bool {
     let slot = Int(transaction.slot)
-    let address = server.upstreamAddresses[upstream]
+    let address = context.upstreamAddresses[upstream]
     endAttempt(slot: slot, generation: slots[slot].generation)
     if slots[slot].fd.isValid && slots[slot].isIPv6 != address.isIPv6 {
       slots[slot].fd.close()
@@ -63,17 +65,17 @@ final class UDPUpstreamPool {
     }
     if !slots[slot].fd.isValid {
       guard let fd = try? Socket.udp(for: address) else {
-        server.counters.sendErrors += 1
+        context.counters.sendErrors += 1
         return false
       }
       do {
         // Each answer's IP TTL is an input of `hold-on` (receive).
         try Socket.enableReceiveTTL(fd, ipv6: address.isIPv6)
-        try server.epoll.add(
+        try context.epoll.add(
           fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
       } catch {
         fd.close()
-        server.counters.sendErrors += 1
+        context.counters.sendErrors += 1
         return false
       }
       slots[slot].fd = fd
@@ -87,10 +89,10 @@ final class UDPUpstreamPool {
       if try Socket.send(fd, message) == nil {
         // Socket buffer full: the datagram is lost as on a busy network; the
         // deadline will move the query on.
-        server.counters.sendErrors += 1
+        context.counters.sendErrors += 1
       }
     } catch {
-      server.counters.sendErrors += 1
+      context.counters.sendErrors += 1
       endAttempt(slot: slot, generation: transaction.generation)
       return false
     }
@@ -113,11 +115,10 @@ final class UDPUpstreamPool {
 
   /// Reads the slot's socket until it is drained or `batchLimit` datagrams
   /// were handled, handing the current attempt's answers to the engine.
-  func receive(slot: Int, server: Server, now: UInt64) {
+  func receive(slot: Int, now: UInt64, environment: inout LoopEnvironment) {
     let buffer = receiveBuffer
-    var environment = LoopEnvironment(server: server)
     let handle = TransactionHandle(slot: UInt32(slot), generation: slots[slot].generation)
-    for _ in 0..<Server.batchLimit {
+    for _ in 0..<LoopContext.batchLimit {
       // A retry may have started a new attempt on this socket: its replies
       // are read on the next event, with its own handle.
       guard slots[slot].fd.isValid,
@@ -134,20 +135,20 @@ final class UDPUpstreamPool {
       } catch {
         // ICMP port unreachable and the like: this attempt cannot succeed.
         if current {
-          server.engine.attemptFailed(transaction: handle, now: now, environment: &environment)
+          context.engine.attemptFailed(transaction: handle, now: now, environment: &environment)
         }
         return
       }
       guard let received else { return }
       guard current else {
-        server.counters.lateUpstreamReplies += 1
+        context.counters.lateUpstreamReplies += 1
         continue
       }
       if received.truncated {
-        server.counters.oversized += 1
+        context.counters.oversized += 1
         continue
       }
-      server.engine.handleUpstreamReply(
+      context.engine.handleUpstreamReply(
         UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
         upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
         environment: &environment)
