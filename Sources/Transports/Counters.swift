@@ -1,3 +1,4 @@
+import CompiledConfig
 import Engine
 import Platform
 
