@@ -3,8 +3,10 @@ import CLinux
 /// One epoll instance and a preallocated event array. Each registration
 /// carries a caller-chosen 64-bit token (kind, slot, generation), so a stale
 /// event for a recycled descriptor can be recognised and ignored. The
-/// owner closes `descriptor`; the event arrays are freed with the object.
-public final class Epoll {
+/// owner closes `descriptor`; the event arrays are freed with the value.
+/// Noncopyable: one owner frees them, and a borrow (`context.epoll.add`)
+/// costs no reference count.
+public struct Epoll: ~Copyable {
   public let descriptor: FileDescriptor
   public static let capacity = 64
   private let events: UnsafeMutablePointer<UInt32>

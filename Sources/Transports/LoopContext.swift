@@ -21,7 +21,7 @@ final class LoopContext {
   static let batchLimit = 64
 
   init(
-    epoll: Epoll, engine: Engine, log: LogLine, settings: Settings,
+    epoll: consuming Epoll, engine: Engine, log: LogLine, settings: Settings,
     upstreamAddresses: [SocketAddress]
   ) {
     self.epoll = epoll

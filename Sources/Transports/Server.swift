@@ -67,9 +67,15 @@ public final class Server {
   ) throws(StartError) {
     self.worker = worker
     boundAddresses = listeners.addresses
+    // Two steps: a noncopyable value must be set on every path out of one.
     let epoll: Epoll
     do {
       epoll = try Epoll()
+    } catch {
+      listeners.close()
+      throw StartError(code: error)
+    }
+    do {
       signals = try Signals.descriptor()
     } catch {
       listeners.close()
@@ -105,17 +111,17 @@ public final class Server {
       context: context, udpClients: udpClients, tcpClients: tcpClients,
       udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams)
     do {
-      try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
+      try context.epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
       if let routeMonitor {
-        try epoll.add(
+        try context.epoll.add(
           routeMonitor.descriptor, events: Epoll.readable,
           token: Token.make(.routeMonitor, slot: 0))
       }
       for index in 0..<udpClients.listeners.count {
-        try epoll.add(
+        try context.epoll.add(
           udpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.udpListener, slot: index))
-        try epoll.add(
+        try context.epoll.add(
           tcpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.tcpListener, slot: index))
       }
