@@ -157,9 +157,8 @@ extension ConfigReader {
       }
       throw LineError("unknown unit \(quoted: unit) in \(quoted: token) (use /s)")
     }
-    guard let count = AddressSyntax.decimal(digits), count <= 1_000_000 else {
-      throw LineError("rate-limit \(escaped: token) is out of range 1/s...1000000/s")
-    }
-    return UInt32(count)
+    // `0/s` is off too; its declared range starts at 1.
+    if AddressSyntax.decimal(digits) == 0 { return 0 }
+    return UInt32(try number(token, for: .rateLimit))
   }
 }
