@@ -32,6 +32,14 @@ public enum ConfigParser {
   public static func parse(
     bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil
   ) throws(ConfigError) -> Settings {
+    try parseWithLines(bytes: bytes, fileName: fileName, readFile: readFile).settings
+  }
+
+  /// The same, with the lines of the entries that `--check`'s summary names
+  /// (`ConfigGenerator.summary(_:lines:)`).
+  public static func parseWithLines(
+    bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil
+  ) throws(ConfigError) -> (settings: Settings, lines: SourceLines) {
     var reader = ConfigReader(fileName: fileName, readFile: readFile)
     var lineNumber = 0
     var lineStart = 0
@@ -51,7 +59,11 @@ public enum ConfigParser {
       lineStart = lineEnd + 1
     }
     do throws(LineError) {
-      return try reader.finish()
+      let settings = try reader.finish()
+      return (
+        settings,
+        SourceLines(bogus: reader.bogusLines, bogusNXDomain: reader.bogusNXDomainLines)
+      )
     } catch {
       // A problem of the whole file, or one reported on the line it stems from.
       throw ConfigError(
@@ -80,6 +92,21 @@ public enum ConfigParser {
     }
     if let start = tokenStart { tokens.append(line[start..<index]) }
     return tokens
+  }
+}
+
+/// The lines of a parsed config's entries that the summary names, in the
+/// order of the `Settings` lists they belong to; empty for settings not
+/// read from a file (the compiled-in config).
+public struct SourceLines {
+  /// `bogus`: the line of each of `Settings.bogusPrefixes`.
+  public var bogus: [Int] = []
+  /// `bogus-nxdomain`: the line of each of `Settings.bogusNXDomainPrefixes`.
+  public var bogusNXDomain: [Int] = []
+
+  public init(bogus: [Int] = [], bogusNXDomain: [Int] = []) {
+    self.bogus = bogus
+    self.bogusNXDomain = bogusNXDomain
   }
 }
 

@@ -2,8 +2,11 @@ import CompiledConfig
 
 extension ConfigGenerator {
   /// A few lines describing the settings, for `dnsward --check` and the
-  /// start-up log: every listener and upstream, counts for the tables.
-  public static func summary(_ settings: Settings) -> String {
+  /// start-up log: every listener and upstream, counts for the tables, and
+  /// a note where a setting does nothing or another one overrules it.
+  /// `lines` (from `ConfigParser.parseWithLines`) lets the notes name the
+  /// lines of the entries they are about.
+  public static func summary(_ settings: Settings, lines: SourceLines = SourceLines()) -> String {
     var out: MessageText = "listen: "
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
@@ -69,7 +72,7 @@ extension ConfigGenerator {
       """)
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
-    appendDefenceSummary(settings, to: &out)
+    appendDefenceSummary(settings, lines: lines, to: &out)
     return out.string
   }
 
@@ -178,7 +181,9 @@ extension ConfigGenerator {
   ///     rebind-protection: on, rebind-allow: 1 name
   ///     override-check: tcp:443 every 60s
   ///     rate-limit: 200/s, refuse-any: on
-  static func appendDefenceSummary(_ settings: Settings, to out: inout MessageText) {
+  static func appendDefenceSummary(
+    _ settings: Settings, lines: SourceLines, to out: inout MessageText
+  ) {
     out.append("bogus: ")
     appendPrefixes(settings.bogusPrefixes, to: &out)
     out.append("; bogus-nxdomain: ")
