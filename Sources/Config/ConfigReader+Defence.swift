@@ -6,8 +6,9 @@ import DNSWire
 /// health checks and abuse limits.
 extension ConfigReader {
   /// `bogus ADDRESS[/LENGTH]` or `bogus-nxdomain ADDRESS[/LENGTH]`. The same
-  /// prefix in both lists is a conflict: an answer carrying it would be
-  /// dropped, never turned into NXDOMAIN.
+  /// prefix in both lists is a conflict (keep one); one inside the other is
+  /// accepted, and the summary notes that the `bogus-nxdomain` entry wins
+  /// for answers with only its addresses.
   mutating func addBogus(_ token: ArraySlice<UInt8>, for directive: Directive, line: Int)
     throws(LineError)
   {

@@ -195,6 +195,7 @@ extension ConfigGenerator {
     if settings.detectNXDomainRedirect && !hasPlainUpstream {
       out.append(" (no effect: no upstream that is not trusted)")
     }
+    appendBogusOverlaps(settings, lines: lines, to: &out)
     out.append("\nverify: ")
     appendNameCount(settings.verifyNames, to: &out)
     if settings.strict { out.append(" (strict: trusted answers only)") }
@@ -229,6 +230,50 @@ extension ConfigGenerator {
       out.append("\(settings.rateLimitPerSecond)/s")
     }
     out.append(", refuse-any: \(onOff(settings.refuseAny))\n")
+  }
+
+  /// One `warning:` line for each `bogus` and `bogus-nxdomain` entry of
+  /// which one contains the other (the same prefix in both is refused by
+  /// the parser). The engine turns an answer whose addresses all lie in
+  /// `bogus-nxdomain` entries into NXDOMAIN before it checks `bogus`: the
+  /// more specific, explicit statement wins over dropping the answer.
+  static func appendBogusOverlaps(
+    _ settings: Settings, lines: SourceLines, to out: inout MessageText
+  ) {
+    for (bogusIndex, bogus) in settings.bogusPrefixes.enumerated() {
+      for (nxIndex, nx) in settings.bogusNXDomainPrefixes.enumerated() {
+        let bogusEntry = entry(
+          "bogus", bogus,
+          line: lines.bogus.indices.contains(bogusIndex) ? lines.bogus[bogusIndex] : 0)
+        let nxEntry = entry(
+          "bogus-nxdomain", nx,
+          line: lines.bogusNXDomain.indices.contains(nxIndex) ? lines.bogusNXDomain[nxIndex] : 0)
+        if bogus.length <= nx.length && bogus.contains(nx.address) {
+          let what: MessageText =
+            nx.length == 128 ? "that address" : "addresses in \(nx)"
+          out.append(
+            "\nwarning: \(bogusEntry) contains \(nxEntry): an answer with only \(what) becomes NXDOMAIN"
+          )
+        } else if nx.length < bogus.length && nx.contains(bogus.address) {
+          let what: StaticString = bogus.length == 128 ? "that address" : "those addresses"
+          out.append(
+            """
+
+            warning: \(nxEntry) contains \(bogusEntry): an answer with only addresses in \(nx) \
+            becomes NXDOMAIN, even with \(what)
+            """)
+        }
+      }
+    }
+  }
+
+  /// `bogus 198.51.100.7 (line 3)`: a directive's prefix (a single address
+  /// without its length) and, when known, its line.
+  static func entry(_ directive: StaticString, _ prefix: AddressPrefix, line: Int) -> MessageText {
+    var text: MessageText = "\(directive) "
+    if prefix.length == 128 { text.append("\(prefix.address)") } else { text.append("\(prefix)") }
+    if line > 0 { text.append(" (line \(line))") }
+    return text
   }
 
   /// The described prefixes, or `none`.
