@@ -53,7 +53,9 @@ let package = Package(
         .target(name: "TLS", condition: .when(traits: ["TLS"])),
       ]),
     // dnsward.conf parser, validator and Swift generator (host only: uses String).
-    .target(name: "Config", dependencies: ["DNSWire", "CompiledConfig"]),
+    // Its README.md is the config reference.
+    .target(
+      name: "Config", dependencies: ["DNSWire", "CompiledConfig"], exclude: ["README.md"]),
     // The build-time compiler: dnsward.conf -> Swift source with static tables.
     .executableTarget(name: "dnsward-confgen", dependencies: ["Config"]),
     .plugin(
