@@ -4,7 +4,7 @@ import DNSWire
 /// (`Directive.declaration`): spellings, usage text and the reference.
 extension Directive {
   /// The spelling in the file.
-  var name: StaticString { declaration.name }
+  var name: DeclaredText { declaration.name }
 
   /// Whether it may appear on several lines.
   var isRepeatable: Bool { declaration.isRepeatable }
@@ -30,7 +30,7 @@ extension Directive {
 
   /// Whether `token` is the directive's spelling, byte for byte.
   func isSpelled(_ token: ArraySlice<UInt8>) -> Bool {
-    name.withUTF8Buffer { token.elementsEqual($0) }
+    token.elementsEqual(name)
   }
 
   /// `NAME SYNTAX[, RANGE][, NOTE]`, as messages quote it: e.g.
@@ -42,7 +42,7 @@ extension Directive {
       text.append(", ")
       text.append(scale.describe(declared.range, zeroIsOff: declared.zeroIsOff))
     }
-    if declared.note.utf8CodeUnitCount > 0 { text.append(", \(declared.note)") }
+    if !declared.note.isEmpty { text.append(", \(declared.note)") }
     return text
   }
 
@@ -52,26 +52,11 @@ extension Directive {
     let declared = declaration
     var text: MessageText = "\(usage)\n    \(declared.help)"
     if declared.isRepeatable { text.append("; repeatable") }
-    if declared.defaultValue.utf8CodeUnitCount > 0 {
+    if !declared.defaultValue.isEmpty {
       text.append("; default \(declared.defaultValue)")
     }
     text.append("\n")
     return text
-  }
-}
-
-extension ArgumentUnit {
-  /// How numbers of this unit are written; nil for an argument that is not
-  /// a number.
-  var scale: UnitScale? {
-    switch self {
-    case .none: return nil
-    case .count: return .count
-    case .milliseconds: return .milliseconds
-    case .seconds: return .seconds
-    case .bytes: return .bytes
-    case .perSecond: return .perSecond
-    }
   }
 }
 
@@ -94,9 +79,9 @@ public enum ConfigReference {
 extension ConfigReader {
   func unknownDirectiveMessage(_ token: ArraySlice<UInt8>) -> MessageText {
     let lowered = token.map(Name.asciiLowercased)
-    var best: (name: StaticString, distance: Int)? = nil
+    var best: (name: DeclaredText, distance: Int)? = nil
     for candidate in Directive.allCases {
-      let distance = candidate.name.withUTF8Buffer { editDistance(lowered, Array($0)) }
+      let distance = editDistance(lowered, Array(candidate.name))
       if distance <= 2, distance < best?.distance ?? Int.max {
         best = (candidate.name, distance)
       }
