@@ -32,14 +32,16 @@ public enum ConfigParser {
   public static func parse(
     bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil
   ) throws(ConfigError) -> Settings {
-    try parseWithLines(bytes: bytes, fileName: fileName, readFile: readFile).settings
+    var lines = SourceLines()
+    return try parse(bytes: bytes, fileName: fileName, readFile: readFile, lines: &lines)
   }
 
-  /// The same, with the lines of the entries that `--check`'s summary names
-  /// (`ConfigGenerator.summary(_:lines:)`).
-  public static func parseWithLines(
-    bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil
-  ) throws(ConfigError) -> (settings: Settings, lines: SourceLines) {
+  /// The same, setting `lines` to the lines of the entries that `--check`'s
+  /// summary names (`ConfigGenerator.summary(_:lines:)`).
+  public static func parse(
+    bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil,
+    lines: inout SourceLines
+  ) throws(ConfigError) -> Settings {
     var reader = ConfigReader(fileName: fileName, readFile: readFile)
     var lineNumber = 0
     var lineStart = 0
@@ -60,10 +62,8 @@ public enum ConfigParser {
     }
     do throws(LineError) {
       let settings = try reader.finish()
-      return (
-        settings,
-        SourceLines(bogus: reader.bogusLines, bogusNXDomain: reader.bogusNXDomainLines)
-      )
+      lines = SourceLines(bogus: reader.bogusLines, bogusNXDomain: reader.bogusNXDomainLines)
+      return settings
     } catch {
       // A problem of the whole file, or one reported on the line it stems from.
       throw ConfigError(

@@ -167,7 +167,7 @@ extension ConfigReader {
   func number(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Int {
     let declared = directive.declaration
     let range = declared.range
-    guard let scale = declared.unit.scale, declared.unit != .count else {
+    guard let scale = declared.unit.scale else {
       guard token.allSatisfy(AddressSyntax.isDigit) else {
         throw LineError("'\(directive.name)' expects a number, got \(quoted: token)")
       }

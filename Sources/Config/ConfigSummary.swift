@@ -4,7 +4,7 @@ extension ConfigGenerator {
   /// A few lines describing the settings, for `dnsward --check` and the
   /// start-up log: every listener and upstream, counts for the tables, and
   /// a note where a setting does nothing or another one overrules it.
-  /// `lines` (from `ConfigParser.parseWithLines`) lets the notes name the
+  /// `lines` (from `ConfigParser.parse(bytes:fileName:readFile:lines:)`) lets the notes name the
   /// lines of the entries they are about.
   public static func summary(_ settings: Settings, lines: SourceLines = SourceLines()) -> String {
     var out: MessageText = "listen: "
@@ -242,19 +242,21 @@ extension ConfigGenerator {
   ) {
     for (bogusIndex, bogus) in settings.bogusPrefixes.enumerated() {
       for (nxIndex, nx) in settings.bogusNXDomainPrefixes.enumerated() {
-        let bogusEntry = entry(
-          "bogus", bogus,
-          line: lines.bogus.indices.contains(bogusIndex) ? lines.bogus[bogusIndex] : 0)
-        let nxEntry = entry(
-          "bogus-nxdomain", nx,
-          line: lines.bogusNXDomain.indices.contains(nxIndex) ? lines.bogusNXDomain[nxIndex] : 0)
-        if bogus.length <= nx.length && bogus.contains(nx.address) {
-          let what: MessageText =
-            nx.length == 128 ? "that address" : "addresses in \(nx)"
+        let bogusHoldsNX = bogus.length <= nx.length && bogus.contains(nx.address)
+        guard bogusHoldsNX || (nx.length < bogus.length && nx.contains(bogus.address)) else {
+          continue
+        }
+        let bogusEntry = entry("bogus", bogus, lines.bogus, bogusIndex)
+        let nxEntry = entry("bogus-nxdomain", nx, lines.bogusNXDomain, nxIndex)
+        if bogusHoldsNX {
+          let what: MessageText = nx.length == 128 ? "that address" : "addresses in \(nx)"
           out.append(
-            "\nwarning: \(bogusEntry) contains \(nxEntry): an answer with only \(what) becomes NXDOMAIN"
-          )
-        } else if nx.length < bogus.length && nx.contains(bogus.address) {
+            """
+
+            warning: \(bogusEntry) contains \(nxEntry): an answer with only \(what) \
+            becomes NXDOMAIN
+            """)
+        } else {
           let what: StaticString = bogus.length == 128 ? "that address" : "those addresses"
           out.append(
             """
@@ -268,11 +270,13 @@ extension ConfigGenerator {
   }
 
   /// `bogus 198.51.100.7 (line 3)`: a directive's prefix (a single address
-  /// without its length) and, when known, its line.
-  static func entry(_ directive: StaticString, _ prefix: AddressPrefix, line: Int) -> MessageText {
+  /// without its length) and its line, when `lines` has one at `index`.
+  static func entry(
+    _ directive: StaticString, _ prefix: AddressPrefix, _ lines: [Int], _ index: Int
+  ) -> MessageText {
     var text: MessageText = "\(directive) "
     if prefix.length == 128 { text.append("\(prefix.address)") } else { text.append("\(prefix)") }
-    if line > 0 { text.append(" (line \(line))") }
+    if index < lines.count { text.append(" (line \(lines[index]))") }
     return text
   }
 

@@ -104,16 +104,26 @@ extension DirectiveDeclaration {
     return DeclaredText(start: nil, count: 0)
   }
 
+  /// `LOWER...UPPER` as the unit writes them, the lower one as `0 (off)`
+  /// when 0 switches the feature off.
+  var rangeText: MessageText {
+    let scale = unit.scale
+    var text: MessageText =
+      zeroIsOff && range.lowerBound == 0
+      ? "0 (off)" : scale?.describe(range.lowerBound) ?? "\(range.lowerBound)"
+    text.append("...\(scale?.describe(range.upperBound) ?? "\(range.upperBound)")")
+    return text
+  }
+
   var newline: UInt8 { UInt8(ascii: "\n") }
 }
 
 extension ArgumentUnit {
-  /// How numbers of this unit are written; nil for an argument that is not
-  /// a number.
+  /// How numbers of this unit are written; nil for a plain count and for
+  /// an argument that is not a number.
   var scale: UnitScale? {
     switch self {
-    case .none: return nil
-    case .count: return .count
+    case .none, .count: return nil
     case .milliseconds: return .milliseconds
     case .seconds: return .seconds
     case .bytes: return .bytes

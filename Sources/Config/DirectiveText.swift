@@ -38,10 +38,7 @@ extension Directive {
   var usage: MessageText {
     let declared = declaration
     var text: MessageText = "\(declared.name) \(declared.syntax)"
-    if let scale = declared.unit.scale {
-      text.append(", ")
-      text.append(scale.describe(declared.range, zeroIsOff: declared.zeroIsOff))
-    }
+    if declared.unit != .none { text.append(", \(declared.rangeText)") }
     if !declared.note.isEmpty { text.append(", \(declared.note)") }
     return text
   }

@@ -45,27 +45,11 @@ struct UnitScale {
       fractionHint: "use a whole number, e.g. 1536k rather than 1.5m", unitList: "k or m")
   }
 
-  /// A plain count (`inflight`, `workers`): no unit at all.
-  static var count: UnitScale {
-    UnitScale(
-      kind: "number", units: [], bareMultiplier: 1, example: "e.g. 64",
-      fractionHint: "use a whole number", unitList: "no unit")
-  }
-
   /// `rate-limit`: queries per second, always written with its `/s`.
   static var perSecond: UnitScale {
     UnitScale(
       kind: "rate", units: [("/s", 1)], bareMultiplier: 1, example: "e.g. 200/s",
       fractionHint: "use a whole number", unitList: "/s")
-  }
-
-  /// `LOWER...UPPER` as `describe` writes the bounds, the lower one as
-  /// `0 (off)` when 0 switches the feature off.
-  func describe(_ range: ClosedRange<Int>, zeroIsOff: Bool) -> MessageText {
-    var text: MessageText =
-      zeroIsOff && range.lowerBound == 0 ? "0 (off)" : describe(range.lowerBound)
-    text.append("...\(describe(range.upperBound))")
-    return text
   }
 
   /// The multiplier of `suffix`, if it is one of the units.

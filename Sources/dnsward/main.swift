@@ -77,17 +77,17 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
     }
   }
 
-  /// FILE parsed, with the lines the summary names, or the parser's
-  /// `file:line: message` and exit status 1.
-  func loadConfig(_ path: [UInt8]) -> (settings: Settings, lines: SourceLines) {
+  /// FILE parsed (and into `lines`, the lines the summary names), or the
+  /// parser's `file:line: message` and exit status 1.
+  func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
     let name = String(decoding: path, as: UTF8.self)
     guard let bytes = Files.read(path: path, limit: configSizeLimit) else {
       ProcessControl.printError(Array("dnsward: cannot read \(name)\n".utf8))
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
-      return try ConfigParser.parseWithLines(
-        bytes: bytes, fileName: name, readFile: readBlockList)
+      return try ConfigParser.parse(
+        bytes: bytes, fileName: name, readFile: readBlockList, lines: &lines)
     } catch {
       ProcessControl.printError(Array("\(error.description)\n".utf8))
       ProcessControl.exit(1)
@@ -104,10 +104,12 @@ if arguments.count <= 2 && isFlag(arguments[0], "stats") {
 }
 #if !DNSWARD_COMPILED_CONFIG_ONLY
   if arguments.count == 2 && isFlag(arguments[0], "--config") {
-    ProcessControl.exit(serve(loadConfig(arguments[1]).settings))
+    var lines = SourceLines()
+    ProcessControl.exit(serve(loadConfig(arguments[1], lines: &lines)))
   } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
-    let config = loadConfig(arguments[1])
-    print(ConfigGenerator.summary(config.settings, lines: config.lines), terminator: "")
+    var lines = SourceLines()
+    let settings = loadConfig(arguments[1], lines: &lines)
+    print(ConfigGenerator.summary(settings, lines: lines), terminator: "")
     print("\(String(decoding: arguments[1], as: UTF8.self)): OK")
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--print-config") {

@@ -53,10 +53,12 @@ extension DefenceDirectiveTests {
       "listen 127.0.0.1:53\nupstream udp 192.0.2.53\nbogus 198.51.100.0/24\n"
       + "bogus-nxdomain 198.51.100.7\nbogus 2001:db8:bad::1\n"
       + "bogus-nxdomain 2001:db8:bad::/48\nbogus-nxdomain 203.0.113.9\n"
-    let parsed = try ConfigParser.parseWithLines(bytes: Array(text.utf8), fileName: "test.conf")
-    XCTAssertEqual(parsed.lines.bogus, [3, 5])
-    XCTAssertEqual(parsed.lines.bogusNXDomain, [4, 6, 7])
-    let summary = ConfigGenerator.summary(parsed.settings, lines: parsed.lines)
+    var lines = SourceLines()
+    let settings = try ConfigParser.parse(
+      bytes: Array(text.utf8), fileName: "test.conf", lines: &lines)
+    XCTAssertEqual(lines.bogus, [3, 5])
+    XCTAssertEqual(lines.bogusNXDomain, [4, 6, 7])
+    let summary = ConfigGenerator.summary(settings, lines: lines)
     XCTAssertTrue(
       summary.contains(
         "; detect-nxdomain-redirect: off\n"
@@ -68,7 +70,7 @@ extension DefenceDirectiveTests {
           + "verify: none"), summary)
     XCTAssertFalse(summary.contains("203.0.113.9 ("), summary)
     // Without lines (the compiled-in config), the same notes without them.
-    let compiled = ConfigGenerator.summary(parsed.settings)
+    let compiled = ConfigGenerator.summary(settings)
     XCTAssertTrue(
       compiled.contains(
         "warning: bogus 198.51.100.0/24 contains bogus-nxdomain 198.51.100.7: an answer with "
