@@ -187,7 +187,7 @@ extension ConfigReader {
     if unit.first == UInt8(ascii: ".") {
       throw LineError("bad \(scale.kind) \(quoted: token): \(scale.fractionHint)")
     }
-    guard let multiplier = unit.isEmpty ? scale.bareMultiplier : scale.multiplier(of: unit) else {
+    guard let multiplier = unit.isEmpty ? 1 : scale.multiplier(of: unit) else {
       throw LineError("unknown unit \(quoted: unit) in \(quoted: token) (use \(scale.unitList))")
     }
     guard let number = AddressSyntax.decimal(digits),
