@@ -62,12 +62,23 @@ extension Directive {
 public enum ConfigReference {
   public static var text: String {
     var text: MessageText = """
-      dnsward.conf: one directive per line, '#' starts a comment. DURATION: 1500ms or \
-      2s where the unit is milliseconds, else 300 (seconds), 5m, 1h or 1d; SIZE: bytes, \
-      512k or 2m.
-
-
+      dnsward.conf: one directive per line; '#' starts a comment.
+      DURATION: 300 (seconds), 90s, 5m, 1h or 1d; for
       """
+    // The directives whose bare numbers are milliseconds.
+    var count = 0
+    for directive in Directive.allCases where directive.declaration.unit == .milliseconds {
+      text.append(count == 0 ? " " : ", ")
+      text.append("\(directive.name)")
+      count += 1
+    }
+    text.append(
+      """
+      : 1500 (milliseconds), 1500ms or 2s.
+      SIZE: 65536 (bytes), 512k or 2m.
+
+
+      """)
     for directive in Directive.allCases { text.append(directive.reference) }
     return text.string
   }

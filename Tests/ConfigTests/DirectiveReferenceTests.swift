@@ -149,6 +149,11 @@ final class DirectiveReferenceTests: XCTestCase {
   /// whether it repeats and its default.
   func testHelpConfigDescribesEveryDirective() {
     let text = ConfigReference.text
+    XCTAssertTrue(
+      text.hasPrefix(
+        "dnsward.conf: one directive per line; '#' starts a comment.\n"
+          + "DURATION: 300 (seconds), 90s, 5m, 1h or 1d; for timeout, tcp-idle, hold-on: "
+          + "1500 (milliseconds), 1500ms or 2s.\nSIZE: 65536 (bytes), 512k or 2m.\n\n"), text)
     for directive in Directive.allCases {
       XCTAssertTrue(text.contains("\n\(directive.usage)\n    "), "\(Self.name(directive))")
     }
