@@ -56,6 +56,25 @@ final class DirectiveReferenceTests: XCTestCase {
 
   static func text(_ declared: DeclaredText) -> String { String(decoding: declared, as: UTF8.self) }
 
+  /// Each declaration's text is `NAME SYNTAX`, then at most a usage note
+  /// and a `default VALUE` line, then one line of help: a line more would
+  /// be read as none of them.
+  func testDeclarationsAreWellFormed() {
+    for directive in Directive.allCases {
+      let declared = directive.declaration
+      let lines = Self.text(declared.bytes).split(separator: "\n", omittingEmptySubsequences: false)
+      let name = Self.name(directive)
+      XCTAssertTrue((2...4).contains(lines.count), name)
+      XCTAssertFalse(name.isEmpty || Self.text(declared.syntax).isEmpty, name)
+      XCTAssertFalse(Self.text(declared.help).isEmpty, name)
+      let middle = lines.dropFirst().dropLast()
+      XCTAssertLessThanOrEqual(middle.filter { $0.hasPrefix("default ") }.count, 1, name)
+      XCTAssertLessThanOrEqual(middle.filter { !$0.hasPrefix("default ") }.count, 1, name)
+      XCTAssertFalse(middle.contains { $0.isEmpty }, name)
+      XCTAssertEqual(declared.unit == .none, declared.range == 0...0, name)
+    }
+  }
+
   /// Every directive has a row, and every row names a directive; the one
   /// row that is not a directive is `... trusted`, the upstream option.
   func testEveryDirectiveHasAReferenceRowAndEveryRowADirective() throws {
