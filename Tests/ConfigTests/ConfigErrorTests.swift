@@ -34,7 +34,7 @@ final class ConfigErrorTests: XCTestCase {
     ),
     BadLine(
       "timeout 1s 2s",
-      "extra argument '2s' to 'timeout' (usage: timeout DURATION, e.g. 1500ms or 2s)"),
+      "extra argument '2s' to 'timeout' (usage: timeout DURATION, 50ms...60s, e.g. 1500ms or 2s)"),
     BadLine(
       "upstream udp",
       "missing argument to 'upstream' (usage: \(upstreamUsage))"),

@@ -299,7 +299,7 @@ final class DefenceDirectiveTests: XCTestCase {
     ("hold-on brief", "bad duration 'brief' for 'hold-on' (e.g. 1500ms or 2s)", 1),
     (
       "hold-on",
-      "missing argument to 'hold-on' (usage: hold-on DURATION, 0 (off)...1000ms, e.g. 30ms)", 1
+      "missing argument to 'hold-on' (usage: hold-on DURATION, 0 (off)...1s, e.g. 30ms)", 1
     ),
     ("hold-on 10ms\nhold-on 20ms", "duplicate 'hold-on' directive (first on line 4)", 2),
     // rebind-allow NAME
@@ -382,12 +382,12 @@ final class DefenceDirectiveTests: XCTestCase {
     ),
     (
       "rate-limit fast",
-      "bad rate 'fast' for 'rate-limit' (usage: rate-limit COUNT/s, 1...1000000 per second, "
+      "bad rate 'fast' for 'rate-limit' (usage: rate-limit COUNT/s, 1/s...1000000/s, "
         + "or off, e.g. 200/s)", 1
     ),
     (
       "rate-limit /s",
-      "bad rate '/s' for 'rate-limit' (usage: rate-limit COUNT/s, 1...1000000 per second, "
+      "bad rate '/s' for 'rate-limit' (usage: rate-limit COUNT/s, 1/s...1000000/s, "
         + "or off, e.g. 200/s)", 1
     ),
     (
@@ -396,7 +396,7 @@ final class DefenceDirectiveTests: XCTestCase {
     ),
     (
       "rate-limit",
-      "missing argument to 'rate-limit' (usage: rate-limit COUNT/s, 1...1000000 per second, "
+      "missing argument to 'rate-limit' (usage: rate-limit COUNT/s, 1/s...1000000/s, "
         + "or off, e.g. 200/s)", 1
     ),
   ]

@@ -49,6 +49,25 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     XCTAssertEqual(settings.upstreams[0].account, [])
   }
 
+  /// `account=` without `format=` means the one format that takes it:
+  /// `alibaba` (it used to be refused, the default format being `json`).
+  func testAccountWithoutFormatIsAlibaba() throws {
+    let settings = try XCTUnwrap(
+      parse(
+        "upstream httpdns 203.107.1.1 account=139450\n"
+          + "upstream httpdns 203.107.1.2 secret=KEY account=7 trusted"))
+    XCTAssertEqual(settings.upstreams.map(\.httpdnsFormat), [.alibaba, .alibaba])
+    XCTAssertEqual(settings.upstreams.map(\.account), [Array("139450".utf8), Array("7".utf8)])
+    XCTAssertEqual(settings.upstreams[1].secret, Array("KEY".utf8))
+    XCTAssertEqual(settings.upstreams.map(\.answersEveryType), [false, false])
+    // Without `account=` the format stays `json`, and `secret=` alone is
+    // still refused for it.
+    XCTAssertEqual(parse("upstream httpdns 223.5.5.5")?.upstreams.first?.httpdnsFormat, .json)
+    XCTAssertEqual(
+      parseError("listen 127.0.0.1\nupstream httpdns 203.107.1.1 secret=KEY\n")?.message,
+      "'secret=' is only for format=alibaba (this upstream's format is json)")
+  }
+
   func testLongestAccountAndSecret() throws {
     let account = String(repeating: "a", count: 64)
     let secret = String(repeating: "~", count: 128)
@@ -141,7 +160,7 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "'account=' is only for format=alibaba (this upstream's format is dnspod)", 1
     ),
     (
-      "upstream httpdns 203.107.1.1 account=139450",
+      "upstream httpdns 203.107.1.1 format=json account=139450",
       "'account=' is only for format=alibaba (this upstream's format is json)", 1
     ),
     (
