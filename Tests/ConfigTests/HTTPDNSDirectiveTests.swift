@@ -105,7 +105,6 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "test.conf:3: verify needs an upstream marked trusted (e.g. upstream tcp 9.9.9.9 trusted)")
   }
 
-  static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
   static let directiveUsage = upstreamUsage
   static let badSecret =
     "bad httpdns secret (up to 128 printable ASCII characters, no spaces, '#' or '\"')"
@@ -276,15 +275,8 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     ),
   ]
 
-  func testErrorsAreReportedWithFileAndLine() throws {
-    for (lines, message, lineInFragment) in Self.badLines {
-      guard let error = parseError(Self.preamble + lines + "\nlog info\n") else { continue }
-      let expectedLine = 3 + lineInFragment
-      XCTAssertEqual(error.file, "test.conf")
-      XCTAssertEqual(error.line, expectedLine, lines)
-      XCTAssertEqual(error.message, message)
-      XCTAssertEqual(error.description, "test.conf:\(expectedLine): \(message)")
-    }
+  func testErrorsAreReportedWithFileAndLine() {
+    assertBadLines(Self.badLines)
   }
 
   /// A message quotes the option's name, never a secret: messages end up
@@ -298,7 +290,7 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "upstream httpdns 203.107.1.1 format=dnspod secret=\(secret)",
       "upstream httpdns 203.107.1.1 format=alibaba account=1 secret=\(secret)\u{7F}",
     ] {
-      let error = try XCTUnwrap(parseError(Self.preamble + lines))
+      let error = try XCTUnwrap(parseError(badLinePreamble + lines))
       XCTAssertFalse(error.description.contains(secret), error.description)
     }
     let settings = try XCTUnwrap(
