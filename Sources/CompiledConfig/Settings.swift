@@ -113,7 +113,8 @@ public struct Settings {
   public var resolvConfPath: [UInt8] = []
   public var resolvConfPosition: Int = 0
   /// `timeout`: per-attempt deadline before the next upstream is tried. The
-  /// 1.5 s default is the app-level "local DNS" deadline of the design notes.
+  /// 1.5 s default is the app-level "local DNS" deadline (Sources/README.md,
+  /// Threat model).
   public var timeoutMilliseconds: UInt32 = 1500
   /// `inflight`: capacity of the transaction ring, a power of two.
   public var inflight: Int = 1024
@@ -147,7 +148,7 @@ public struct Settings {
   // MARK: Packet cache. Durations are whole seconds, the unit of a DNS TTL.
 
   /// `cache`: entries in the packet cache; 0 turns the cache off. One entry is one answer keyed by (name, type, class, DO bit); a
-  /// full cache evicts, it never grows (design notes: allocate at start-up).
+  /// full cache evicts, it never grows (Sources/README.md, Memory).
   public var cacheEntries: Int = 4096
   /// `cache-bytes`: bytes of wire-format answers the cache holds in all.
   /// The 1 MiB default gives the 4096 default entries about
@@ -211,7 +212,7 @@ public struct Settings {
   /// lapse. 0: off.
   public var prefetchHits: UInt32 = 0
 
-  // MARK: Hijack defence (design notes: Threat model).
+  // MARK: Hijack defence (Sources/README.md, Threat model).
 
   /// `bogus ADDRESS[/LENGTH]`: addresses that only a forger or a redirecting
   /// ISP answers with. An upstream answer with an A or AAAA record inside one

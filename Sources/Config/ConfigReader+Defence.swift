@@ -1,7 +1,7 @@
 import CompiledConfig
 import DNSWire
 
-/// The hijack-defence directives (design notes: Threat model): forged
+/// The hijack-defence directives (Sources/README.md, Threat model): forged
 /// addresses, names checked against a trusted upstream, rebinding, override
 /// health checks and abuse limits.
 extension ConfigReader {

@@ -4,8 +4,8 @@ import Engine
 import TestSupport
 import XCTest
 
-/// The defences that judge an upstream answer by its addresses (design
-/// notes: Threat model): `bogus`, `bogus-nxdomain` and `rebind-protection`.
+/// The defences that judge an upstream answer by its addresses (Sources/README.md,
+/// Threat model): `bogus`, `bogus-nxdomain` and `rebind-protection`.
 final class AnswerDefenceTests: XCTestCase {
   static let forged: [UInt8] = [198, 51, 100, 66]
   static let redirect: [UInt8] = [100, 64, 0, 80]

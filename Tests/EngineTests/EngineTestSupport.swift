@@ -5,8 +5,8 @@ import Engine
 import TestSupport
 import XCTest
 
-// Test support for the sans-I/O engine (design: "a fake clock for the
-// engine"): a recording environment (its random source is TestSupport's
+// Test support for the sans-I/O engine (Sources/README.md, Conventions
+// 12: a fake clock for the engine): a recording environment (its random source is TestSupport's
 // SplitMix64), message builders and a decoder that turns wire bytes into
 // plain values to assert on.
 
