@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // dnsward — a hijack-resistant DNS forwarding proxy for small Linux routers.
 // No package dependencies: everything here builds with the Swift toolchain alone.
 // The one optional system library, mbedTLS (DoT/DoH), comes with the `TLS`
@@ -6,7 +6,7 @@
 import PackageDescription
 
 // DNSWire, CompiledConfig, Engine, HTTPDNS, Platform and Transports must also compile
-// in Embedded Swift (../shared/design.md, "Embedded Swift rules"): on the host
+// in Embedded Swift (Sources/README.md, "Embedded Swift rules"): on the host
 // they are plain Swift; Board/CMakeLists.txt compiles the same files with
 // `-enable-experimental-feature Embedded`, and .ci/run checks it.
 let package = Package(
@@ -44,7 +44,7 @@ let package = Package(
         "Platform", "CLinux",
         .target(name: "CMbedTLS", condition: .when(traits: ["TLS"])),
       ],
-      exclude: ["README-next.md"]),
+      exclude: ["README.md"]),
     // Client listeners and upstream protocols driven by the epoll loop.
     .target(
       name: "Transports",
@@ -52,8 +52,11 @@ let package = Package(
         "Platform", "Engine", "DNSWire", "CompiledConfig", "HTTPDNS",
         .target(name: "TLS", condition: .when(traits: ["TLS"])),
       ]),
-    // dnsward.conf parser, validator and Swift generator (host only: uses String).
-    .target(name: "Config", dependencies: ["DNSWire", "CompiledConfig"]),
+    // dnsward.conf parser, validator and Swift generator. Uses String (never
+    // compared or hashed), so the firmware can keep it for --config and --check.
+    // Its README.md is the config reference.
+    .target(
+      name: "Config", dependencies: ["DNSWire", "CompiledConfig"], exclude: ["README.md"]),
     // The build-time compiler: dnsward.conf -> Swift source with static tables.
     .executableTarget(name: "dnsward-confgen", dependencies: ["Config"]),
     .plugin(
@@ -66,7 +69,9 @@ let package = Package(
       plugins: ["ConfigCompilerPlugin"]),
     .executableTarget(
       name: "dnsward",
-      dependencies: ["Transports", "Engine", "Platform", "Config", "DefaultConfig"]),
+      dependencies: [
+        "Transports", "Platform", "Config", "DefaultConfig", "CompiledConfig", "DNSWire",
+      ]),
     // What more than one test target needs (a seeded random generator).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
@@ -91,7 +96,7 @@ let package = Package(
     // The simulated LAN (network namespaces, a lying ISP, dig/kdig/getent):
     // drives the real binary, so it only needs it built. Root only; skips elsewhere.
     .testTarget(
-      name: "LANTests", dependencies: ["dnsward"],
+      name: "LANTests", dependencies: ["dnsward", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
   ]
 )

@@ -7,7 +7,7 @@
 # first finding and prints the path of the input that caused it.
 #
 #   bash .ci/fuzz.sh                      # every target, 60 s each
-#   FUZZ_SECONDS=3600 bash .ci/fuzz.sh    # the longer run (README: Fuzzing)
+#   FUZZ_SECONDS=3600 bash .ci/fuzz.sh    # the longer run (Tests/README.md: Fuzzing)
 #   bash .ci/fuzz.sh engine config        # only these targets
 #   FUZZ_BUILD_ONLY=1 bash .ci/fuzz.sh    # build, run nothing
 #

@@ -97,7 +97,9 @@ public enum LogLevel: UInt8, Comparable, Sendable {
 }
 
 /// Every tunable of a compiled `dnsward.conf`, with the defaults a config
-/// without the directive gets. All limits live here, each with its reason.
+/// without the directive gets. The range each directive accepts is declared
+/// once, with the directive, in Sources/Config/Directive.swift (a test checks
+/// that the defaults declared there are the ones here).
 public struct Settings {
   /// `listen`: UDP and TCP sockets for clients.
   public var listen: [Endpoint] = []
@@ -111,7 +113,8 @@ public struct Settings {
   public var resolvConfPath: [UInt8] = []
   public var resolvConfPosition: Int = 0
   /// `timeout`: per-attempt deadline before the next upstream is tried. The
-  /// 1.5 s default is the app-level "local DNS" deadline of the design notes.
+  /// 1.5 s default is the app-level "local DNS" deadline (Sources/README.md,
+  /// Threat model).
   public var timeoutMilliseconds: UInt32 = 1500
   /// `inflight`: capacity of the transaction ring, a power of two.
   public var inflight: Int = 1024
@@ -144,30 +147,29 @@ public struct Settings {
 
   // MARK: Packet cache. Durations are whole seconds, the unit of a DNS TTL.
 
-  /// `cache`: entries in the packet cache, 0...1_048_576; 0 turns the cache
-  /// off. One entry is one answer keyed by (name, type, class, DO bit); a
-  /// full cache evicts, it never grows (design notes: allocate at start-up).
+  /// `cache`: entries in the packet cache; 0 turns the cache off. One entry is one answer keyed by (name, type, class, DO bit); a
+  /// full cache evicts, it never grows (Sources/README.md, Memory).
   public var cacheEntries: Int = 4096
-  /// `cache-bytes`: bytes of wire-format answers the cache holds in all,
-  /// 16 KiB...256 MiB. The 1 MiB default gives the 4096 default entries about
+  /// `cache-bytes`: bytes of wire-format answers the cache holds in all.
+  /// The 1 MiB default gives the 4096 default entries about
   /// 256 bytes each, the size of a typical answer, within a router's RAM.
   public var cacheBytes: Int = 1 << 20
-  /// `min-ttl`, seconds, 0...3600: a cached answer is kept at least this
+  /// `min-ttl`, seconds: a cached answer is kept at least this
   /// long; smaller TTLs are raised to it. 0 keeps the upstream's TTLs;
   /// raising it trades freshness for fewer upstream queries, so it is
   /// capped at an hour.
   public var minTTL: UInt32 = 0
-  /// `max-ttl`, seconds, 1...604_800 and at least `minTTL`: larger TTLs are
+  /// `max-ttl`, seconds, at least `minTTL`: larger TTLs are
   /// lowered to it, so a changed (or poisoned) record is replaced within a
   /// day by default. RFC 8767 §4 recommends capping TTLs at 7 days, the
   /// upper bound.
   public var maxTTL: UInt32 = 86400
-  /// `neg-ttl-max`, seconds, 0...86400: an NXDOMAIN or NODATA answer is
+  /// `neg-ttl-max`, seconds: an NXDOMAIN or NODATA answer is
   /// cached at most this long. RFC 2308 §5 finds one to three hours work
   /// well (the default is one) and more than a day problematic (the upper
   /// bound). 0: negative answers are not cached.
   public var negativeTTLMax: UInt32 = 3600
-  /// `stale`, seconds, 0...604_800: how long past its expiry an answer may
+  /// `stale`, seconds: how long past its expiry an answer may
   /// still be served when every upstream fails (RFC 8767 serve-stale; its §5
   /// suggests one to three days, the bound is `max-ttl`'s 7 days). 0: off.
   public var staleSeconds: UInt32 = 0
@@ -196,7 +198,7 @@ public struct Settings {
   /// on OpenWrt, which then survives restarts but not reboots) or give flash
   /// a long interval.
   public var cacheFilePath: [UInt8] = []
-  /// `cache-save-interval`, seconds, 30...86_400: how often the cache file
+  /// `cache-save-interval`, seconds: how often the cache file
   /// is rewritten. Not on every change: flash wears with each write, and a
   /// few minutes of new answers is all a crash loses. Default 5 minutes.
   public var cacheSaveSeconds: UInt32 = 300
@@ -205,12 +207,12 @@ public struct Settings {
   /// ending in its zero root octet, so the list is walked name by name with
   /// no separator), in config order, without duplicates; empty: none.
   public var prefetchNames: [UInt8] = []
-  /// `prefetch-hits`, 0...1_000_000: a cache entry hit more than this many
+  /// `prefetch-hits`: a cache entry hit more than this many
   /// times is refreshed shortly before it expires, so popular answers never
   /// lapse. 0: off.
   public var prefetchHits: UInt32 = 0
 
-  // MARK: Hijack defence (design notes: Threat model).
+  // MARK: Hijack defence (Sources/README.md, Threat model).
 
   /// `bogus ADDRESS[/LENGTH]`: addresses that only a forger or a redirecting
   /// ISP answers with. An upstream answer with an A or AAAA record inside one
@@ -240,7 +242,7 @@ public struct Settings {
   /// a plain upstream answers them then — the "degrade to local DNS when
   /// the secure channel is unavailable" choice, made explicit and logged.
   public var strict: Bool = false
-  /// `hold-on DURATION`, 0 (off)...1000 ms: after the first answer to a UDP
+  /// `hold-on DURATION`, milliseconds, 0 for off: after the first answer to a UDP
   /// query, wait this long for a second, different one (an injected answer
   /// races the real one); if two arrive, the one that is not bogus and
   /// whose shape (IP TTL, EDNS) matches the upstream's usual answers wins.
@@ -257,10 +259,10 @@ public struct Settings {
   /// of the override's answers, and a name whose every address failed is
   /// resolved normally until one recovers. 0: off.
   public var overrideCheckPort: UInt16 = 0
-  /// `override-check-interval DURATION`, 5s...1d: how often the override
+  /// `override-check-interval DURATION`, seconds: how often the override
   /// addresses are probed.
   public var overrideCheckSeconds: UInt32 = 60
-  /// `rate-limit COUNT/s`, 0 (off)...1_000_000: queries per second a single
+  /// `rate-limit COUNT/s`, 0 for off: queries per second a single
   /// client address may make (token bucket, burst of one second's worth);
   /// more are dropped and counted.
   public var rateLimitPerSecond: UInt32 = 0

@@ -1,13 +1,14 @@
 import CompiledConfig
 import DNSWire
 
-/// The hijack-defence directives (design notes: Threat model): forged
+/// The hijack-defence directives (Sources/README.md, Threat model): forged
 /// addresses, names checked against a trusted upstream, rebinding, override
 /// health checks and abuse limits.
 extension ConfigReader {
   /// `bogus ADDRESS[/LENGTH]` or `bogus-nxdomain ADDRESS[/LENGTH]`. The same
-  /// prefix in both lists is a conflict: an answer carrying it would be
-  /// dropped, never turned into NXDOMAIN.
+  /// prefix in both lists is a conflict (keep one); one inside the other is
+  /// accepted, and the summary notes that the `bogus-nxdomain` entry wins
+  /// for answers with only its addresses.
   mutating func addBogus(_ token: ArraySlice<UInt8>, for directive: Directive, line: Int)
     throws(LineError)
   {
@@ -157,9 +158,8 @@ extension ConfigReader {
       }
       throw LineError("unknown unit \(quoted: unit) in \(quoted: token) (use /s)")
     }
-    guard let count = AddressSyntax.decimal(digits), count <= 1_000_000 else {
-      throw LineError("rate-limit \(escaped: token) is out of range 1/s...1000000/s")
-    }
-    return UInt32(count)
+    // `0/s` is off too; its declared range starts at 1.
+    if AddressSyntax.decimal(digits) == 0 { return 0 }
+    return UInt32(try number(token, for: .rateLimit))
   }
 }

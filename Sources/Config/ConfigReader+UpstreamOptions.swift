@@ -11,7 +11,8 @@ import DNSWire
 ///   [format=dns-message|json] [pin=sha256/BASE64] [trusted]`.
 extension ConfigReader {
   /// The options after the address, in any order, each at most once. The
-  /// format is `json` for httpdns and `dns-message` for https unless given;
+  /// format is `dns-message` for https unless given, and for httpdns
+  /// `alibaba` with `account=`, else `json`;
   /// `account=` is required for `alibaba` and, like `secret=` (which makes
   /// dnsward sign its requests), allowed for no other format; `path=` only
   /// for `json` and `dns-message`; `name=` is required for tls and https.
@@ -76,6 +77,10 @@ extension ConfigReader {
         """)
     }
     guard transport.isHTTP else { return }
+    // `account=` without `format=`: the one format that takes an account.
+    if transport == .httpdns && seen & UpstreamOption.format.bit == 0 && !server.account.isEmpty {
+      server.httpdnsFormat = .alibaba
+    }
     let format = server.httpdnsFormat
     if format == .alibaba {
       guard !server.account.isEmpty else {

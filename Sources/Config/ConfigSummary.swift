@@ -2,8 +2,11 @@ import CompiledConfig
 
 extension ConfigGenerator {
   /// A few lines describing the settings, for `dnsward --check` and the
-  /// start-up log: every listener and upstream, counts for the tables.
-  public static func summary(_ settings: Settings) -> String {
+  /// start-up log: every listener and upstream, counts for the tables, and
+  /// a note where a setting does nothing or another one overrules it.
+  /// `lines` (from `ConfigParser.parse(bytes:fileName:readFile:lines:)`) lets the notes name the
+  /// lines of the entries they are about.
+  public static func summary(_ settings: Settings, lines: SourceLines = SourceLines()) -> String {
     var out: MessageText = "listen: "
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
@@ -69,7 +72,7 @@ extension ConfigGenerator {
       """)
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
-    appendDefenceSummary(settings, to: &out)
+    appendDefenceSummary(settings, lines: lines, to: &out)
     return out.string
   }
 
@@ -178,7 +181,9 @@ extension ConfigGenerator {
   ///     rebind-protection: on, rebind-allow: 1 name
   ///     override-check: tcp:443 every 60s
   ///     rate-limit: 200/s, refuse-any: on
-  static func appendDefenceSummary(_ settings: Settings, to out: inout MessageText) {
+  static func appendDefenceSummary(
+    _ settings: Settings, lines: SourceLines, to out: inout MessageText
+  ) {
     out.append("bogus: ")
     appendPrefixes(settings.bogusPrefixes, to: &out)
     out.append("; bogus-nxdomain: ")
@@ -190,6 +195,7 @@ extension ConfigGenerator {
     if settings.detectNXDomainRedirect && !hasPlainUpstream {
       out.append(" (no effect: no upstream that is not trusted)")
     }
+    appendBogusOverlaps(settings, lines: lines, to: &out)
     out.append("\nverify: ")
     appendNameCount(settings.verifyNames, to: &out)
     if settings.strict { out.append(" (strict: trusted answers only)") }
@@ -224,6 +230,54 @@ extension ConfigGenerator {
       out.append("\(settings.rateLimitPerSecond)/s")
     }
     out.append(", refuse-any: \(onOff(settings.refuseAny))\n")
+  }
+
+  /// One `warning:` line for each `bogus` and `bogus-nxdomain` entry of
+  /// which one contains the other (the same prefix in both is refused by
+  /// the parser). The engine turns an answer whose addresses all lie in
+  /// `bogus-nxdomain` entries into NXDOMAIN before it checks `bogus`: the
+  /// more specific, explicit statement wins over dropping the answer.
+  static func appendBogusOverlaps(
+    _ settings: Settings, lines: SourceLines, to out: inout MessageText
+  ) {
+    for (bogusIndex, bogus) in settings.bogusPrefixes.enumerated() {
+      for (nxIndex, nx) in settings.bogusNXDomainPrefixes.enumerated() {
+        let bogusHoldsNX = bogus.length <= nx.length && bogus.contains(nx.address)
+        guard bogusHoldsNX || (nx.length < bogus.length && nx.contains(bogus.address)) else {
+          continue
+        }
+        let bogusEntry = entry("bogus", bogus, lines.bogus, bogusIndex)
+        let nxEntry = entry("bogus-nxdomain", nx, lines.bogusNXDomain, nxIndex)
+        if bogusHoldsNX {
+          let what: MessageText = nx.length == 128 ? "that address" : "addresses in \(nx)"
+          out.append(
+            """
+
+            warning: \(bogusEntry) contains \(nxEntry): an answer with only \(what) \
+            becomes NXDOMAIN
+            """)
+        } else {
+          let what: StaticString = bogus.length == 128 ? "that address" : "those addresses"
+          out.append(
+            """
+
+            warning: \(nxEntry) contains \(bogusEntry): an answer with only addresses in \(nx) \
+            becomes NXDOMAIN, even with \(what)
+            """)
+        }
+      }
+    }
+  }
+
+  /// `bogus 198.51.100.7 (line 3)`: a directive's prefix (a single address
+  /// without its length) and its line, when `lines` has one at `index`.
+  static func entry(
+    _ directive: StaticString, _ prefix: AddressPrefix, _ lines: [Int], _ index: Int
+  ) -> MessageText {
+    var text: MessageText = "\(directive) "
+    if prefix.length == 128 { text.append("\(prefix.address)") } else { text.append("\(prefix)") }
+    if index < lines.count { text.append(" (line \(lines[index]))") }
+    return text
   }
 
   /// The described prefixes, or `none`.

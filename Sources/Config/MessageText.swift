@@ -59,6 +59,12 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
     appendLiteral(text)
   }
 
+  /// A piece of a directive's declaration (`DeclaredText`).
+  @inline(never)
+  mutating func appendInterpolation(_ text: UnsafeBufferPointer<UInt8>) {
+    bytes.append(contentsOf: text)
+  }
+
   /// A number in decimal.
   @inline(never)
   mutating func appendInterpolation(_ value: Int) {

@@ -11,15 +11,7 @@ import PackagePlugin
 struct ConfigCompilerPlugin: BuildToolPlugin {
   func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
     guard let sourceTarget = target as? SourceModuleTarget else { return [] }
-    // `Target.directoryURL` needs tools version 6.1; the package declares 6.0,
-    // where the target's folder is the one of its least nested source file.
-    let sources = sourceTarget.sourceFiles.filter { $0.type == .source }
-    let shallowest = sources.min { $0.url.pathComponents.count < $1.url.pathComponents.count }
-    guard let topSource = shallowest else {
-      Diagnostics.error("\(target.name): needs a Swift file next to its dnsward.conf")
-      return []
-    }
-    let config = topSource.url.deletingLastPathComponent().appending(path: "dnsward.conf")
+    let config = sourceTarget.directoryURL.appending(path: "dnsward.conf")
     let configPath = config.path(percentEncoded: false)
     guard FileManager.default.fileExists(atPath: configPath) else {
       Diagnostics.error("\(target.name): ConfigCompilerPlugin needs \(configPath) to compile")

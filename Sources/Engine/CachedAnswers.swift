@@ -144,12 +144,13 @@ extension Engine {
         output.setUInt16(UInt16(message.additionalCount + 1), at: HeaderField.additionalCount)
         var writer = MessageWriter(
           buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
-        try? writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize)
+        try? writeClientOPT(&writer, dnssecOK: waiter.dnssecOK)
       }
     } else {
       length = writeTruncated(
         id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
         type: message.questionType, rrClass: message.questionClass, hasEDNS: waiter.hasEDNS,
+        dnssecOK: waiter.dnssecOK,
         extendedRcode: 0)
     }
     send(replyLength: length, to: waiter.client, environment: &environment)
@@ -249,6 +250,7 @@ extension Engine {
     waiter.clientCase = CaseMask(of: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]))
     if let opt = query.opt {
       waiter.hasEDNS = true
+      waiter.dnssecOK = opt.dnssecOK
       waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
     }
     return waiter

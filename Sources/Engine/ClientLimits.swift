@@ -91,7 +91,7 @@ extension Engine {
         pointerTo: HeaderField.size, type: RRType(rawValue: 13), rrClass: query.questionClass,
         ttl: Self.minimalANYTTL,
         rdata: UnsafeRawBufferPointer(start: hinfo.utf8Start, count: hinfo.utf8CodeUnitCount))
-      if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
     } catch {
       fits = false
     }

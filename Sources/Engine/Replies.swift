@@ -33,11 +33,21 @@ extension Engine {
       name: UnsafeRawBufferPointer(cased), type: type, rrClass: rrClass, compress: false)
   }
 
+  /// Our OPT record in a reply to a client: our payload size, and the
+  /// client's DO bit, which the response must copy from the query
+  /// (RFC 3225 §3) whatever the upstream or the cache said.
+  func writeClientOPT(
+    _ writer: inout MessageWriter, dnssecOK: Bool, extendedRcode: UInt8 = 0
+  ) throws(WireError) {
+    try writer.writeOPT(
+      udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode, dnssecOK: dnssecOK)
+  }
+
   /// Header, question and OPT with TC=1: what a client gets when the answer
   /// does not fit, so it asks again over TCP (RFC 7766 §5).
   func writeTruncated(
     id: UInt16, flags: HeaderFlags, name: UnsafeRawBufferPointer, clientCase: CaseMask,
-    type: RRType, rrClass: RRClass, hasEDNS: Bool, extendedRcode: UInt8
+    type: RRType, rrClass: RRClass, hasEDNS: Bool, dnssecOK: Bool, extendedRcode: UInt8
   ) -> Int {
     var flags = flags
     flags.set(HeaderFlags.truncated, true)
@@ -46,7 +56,7 @@ extension Engine {
       try writer.writeHeader(id: id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
       try writeQuestion(&writer, name: name, clientCase: clientCase, type: type, rrClass: rrClass)
       if hasEDNS {
-        try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode)
+        try writeClientOPT(&writer, dnssecOK: dnssecOK, extendedRcode: extendedRcode)
       }
     } catch {
       preconditionFailure("a truncated reply always fits")
@@ -83,6 +93,7 @@ extension Engine {
         length = writeTruncated(
           id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
           type: transaction.type, rrClass: transaction.rrClass, hasEDNS: waiter.hasEDNS,
+          dnssecOK: waiter.dnssecOK,
           extendedRcode: extendedRcode)
       }
       counters.answered += 1
@@ -123,9 +134,7 @@ extension Engine {
       &writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
     try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<copyEnd]))
     if waiter.hasEDNS {
-      try writer.writeOPT(
-        udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode,
-        dnssecOK: reply.opt?.dnssecOK ?? false)
+      try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK, extendedRcode: extendedRcode)
     }
     return writer.count
   }
@@ -155,7 +164,7 @@ extension Engine {
         try writeQuestion(
           &writer, name: name, clientCase: waiter.clientCase, type: transaction.type,
           rrClass: transaction.rrClass)
-        if waiter.hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+        if waiter.hasEDNS { try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK) }
       } catch {
         preconditionFailure("a header and question always fit")
       }
@@ -199,8 +208,8 @@ extension Engine {
           type: query.questionType, rrClass: query.questionClass, compress: false)
       }
       if hasEDNS {
-        try writer.writeOPT(
-          udpPayloadSize: settings.ednsPayloadSize,
+        try writeClientOPT(
+          &writer, dnssecOK: query?.opt?.dnssecOK ?? false,
           extendedRcode: UInt8(truncatingIfNeeded: rcode.rawValue >> 4))
       }
     } catch {
@@ -273,7 +282,7 @@ extension Engine {
             pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
         }
-        if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+        if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
       } catch {
         fits = false
       }
@@ -303,6 +312,7 @@ extension Engine {
     guard length > limit else { return length }
     return writeTruncated(
       id: query.id, flags: flags, name: name, clientCase: clientCase, type: type,
-      rrClass: rrClass, hasEDNS: hasEDNS, extendedRcode: 0)
+      rrClass: rrClass, hasEDNS: hasEDNS, dnssecOK: query.opt?.dnssecOK ?? false,
+      extendedRcode: 0)
   }
 }

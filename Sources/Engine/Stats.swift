@@ -168,7 +168,7 @@ extension Engine {
             &writer, upstream: upstream, key: "disagreements", value: entry.disagreements)
         }
       }
-      if hasEDNS { try writer.writeOPT(udpPayloadSize: settings.ednsPayloadSize) }
+      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
     } catch {
       fits = false
     }

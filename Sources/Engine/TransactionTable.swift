@@ -300,6 +300,8 @@ struct Waiter {
   var clientFlags: UInt16 = 0
   var clientCase = CaseMask()
   var hasEDNS = false
+  /// The client's DO bit, copied into its reply's OPT (RFC 3225 §3).
+  var dnssecOK = false
   var clientPayloadSize: UInt16 = 512
   /// When the query arrived (engine milliseconds): its logged latency is
   /// measured from here.

@@ -138,15 +138,9 @@ extension Engine {
     let upstream = Int(transaction.upstream)
     let screen = screenAnswer(reply)
     let name = self.name(slot: slot)
-    if screen.hasBogusAddress {
-      counters.bogusDropped += 1
-      environment.reportDefence(.bogusDropped, name: name, address: nil, upstream: upstream)
-      // Over UDP the real answer may still come (an injected one arrives
-      // first); the deadline moves on to the next upstream if it does not.
-      // Over TCP nothing more will come for this query.
-      if transaction.transport != .udp { failOver(slot: slot, now: now, environment: &environment) }
-      return true
-    }
+    // A redirect answer first: its addresses may also lie in a `bogus`
+    // prefix, and the `bogus-nxdomain` entry names that exact answer, so
+    // the more specific statement wins (Sources/Config/README.md).
     if screen.isRedirect {
       counters.redirectsRewritten += 1
       environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
@@ -154,6 +148,15 @@ extension Engine {
       environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
       replyToWaiters(slot: slot, rcode: .nameError, now: now, environment: &environment)
       release(slot: slot)
+      return true
+    }
+    if screen.hasBogusAddress {
+      counters.bogusDropped += 1
+      environment.reportDefence(.bogusDropped, name: name, address: nil, upstream: upstream)
+      // Over UDP the real answer may still come (an injected one arrives
+      // first); the deadline moves on to the next upstream if it does not.
+      // Over TCP nothing more will come for this query.
+      if transaction.transport != .udp { failOver(slot: slot, now: now, environment: &environment) }
       return true
     }
     if settings.rebindProtection && screen.hasPrivateAddress

@@ -25,6 +25,8 @@ public final class SecureRandom {
     pool = .allocate(capacity: Self.words)
   }
 
+  deinit { pool.deallocate() }
+
   public func nextUInt64() -> UInt64 {
     if next == Self.words { refill() }
     let value = pool[next]

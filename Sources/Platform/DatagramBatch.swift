@@ -12,26 +12,26 @@ public final class DatagramBatch {
   public let slotSize: Int
   public private(set) var count = 0
   let records: UnsafeMutablePointer<clinux_datagram>
-  let buffers: UnsafeMutableRawBufferPointer
+  let buffers: SlotBuffer
 
   public init(capacity: Int, slotSize: Int) {
     precondition(capacity > 0 && capacity <= Int(CLINUX_BATCH_MAX), "batch size out of range")
     self.capacity = capacity
     self.slotSize = slotSize
     records = .allocate(capacity: capacity)
-    buffers = .allocate(byteCount: capacity * slotSize, alignment: 8)
-    let base = buffers.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    buffers = SlotBuffer(count: capacity, stride: slotSize)
     for index in 0..<capacity {
       records.advanced(by: index).initialize(
         to: clinux_datagram(
-          bytes: base + index * slotSize, capacity: UInt32(slotSize), length: 0, truncated: 0,
+          bytes: buffers[index].baseAddress!.assumingMemoryBound(to: UInt8.self),
+          capacity: UInt32(slotSize), length: 0, truncated: 0,
           peer_length: 0, peer: sockaddr_storage()))
     }
   }
 
   deinit {
+    records.deinitialize(count: capacity)
     records.deallocate()
-    buffers.deallocate()
   }
 
   public var isFull: Bool { count == capacity }

@@ -2,8 +2,11 @@ import CLinux
 
 /// One epoll instance and a preallocated event array. Each registration
 /// carries a caller-chosen 64-bit token (kind, slot, generation), so a stale
-/// event for a recycled descriptor can be recognised and ignored.
-public struct Epoll {
+/// event for a recycled descriptor can be recognised and ignored. The
+/// owner closes `descriptor`; the event arrays are freed with the value.
+/// Noncopyable: one owner frees them, and a borrow (`context.epoll.add`)
+/// costs no reference count.
+public struct Epoll: ~Copyable {
   public let descriptor: FileDescriptor
   public static let capacity = 64
   private let events: UnsafeMutablePointer<UInt32>
@@ -19,6 +22,11 @@ public struct Epoll {
     descriptor = FileDescriptor(rawValue: Int32(fd))
     events = .allocate(capacity: Self.capacity)
     tokens = .allocate(capacity: Self.capacity)
+  }
+
+  deinit {
+    events.deallocate()
+    tokens.deallocate()
   }
 
   public func add(_ fd: FileDescriptor, events: UInt32, token: UInt64) throws(Errno) {

@@ -9,7 +9,8 @@ public struct Errno: Error, Equatable {
   public static var inProgress: Errno { Errno(rawValue: clinux_einprogress()) }
 }
 
-/// The one place every syscall goes through (design: style 5). Reads errno at
+/// The one place every syscall goes through (Sources/README.md,
+/// Conventions 5). Reads errno at
 /// once, retries EINTR, and turns EAGAIN/EWOULDBLOCK into `nil`.
 /// - Returns: the non-negative result, or nil when the call would block.
 @inline(__always)

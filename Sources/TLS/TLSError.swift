@@ -11,8 +11,8 @@
     case serverName  // empty, longer than 253 bytes, or mbedtls_ssl_set_hostname failed
   }
 
-  /// Why a TLS connection was refused or broke — small and closed (design:
-  /// style 6), one case per thing the log must be able to say. The
+  /// Why a TLS connection was refused or broke — small and closed
+  /// (Sources/README.md, Conventions 6), one case per thing the log must be able to say. The
   /// certificate cases carry mbedTLS's verify flags (MBEDTLS_X509_BADCERT_*)
   /// for the detail; the `code` cases carry a negative mbedTLS error code.
   public enum TLSError: Error, Equatable, Sendable {

@@ -9,18 +9,18 @@ import Platform
 /// handed to the engine.
 extension HTTPDNSUpstreamPool {
   /// Opens a fresh connection for connection `index`'s request.
-  func open(_ index: Int, server: Server, now: UInt64) -> Bool {
-    let address = server.upstreamAddresses[connections[index].upstream]
+  func open(_ index: Int, now: UInt64) -> Bool {
+    let address = context.upstreamAddresses[connections[index].upstream]
     guard let fd = try? Socket.tcp(for: address) else { return false }
     let generation = connections[index].generation &+ 1
     let connected: Bool
     do {
       connected = try Socket.connect(fd, to: address)
-      try server.epoll.add(
+      try context.epoll.add(
         fd, events: Epoll.readable | Epoll.writable,
         token: Token.make(.upstreamHTTP, slot: index, generation: generation))
     } catch {
-      logConnectFailure(index, errno: error, server: server)
+      logConnectFailure(index, errno: error)
       fd.close()
       return false
     }
@@ -33,30 +33,30 @@ extension HTTPDNSUpstreamPool {
     connections[index].generation = generation
     connections[index].reused = false
     connections[index].state = .connecting
-    if connected { established(index, server: server, now: now) }
+    if connected { established(index, now: now) }
     return true
   }
 
   /// The TCP connection is up: on to the TLS handshake, or straight to the
   /// request.
-  func established(_ index: Int, server: Server, now: UInt64) {
+  func established(_ index: Int, now: UInt64) {
     if channels.isSecure(index) {
       connections[index].state = .handshaking
-      handshake(index, server: server, now: now)
+      handshake(index, now: now)
     } else {
       connections[index].state = .busy
-      flush(index, server: server)
+      flush(index)
     }
   }
 
   /// Advances a DoH connection's handshake; once established the request
   /// goes out. The socket waits only for what the handshake needs.
-  func handshake(_ index: Int, server: Server, now: UInt64) {
+  func handshake(_ index: Int, now: UInt64) {
     let events: UInt32
-    switch channels.handshake(slot: index, server: server, now: now) {
+    switch channels.handshake(slot: index, now: now) {
     case .established:
       connections[index].state = .busy
-      flush(index, server: server)
+      flush(index)
       return
     case .waitReadable: events = Epoll.readable
     case .waitWritable: events = Epoll.readable | Epoll.writable
@@ -64,13 +64,13 @@ extension HTTPDNSUpstreamPool {
       connections[index].failed = true
       return
     }
-    try? server.epoll.modify(
+    try? context.epoll.modify(
       connections[index].fd, events: events,
       token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
   }
 
-  func flush(_ index: Int, server: Server) {
-    let request = buffer(requests, Self.requestCapacity, index)
+  func flush(_ index: Int) {
+    let request = requests[index]
     var waitWritable = false
     while connections[index].written < connections[index].requestLength {
       let start = connections[index].written
@@ -88,12 +88,14 @@ extension HTTPDNSUpstreamPool {
       connections[index].written += sent
     }
     let events = waitWritable ? Epoll.readable | Epoll.writable : Epoll.readable
-    try? server.epoll.modify(
+    try? context.epoll.modify(
       connections[index].fd, events: events,
       token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
   }
 
-  func handle(event: UInt32, index: Int, generation: UInt32, server: Server, now: UInt64) {
+  func handle(
+    event: UInt32, index: Int, generation: UInt32, now: UInt64, environment: inout LoopEnvironment
+  ) {
     guard index < count, connections[index].fd.isValid,
       connections[index].generation == generation
     else { return }
@@ -101,25 +103,25 @@ extension HTTPDNSUpstreamPool {
     if connections[index].state == .connecting {
       guard event & (Epoll.writable | Epoll.hangup) != 0 else { return }
       if let error = Socket.pendingError(connections[index].fd) {
-        logConnectFailure(index, errno: error, server: server)
+        logConnectFailure(index, errno: error)
         connections[index].failed = true
         return
       }
-      established(index, server: server, now: now)
+      established(index, now: now)
       if connections[index].state != .busy { return }
     } else if connections[index].state == .handshaking {
-      handshake(index, server: server, now: now)
+      handshake(index, now: now)
       if connections[index].state != .busy { return }
     } else if event & Epoll.writable != 0 {
-      flush(index, server: server)
+      flush(index)
     }
     if event & (Epoll.readable | Epoll.hangup) != 0 || channels.isSecure(index) {
-      read(index, server: server, now: now)
+      read(index, now: now, environment: &environment)
     }
   }
 
-  func read(_ index: Int, server: Server, now: UInt64) {
-    let response = buffer(responses, Self.responseCapacity, index)
+  func read(_ index: Int, now: UInt64, environment: inout LoopEnvironment) {
+    let response = responses[index]
     while connections[index].fd.isValid && !connections[index].failed {
       let filled = connections[index].received
       guard filled < Self.responseCapacity else {
@@ -136,7 +138,7 @@ extension HTTPDNSUpstreamPool {
       case .ended: received = 0
       case .waitReadable: return
       case .waitWritable:
-        try? server.epoll.modify(
+        try? context.epoll.modify(
           connections[index].fd, events: Epoll.readable | Epoll.writable,
           token: Token.make(.upstreamHTTP, slot: index, generation: connections[index].generation))
         return
@@ -175,8 +177,8 @@ extension HTTPDNSUpstreamPool {
       }
       if let frame {
         deliver(
-          index, length: frame.length, keepAlive: frame.keepAlive && !closed, server: server,
-          now: now)
+          index, length: frame.length, keepAlive: frame.keepAlive && !closed,
+          now: now, environment: &environment)
         return
       }
       if closed {
@@ -190,18 +192,17 @@ extension HTTPDNSUpstreamPool {
   /// connection is made idle (or closed) first, so that the engine's
   /// `releaseUpstream` for this transaction finds nothing left to cancel.
   func deliver(
-    _ index: Int, length: Int, keepAlive: Bool, server: Server, now: UInt64
+    _ index: Int, length: Int, keepAlive: Bool, now: UInt64, environment: inout LoopEnvironment
   ) {
     let transaction = connections[index].transaction
     let upstream = connections[index].upstream
     let query = UnsafeRawBufferPointer(
-      rebasing: buffer(queries, Self.queryCapacity, index)[0..<connections[index].queryLength])
-    let response = UnsafeRawBufferPointer(
-      rebasing: buffer(responses, Self.responseCapacity, index)[0..<length])
+      rebasing: queries[index][0..<connections[index].queryLength])
+    let response = UnsafeRawBufferPointer(rebasing: responses[index][0..<length])
     let dnsLength: Int
     do throws(HTTPDNSError) {
       dnsLength = try HTTPDNSCodec.writeDNSResponse(
-        to: query, httpResponse: response, format: server.engine.upstreams[upstream].httpdnsFormat,
+        to: query, httpResponse: response, format: context.engine.upstreams[upstream].httpdnsFormat,
         into: dnsResponse)
     } catch {
       errors += 1
@@ -215,20 +216,19 @@ extension HTTPDNSUpstreamPool {
     } else {
       close(index)
     }
-    var environment = LoopEnvironment(server: server)
-    server.engine.handleUpstreamReply(
+    context.engine.handleUpstreamReply(
       UnsafeRawBufferPointer(rebasing: dnsResponse[0..<dnsLength]), transaction: transaction,
-      upstream: upstream, from: Endpoint(server.upstreamAddresses[upstream]), now: now,
+      upstream: upstream, from: Endpoint(context.upstreamAddresses[upstream]), now: now,
       environment: &environment)
   }
 
   /// `httpdns upstream 223.5.5.5:80: connect failed, errno 111` (debug: the
   /// attempt fails over and the upstream's failures count it).
-  func logConnectFailure(_ index: Int, errno: Errno, server: Server) {
-    let log = server.log
+  func logConnectFailure(_ index: Int, errno: Errno) {
+    let log = context.log
     guard log.enabled(.debug) else { return }
     log.start(.debug).append("httpdns upstream ")
-      .append(address: server.upstreamAddresses[connections[index].upstream])
+      .append(address: context.upstreamAddresses[connections[index].upstream])
       .append(": connect failed, errno ").append(decimal: Int(errno.rawValue)).emit(.debug)
   }
 }

@@ -58,9 +58,10 @@ final class HTTPDNSUpstreamPool {
 
   let count: Int
   let connections: UnsafeMutablePointer<Connection>
-  let queries: UnsafeMutableRawBufferPointer
-  let requests: UnsafeMutableRawBufferPointer
-  let responses: UnsafeMutableRawBufferPointer
+  /// Per connection: its query, the HTTP request, the HTTP response.
+  let queries: SlotBuffer
+  let requests: SlotBuffer
+  let responses: SlotBuffer
   /// The DNS response handed to the engine.
   let dnsResponse: UnsafeMutableRawBufferPointer
   /// Index of each upstream's first connection, -1 for other transports.
@@ -77,7 +78,12 @@ final class HTTPDNSUpstreamPool {
   /// connections were busy.
   var queue: HTTPWaitQueue
 
-  init(upstreams: [UpstreamServer], setup: TLSSetup) throws(TLSSetup.Failure) {
+  let context: LoopContext
+
+  init(upstreams: [UpstreamServer], setup: TLSSetup, context: LoopContext)
+    throws(TLSSetup.Failure)
+  {
+    self.context = context
     var first: [Int] = []
     var hosts: [UnsafeRawBufferPointer] = []
     var total = 0
@@ -109,19 +115,23 @@ final class HTTPDNSUpstreamPool {
       }
     }
     channels = try SecureChannels(
-      slotUpstreams: slotUpstreams, upstreams: upstreams, secure: .https, setup: setup)
+      slotUpstreams: slotUpstreams, upstreams: upstreams, secure: .https, setup: setup,
+      context: context)
     queue = HTTPWaitQueue(
       capacity: total > 0 ? HTTPWaitQueue.defaultCapacity : 0, queryCapacity: Self.queryCapacity)
-    queries = .allocate(byteCount: max(total, 1) * Self.queryCapacity, alignment: 8)
-    requests = .allocate(byteCount: max(total, 1) * Self.requestCapacity, alignment: 8)
-    responses = .allocate(byteCount: max(total, 1) * Self.responseCapacity, alignment: 8)
+    queries = SlotBuffer(count: total, stride: Self.queryCapacity)
+    requests = SlotBuffer(count: total, stride: Self.requestCapacity)
+    responses = SlotBuffer(count: total, stride: Self.responseCapacity)
     dnsResponse = .allocate(byteCount: total > 0 ? 65_535 : 1, alignment: 8)
   }
 
-  func buffer(_ base: UnsafeMutableRawBufferPointer, _ capacity: Int, _ index: Int)
-    -> UnsafeMutableRawBufferPointer
-  {
-    UnsafeMutableRawBufferPointer(rebasing: base[(index * capacity)..<((index + 1) * capacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: max(count, 1))
+    connections.deallocate()
+    dnsResponse.deallocate()
+    for host in hosts { host.deallocate() }
   }
 
   /// Starts the exchange for one query on a free connection of `upstream`,
@@ -129,8 +139,7 @@ final class HTTPDNSUpstreamPool {
   /// the next upstream) when the queue is full or the request cannot be
   /// written.
   func send(
-    framed: UnsafeMutableRawBufferPointer, upstream: Int, transaction: TransactionHandle,
-    server: Server
+    framed: UnsafeMutableRawBufferPointer, upstream: Int, transaction: TransactionHandle
   ) -> Bool {
     guard upstream < firstConnection.count, firstConnection[upstream] >= 0 else { return false }
     let query = UnsafeRawBufferPointer(rebasing: framed[2...])
@@ -139,7 +148,7 @@ final class HTTPDNSUpstreamPool {
     guard chosen >= 0 else {
       return queue.add(query, upstream: upstream, transaction: transaction)
     }
-    return start(query, on: chosen, transaction: transaction, server: server)
+    return start(query, on: chosen, transaction: transaction)
   }
 
   /// An idle connection of `upstream` (kept alive: no handshake to wait
@@ -159,12 +168,11 @@ final class HTTPDNSUpstreamPool {
   /// Writes the request for `query` and sends it on connection `chosen`,
   /// opening it first if it is closed. False when that fails at once.
   private func start(
-    _ query: UnsafeRawBufferPointer, on chosen: Int, transaction: TransactionHandle,
-    server: Server
+    _ query: UnsafeRawBufferPointer, on chosen: Int, transaction: TransactionHandle
   ) -> Bool {
     let upstream = connections[chosen].upstream
-    let settings = server.engine.upstreams[upstream]
-    let copy = buffer(queries, Self.queryCapacity, chosen)
+    let settings = context.engine.upstreams[upstream]
+    let copy = queries[chosen]
     var queryLength = query.count
     copy.baseAddress!.copyMemory(from: query.baseAddress!, byteCount: queryLength)
     if channels.isSecure(chosen) && settings.httpdnsFormat == .dnsMessage {
@@ -178,7 +186,7 @@ final class HTTPDNSUpstreamPool {
         for: request, format: settings.httpdnsFormat, host: hosts[upstream],
         account: settings.account, secret: settings.secret, path: settings.path,
         unixTime: WallClock.nowSeconds(),
-        into: buffer(requests, Self.requestCapacity, chosen))
+        into: requests[chosen])
     } catch {
       return false
     }
@@ -192,7 +200,7 @@ final class HTTPDNSUpstreamPool {
     if connections[chosen].state == .idle {
       connections[chosen].state = .busy
       connections[chosen].reused = true
-      flush(chosen, server: server)
+      flush(chosen)
       // The server closed it meanwhile (EPIPE, ECONNRESET): a fresh one.
       if connections[chosen].failed {
         close(chosen)
@@ -202,7 +210,7 @@ final class HTTPDNSUpstreamPool {
     if connections[chosen].state == .closed {
       let now = MonotonicClock.nowMilliseconds()
       guard channels.mayConnect(upstream: upstream, now: now),
-        open(chosen, server: server, now: now)
+        open(chosen, now: now)
       else { return false }
     }
     // A failure now is reported by returning false: the engine moves on at
@@ -234,7 +242,7 @@ final class HTTPDNSUpstreamPool {
   /// upstream; a request that went out on a reused connection which closed
   /// without answering is first sent once more on a fresh one. Called by
   /// the loop outside any engine call.
-  func processBroken(server: Server, now: UInt64) {
+  func processBroken(now: UInt64, environment: inout LoopEnvironment) {
     for index in 0..<count where connections[index].failed {
       let transaction = connections[index].transaction
       let hadRequest =
@@ -249,21 +257,20 @@ final class HTTPDNSUpstreamPool {
         connections[index].written = 0
         connections[index].transaction = transaction
         if channels.mayConnect(upstream: connections[index].upstream, now: now),
-          open(index, server: server, now: now)
+          open(index, now: now)
         {
           continue
         }
       }
       guard hadRequest else { continue }
-      var environment = LoopEnvironment(server: server)
-      server.engine.attemptFailed(transaction: transaction, now: now, environment: &environment)
+      context.engine.attemptFailed(transaction: transaction, now: now, environment: &environment)
     }
-    startWaiting(server: server, now: now)
+    startWaiting(now: now, environment: &environment)
   }
 
   /// Starts the waiting queries, oldest first, whose upstream has a free
   /// connection again. One that cannot start fails over like any attempt.
-  private func startWaiting(server: Server, now: UInt64) {
+  private func startWaiting(now: UInt64, environment: inout LoopEnvironment) {
     var position = 0
     while position < queue.count {
       let entry = queue.entry(at: position)
@@ -272,11 +279,10 @@ final class HTTPDNSUpstreamPool {
       let chosen = freeConnection(of: entry.upstream)
       guard chosen >= 0 else { continue }
       let started = start(
-        queue.query(at: position), on: chosen, transaction: entry.transaction, server: server)
+        queue.query(at: position), on: chosen, transaction: entry.transaction)
       queue.remove(transaction: entry.transaction)
       if !started {
-        var environment = LoopEnvironment(server: server)
-        server.engine.attemptFailed(
+        context.engine.attemptFailed(
           transaction: entry.transaction, now: now, environment: &environment)
       }
     }

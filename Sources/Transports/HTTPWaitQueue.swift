@@ -1,4 +1,5 @@
 import Engine
+import Platform
 
 /// Queries for an HTTP upstream (httpdns, DoH) whose connections were all
 /// busy: HTTP/1.1 carries one request at a time on a connection, so a
@@ -10,7 +11,7 @@ import Engine
 /// Fixed at start-up: `capacity` entries and their query bytes; when it is
 /// full the query fails over at once. Entries are kept in arrival order;
 /// a removed one leaves a hole until the next `compact()`.
-struct HTTPWaitQueue {
+struct HTTPWaitQueue: ~Copyable {
   struct Entry {
     var transaction = TransactionHandle(slot: 0, generation: 0)
     var upstream = -1
@@ -26,7 +27,7 @@ struct HTTPWaitQueue {
   let capacity: Int
   let queryCapacity: Int
   private let entries: UnsafeMutablePointer<Entry>
-  private let queries: UnsafeMutableRawBufferPointer
+  private let queries: SlotBuffer
   /// Entries in use, holes included: `entries[0..<count]`.
   private(set) var count = 0
 
@@ -35,7 +36,12 @@ struct HTTPWaitQueue {
     self.queryCapacity = queryCapacity
     entries = .allocate(capacity: max(capacity, 1))
     entries.initialize(repeating: Entry(), count: max(capacity, 1))
-    queries = .allocate(byteCount: max(capacity * queryCapacity, 1), alignment: 8)
+    queries = SlotBuffer(count: capacity, stride: queryCapacity)
+  }
+
+  deinit {
+    entries.deinitialize(count: max(capacity, 1))
+    entries.deallocate()
   }
 
   /// Queues `query` (at most `queryCapacity` bytes); false when full.
@@ -47,7 +53,7 @@ struct HTTPWaitQueue {
     guard count < capacity else { return false }
     entries[count] = Entry(
       transaction: transaction, upstream: upstream, length: query.count, active: true)
-    (queries.baseAddress! + count * queryCapacity).copyMemory(
+    queries[count].baseAddress!.copyMemory(
       from: query.baseAddress!, byteCount: query.count)
     count += 1
     return true
@@ -57,8 +63,7 @@ struct HTTPWaitQueue {
   func entry(at position: Int) -> Entry { entries[position] }
 
   func query(at position: Int) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(
-      start: queries.baseAddress! + position * queryCapacity, count: entries[position].length)
+    UnsafeRawBufferPointer(rebasing: queries[position][0..<entries[position].length])
   }
 
   /// Drops `transaction`'s entry, if it waits here.
@@ -76,8 +81,8 @@ struct HTTPWaitQueue {
     for position in 0..<count where entries[position].active {
       if position != kept {
         entries[kept] = entries[position]
-        (queries.baseAddress! + kept * queryCapacity).copyMemory(
-          from: queries.baseAddress! + position * queryCapacity,
+        queries[kept].baseAddress!.copyMemory(
+          from: queries[position].baseAddress!,
           byteCount: entries[position].length)
       }
       kept += 1

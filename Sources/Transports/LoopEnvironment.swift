@@ -3,61 +3,90 @@ import DNSWire
 import Engine
 import Platform
 
-/// The engine's view of the loop: sends replies and queries on the server's
-/// sockets. A value holding the server, passed `inout` to each engine call.
-struct LoopEnvironment: EngineEnvironment {
-  let server: Server
+/// The engine's view of the loop: the pools it sends replies and queries
+/// through, its random bits, and its log lines. One object, made by the
+/// server and passed `inout` to each engine call (a borrowed reference: no
+/// copy, no reference count per call). A pool gets it as a parameter on
+/// the paths that call the engine, never keeps it: the environment holds
+/// the pools, so a pool holding it would be a cycle.
+final class LoopEnvironment: EngineEnvironment {
+  let context: LoopContext
+  let udpClients: UDPClients
+  let tcpClients: TCPClientPool
+  let udpUpstreams: UDPUpstreamPool
+  let tcpUpstreams: TCPUpstreamPool
+  let httpdnsUpstreams: HTTPDNSUpstreamPool
+  let random = SecureRandom()
+  /// A name in presentation form for the log: every octet may take four
+  /// characters (`\DDD`).
+  let nameText: UnsafeMutableRawBufferPointer
 
-  mutating func sendToClient(framed: UnsafeMutableRawBufferPointer, client: ClientRef) {
+  init(
+    context: LoopContext, udpClients: UDPClients, tcpClients: TCPClientPool,
+    udpUpstreams: UDPUpstreamPool, tcpUpstreams: TCPUpstreamPool,
+    httpdnsUpstreams: HTTPDNSUpstreamPool
+  ) {
+    self.context = context
+    self.udpClients = udpClients
+    self.tcpClients = tcpClients
+    self.udpUpstreams = udpUpstreams
+    self.tcpUpstreams = tcpUpstreams
+    self.httpdnsUpstreams = httpdnsUpstreams
+    nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
+  }
+
+  deinit { nameText.deallocate() }
+
+  func sendToClient(framed: UnsafeMutableRawBufferPointer, client: ClientRef) {
     if client.isTCP {
-      server.tcpClients.send(framed: framed, connection: client.connection, server: server)
+      tcpClients.send(framed: framed, connection: client.connection)
       return
     }
-    server.sendReply(
+    udpClients.send(
       UnsafeRawBufferPointer(rebasing: framed[2...]), listener: Int(client.listener),
       to: SocketAddress(client.endpoint))
   }
 
-  mutating func sendToUpstream(
+  func sendToUpstream(
     framed: UnsafeMutableRawBufferPointer, upstream: Int, transport: UpstreamTransport,
     transaction: TransactionHandle
   ) -> Bool {
     if transport.isPipelinedStream {
-      return server.tcpUpstreams.send(framed: framed, upstream: upstream, server: server)
+      return tcpUpstreams.send(framed: framed, upstream: upstream)
     }
     if transport.isHTTP {
-      return server.httpdnsUpstreams.send(
-        framed: framed, upstream: upstream, transaction: transaction, server: server)
+      return httpdnsUpstreams.send(
+        framed: framed, upstream: upstream, transaction: transaction)
     }
-    return server.sendUDPQuery(
+    return udpUpstreams.send(
       UnsafeRawBufferPointer(rebasing: framed[2...]), upstream: upstream, transaction: transaction)
   }
 
-  mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
-    if transport.isHTTP { server.httpdnsUpstreams.release(transaction: transaction) }
+  func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport) {
+    if transport.isHTTP { httpdnsUpstreams.release(transaction: transaction) }
     guard transport == .udp else { return }
-    server.endUDPAttempt(slot: Int(transaction.slot), generation: transaction.generation)
+    udpUpstreams.endAttempt(slot: Int(transaction.slot), generation: transaction.generation)
   }
 
-  mutating func randomUInt64() -> UInt64 { server.random.nextUInt64() }
+  func randomUInt64() -> UInt64 { random.nextUInt64() }
 
   /// With `log-queries on` the query lines are written at info (shown with
   /// the default `log info`); otherwise at debug.
-  var querySeverity: LogSeverity { server.settings.logQueries ? .info : .debug }
+  var querySeverity: LogSeverity { context.settings.logQueries ? .info : .debug }
 
-  var logsQueries: Bool { server.log.enabled(querySeverity) }
+  var logsQueries: Bool { context.log.enabled(querySeverity) }
 
   /// `query 192.168.1.20:40000 udp www.example.com. type 1: rcode 0 from
   /// 127.0.0.1:5300 in 12 ms`
-  mutating func logQuery(
+  func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64
   ) {
-    let log = server.log
+    let log = context.log
     let severity = querySeverity
     log.start(severity).append("query ").append(address: SocketAddress(client.endpoint))
     log.append(client.isTCP ? " tcp " : " udp ")
-    server.formatName(name)
+    formatName(name)
     log.append(" type ").append(decimal: UInt64(type.rawValue)).append(": ")
     switch outcome {
     case .overridden: log.append("override")
@@ -66,7 +95,7 @@ struct LoopEnvironment: EngineEnvironment {
     case .stale: log.append("stale cache")
     case .answered(let rcode):
       log.append("rcode ").append(decimal: UInt64(rcode.rawValue)).append(" from ")
-      if upstream >= 0 { log.append(address: server.upstreamAddresses[upstream]) }
+      if upstream >= 0 { log.append(address: context.upstreamAddresses[upstream]) }
     case .servFail: log.append("SERVFAIL")
     case .refused: log.append("REFUSED")
     case .formErr: log.append("FORMERR")
@@ -78,20 +107,20 @@ struct LoopEnvironment: EngineEnvironment {
     log.emit(severity)
   }
 
-  mutating func report(_ event: EngineEvent, upstream: Int) {
-    let log = server.log
+  func report(_ event: EngineEvent, upstream: Int) {
+    let log = context.log
     let severity: LogSeverity = event == .upstreamTimeout ? .debug : .warning
     guard log.enabled(severity) else { return }
     log.start(severity).append("upstream ")
-      .append(address: server.upstreamAddresses[upstream])
+      .append(address: context.upstreamAddresses[upstream])
     switch event {
     case .upstreamTimeout: log.append(" timed out")
     case .upstreamDown:
       log.append(" is down after repeated failures; trying others first")
       // A trusted upstream: say what happens to the names that need it.
-      if server.engine.upstreams[upstream].trusted && !server.settings.verifyNames.isEmpty {
+      if context.engine.upstreams[upstream].trusted && !context.settings.verifyNames.isEmpty {
         log.append(
-          server.settings.strict
+          context.settings.strict
             ? "; verify names get only trusted answers (strict): stale or SERVFAIL if none"
             : "; verify names fall back to plain upstreams (strict off)")
       }
@@ -106,14 +135,14 @@ struct LoopEnvironment: EngineEnvironment {
   /// query are logged at debug (the counters show them); a learned redirect
   /// address and a disagreement with the trusted upstream at warning: they
   /// are what a user wants to see — that the network lies.
-  mutating func reportDefence(
+  func reportDefence(
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
   ) {
-    let log = server.log
+    let log = context.log
     let severity: LogSeverity =
       event == .redirectAddressLearned || event == .verificationDisagreed ? .warning : .debug
     guard log.enabled(severity) else { return }
-    log.start(severity).append("upstream ").append(address: server.upstreamAddresses[upstream])
+    log.start(severity).append("upstream ").append(address: context.upstreamAddresses[upstream])
     switch event {
     case .bogusDropped: log.append(" answered a bogus address for ")
     case .redirectRewritten: log.append(" redirected, answered NXDOMAIN instead, for ")
@@ -123,85 +152,16 @@ struct LoopEnvironment: EngineEnvironment {
     case .redirectAddressLearned:
       log.append(" redirects names that do not exist; learned as bogus-nxdomain")
     }
-    if !name.isEmpty { server.formatName(name) }
+    if !name.isEmpty { formatName(name) }
     if let address {
       log.append(": ").append(host: SocketAddress(Endpoint(address: address, port: 0)))
     }
     log.emit(severity)
   }
-}
 
-extension Server {
   /// Appends a flat name's presentation form to the current log line.
   func formatName(_ name: UnsafeRawBufferPointer) {
     let written = Name.format(name, into: nameText)
-    log.append(UnsafeRawBufferPointer(rebasing: nameText[0..<written]))
-  }
-
-  /// A UDP query from the slot's own socket: connect(2) to the upstream
-  /// binds it to a port the kernel picks at random from the ephemeral
-  /// range, and makes the kernel drop datagrams from any other source
-  /// (RFC 5452 §4.5, §9.2). The socket is opened at the slot's first query
-  /// (or when the upstream's family differs), set to report each answer's IP
-  /// TTL, and registered with epoll once.
-  func sendUDPQuery(
-    _ message: UnsafeRawBufferPointer, upstream: Int, transaction: TransactionHandle
-  )
-    -> Bool
-  {
-    let slot = Int(transaction.slot)
-    let address = upstreamAddresses[upstream]
-    endUDPAttempt(slot: slot, generation: transactionGenerations[slot])
-    if transactionSockets[slot].isValid && transactionSocketIsIPv6[slot] != address.isIPv6 {
-      transactionSockets[slot].close()
-      transactionSockets[slot] = .invalid
-    }
-    if !transactionSockets[slot].isValid {
-      guard let fd = try? Socket.udp(for: address) else {
-        counters.sendErrors += 1
-        return false
-      }
-      do {
-        // Each answer's IP TTL is an input of `hold-on` (receiveFromUpstream).
-        try Socket.enableReceiveTTL(fd, ipv6: address.isIPv6)
-        try epoll.add(fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
-      } catch {
-        fd.close()
-        counters.sendErrors += 1
-        return false
-      }
-      transactionSockets[slot] = fd
-      transactionSocketIsIPv6[slot] = address.isIPv6
-    }
-    let fd = transactionSockets[slot]
-    do {
-      guard try Socket.connect(fd, to: address) else { return false }
-      transactionConnected[slot] = true
-      transactionGenerations[slot] = transaction.generation
-      if try Socket.send(fd, message) == nil {
-        // Socket buffer full: the datagram is lost as on a busy network; the
-        // deadline will move the query on.
-        counters.sendErrors += 1
-      }
-    } catch {
-      counters.sendErrors += 1
-      endUDPAttempt(slot: slot, generation: transaction.generation)
-      return false
-    }
-    return true
-  }
-
-  /// Disconnects the slot's socket when attempt `generation` is the one in
-  /// flight: its port is released, so nothing more reaches it. A socket that
-  /// cannot be disconnected is closed (the next attempt opens another).
-  func endUDPAttempt(slot: Int, generation: UInt32) {
-    guard transactionConnected[slot], transactionGenerations[slot] == generation else { return }
-    transactionConnected[slot] = false
-    do {
-      try Socket.disconnect(transactionSockets[slot])
-    } catch {
-      transactionSockets[slot].close()
-      transactionSockets[slot] = .invalid
-    }
+    context.log.append(UnsafeRawBufferPointer(rebasing: nameText[0..<written]))
   }
 }

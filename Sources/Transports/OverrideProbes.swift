@@ -53,7 +53,8 @@ final class OverrideProber {
     var generation: UInt32 = 0
   }
 
-  let log: LogLine
+  let context: LoopContext
+  var log: LogLine { context.log }
   let port: UInt16
   let intervalMilliseconds: UInt64
   let timeoutMilliseconds: UInt64
@@ -69,8 +70,9 @@ final class OverrideProber {
 
   /// Collects the distinct addresses of `settings.overrides` (none when
   /// `overrideCheckPort` is 0) and logs what will be probed.
-  init(settings: Settings, log: LogLine, logsSummary: Bool) {
-    self.log = log
+  init(context: LoopContext, logsSummary: Bool) {
+    self.context = context
+    let settings = context.settings
     port = settings.overrideCheckPort
     intervalMilliseconds = UInt64(max(settings.overrideCheckSeconds, 1)) * 1000
     timeoutMilliseconds = min(Self.connectTimeoutMilliseconds, intervalMilliseconds)
@@ -169,37 +171,37 @@ final class OverrideProber {
 
   /// Called each loop turn: fails probes past their deadline, starts a
   /// round when one is due, and keeps `concurrency` probes in flight.
-  func poll(server: Server, now: UInt64) {
+  func poll(now: UInt64) {
     guard targetCount > 0 else { return }
     for slot in 0..<Self.concurrency
     where probes[slot].fd.isValid && probes[slot].deadline <= now {
-      finish(slot: slot, reachable: false, server: server)
+      finish(slot: slot, reachable: false)
     }
     if !roundActive && now >= nextRound {
       roundActive = true
       cursor = 0
       nextRound = now + intervalMilliseconds
     }
-    startProbes(server: server, now: now)
+    startProbes(now: now)
   }
 
   /// A probe socket became writable or failed.
-  func handle(event: UInt32, slot: Int, generation: UInt32, server: Server, now: UInt64) {
+  func handle(event: UInt32, slot: Int, generation: UInt32, now: UInt64) {
     guard slot < Self.concurrency, probes[slot].fd.isValid,
       probes[slot].generation == generation
     else { return }
     let connected =
       event & Epoll.writable != 0 && Socket.pendingError(probes[slot].fd) == nil
     // A reset or refusal also reports EPOLLOUT, with SO_ERROR set.
-    finish(slot: slot, reachable: connected, server: server)
-    startProbes(server: server, now: now)
+    finish(slot: slot, reachable: connected)
+    startProbes(now: now)
   }
 
-  private func startProbes(server: Server, now: UInt64) {
+  private func startProbes(now: UInt64) {
     while roundActive && cursor < targetCount && inFlight < Self.concurrency {
       let target = cursor
       cursor += 1
-      start(target: target, server: server, now: now)
+      start(target: target, now: now)
     }
     if roundActive && cursor >= targetCount && inFlight == 0 { roundActive = false }
   }
@@ -207,7 +209,7 @@ final class OverrideProber {
   /// Opens a probe to `target` in a free slot. A connect that fails at once
   /// (refused on loopback, no route) is a failure; one that cannot even be
   /// tried here (no descriptor left) gives no verdict this round.
-  private func start(target: Int, server: Server, now: UInt64) {
+  private func start(target: Int, now: UInt64) {
     var slot = 0
     while probes[slot].fd.isValid { slot += 1 }
     let address = targets[target].address
@@ -217,17 +219,17 @@ final class OverrideProber {
       connected = try Socket.connect(fd, to: address)
     } catch {
       fd.close()
-      record(target: target, reachable: false, server: server)
+      record(target: target, reachable: false)
       return
     }
     if connected {
       fd.close()
-      record(target: target, reachable: true, server: server)
+      record(target: target, reachable: true)
       return
     }
     let generation = probes[slot].generation &+ 1
     do {
-      try server.epoll.add(
+      try context.epoll.add(
         fd, events: Epoll.writable,
         token: Token.make(.overrideProbe, slot: slot, generation: generation))
     } catch {
@@ -239,25 +241,25 @@ final class OverrideProber {
     inFlight += 1
   }
 
-  private func finish(slot: Int, reachable: Bool, server: Server) {
+  private func finish(slot: Int, reachable: Bool) {
     probes[slot].fd.close()
     probes[slot].fd = .invalid
     inFlight -= 1
-    record(target: probes[slot].target, reachable: reachable, server: server)
+    record(target: probes[slot].target, reachable: reachable)
   }
 
   /// Applies one probe's verdict and logs a transition:
   /// `override address 192.0.2.10 unreachable on tcp:443: left out of
   /// override answers`, `override address 192.0.2.10 reachable again on
   /// tcp:443`.
-  private func record(target: Int, reachable: Bool, server: Server) {
+  private func record(target: Int, reachable: Bool) {
     let address = targets[target].address
     let ip = IPAddress(high: address.high, low: address.low)
     if reachable {
       targets[target].failures = 0
       let wasDown = targets[target].state == .down
       targets[target].state = .up
-      guard wasDown, server.engine.setOverrideAddress(ip, reachable: true) == .recovered else {
+      guard wasDown, context.engine.setOverrideAddress(ip, reachable: true) == .recovered else {
         return
       }
       logLine(.info, address).append(" reachable again on tcp:").append(decimal: Int(port))
@@ -267,7 +269,7 @@ final class OverrideProber {
     if targets[target].failures < UInt8.max { targets[target].failures += 1 }
     let state = targets[target].state
     guard targets[target].failures >= Self.failuresBeforeDown, state != .down else { return }
-    switch server.engine.setOverrideAddress(ip, reachable: false) {
+    switch context.engine.setOverrideAddress(ip, reachable: false) {
     case .markedDown, .unchanged, .recovered:
       targets[target].state = .down
       logLine(.warning, address).append(" unreachable on tcp:").append(decimal: Int(port))

@@ -38,6 +38,8 @@ enum HandshakeStep: Equatable {
 /// socket. Without the TLS trait every slot is plain, and a config with a
 /// TLS upstream is refused before the loop starts.
 final class SecureChannels {
+  /// For the log and the upstreams' addresses.
+  let context: LoopContext
   /// Which upstream each connection slot belongs to.
   let slotUpstreams: [Int]
   /// `tls` for the TCP pool, `https` for the HTTP pool.
@@ -73,8 +75,9 @@ final class SecureChannels {
   ///   - secure: the transport whose slots get a session (`tls`, `https`).
   init(
     slotUpstreams: [Int], upstreams: [UpstreamServer], secure: UpstreamTransport,
-    setup: TLSSetup
+    setup: TLSSetup, context: LoopContext
   ) throws(TLSSetup.Failure) {
+    self.context = context
     self.slotUpstreams = slotUpstreams
     self.secure = secure
     retryAt = [UInt64](repeating: 0, count: upstreams.count)
@@ -109,6 +112,12 @@ final class SecureChannels {
       self.sessions = sessions
     #endif
   }
+
+  #if TLS
+    deinit {
+      for name in names { name.deallocate() }
+    }
+  #endif
 
   func isSecure(_ slot: Int) -> Bool {
     #if TLS
@@ -148,7 +157,7 @@ final class SecureChannels {
   /// Drives a secure slot's handshake as far as the socket allows. A
   /// refusal is logged at warning with the upstream, its name and the
   /// reason (a forged certificate is the attack this exists for).
-  func handshake(slot: Int, server: Server, now: UInt64) -> HandshakeStep {
+  func handshake(slot: Int, now: UInt64) -> HandshakeStep {
     #if TLS
       guard let session = sessions[slot] else { return .established }
       let upstream = slotUpstreams[slot]
@@ -164,7 +173,7 @@ final class SecureChannels {
       case .failed(let error):
         refusals += 1
         backOff(upstream: upstream, now: now)
-        logRefusal(error, upstream: upstream, server: server)
+        logRefusal(error, upstream: upstream)
         return .refused
       }
     #else
@@ -233,11 +242,11 @@ final class SecureChannels {
 
     /// `tls upstream 192.0.2.1:853 (dns.example): certificate refused: not
     /// signed by a trusted CA (verify flags 0x8); next attempt in 1 s`
-    private func logRefusal(_ error: TLSError, upstream: Int, server: Server) {
-      let log = server.log
+    private func logRefusal(_ error: TLSError, upstream: Int) {
+      let log = context.log
       guard log.enabled(.warning) else { return }
       let transport: StaticString = secure == .https ? "https upstream " : "tls upstream "
-      log.start(.warning).append(transport).append(address: server.upstreamAddresses[upstream])
+      log.start(.warning).append(transport).append(address: context.upstreamAddresses[upstream])
         .append(" (").append(names[upstream]).append("): ").append(error.reason)
       switch error {
       case .untrustedCertificate(let flags), .expiredCertificate(let flags),

@@ -3,59 +3,34 @@ import DNSWire
 import Engine
 import Platform
 
-/// Counters of the transport layer (the engine counts the DNS side).
-public struct TransportCounters {
-  /// Datagrams larger than the receive buffer: dropped.
-  public var oversized: UInt64 = 0
-  /// Client TCP connections refused because every slot was taken.
-  public var tcpRejected: UInt64 = 0
-  /// Client TCP connections closed: idle, broken framing, or a backlog
-  /// that could not take a reply.
-  public var tcpClosed: UInt64 = 0
-  /// Sends that failed (socket buffer full, network error).
-  public var sendErrors: UInt64 = 0
-  /// Upstream datagrams still queued after their attempt ended (duplicates,
-  /// forgeries): read and dropped.
-  public var lateUpstreamReplies: UInt64 = 0
-  public init() {}
-}
-
-/// The epoll loop: owns every socket and buffer, feeds the engine, and
-/// carries out what it asks. Everything is allocated in `init`.
+/// The epoll loop: owns the pools of sockets and buffers, dispatches each
+/// readiness event to the pool whose socket it is, and drives the engine's
+/// timers and the housekeeping. Everything is allocated in `init`.
+///
+/// Ownership: the server holds the context, every pool and the engine's
+/// environment; each pool holds the context only (LoopContext.swift), and
+/// the environment (LoopEnvironment.swift) holds the pools the engine sends
+/// through. Nothing refers back to the server.
 public final class Server {
-  public let settings: Settings
-  public let engine: Engine
-  public let log: LogLine
+  let context: LoopContext
   /// Which of the `workers` processes this is; worker 0 alone keeps the
   /// cache file and logs the start-up summary.
   public let worker: Int
-  public internal(set) var counters = TransportCounters()
-  let epoll: Epoll
-  let random = SecureRandom()
   let signals: FileDescriptor
   var running = true
 
-  /// Listening sockets, in `listen` order; the index is the engine's
-  /// `ClientRef.listener`.
-  let udpListeners: [FileDescriptor]
-  let tcpListeners: [FileDescriptor]
+  public var settings: Settings { context.settings }
+  public var engine: Engine { context.engine }
+  public var log: LogLine { context.log }
+  public var counters: TransportCounters { context.counters }
+
+  /// The UDP listeners, their reads and their replies.
+  let udpClients: UDPClients
   /// Where each listener really is (port 0 in a config binds a free port).
   public let boundAddresses: [SocketAddress]
 
-  let upstreamAddresses: [SocketAddress]
-  /// Each ring slot's UDP socket, opened at the slot's first UDP query and
-  /// kept: every attempt connects it afresh (a new random port, the
-  /// kernel's choice) and the end of the attempt disconnects it (the port
-  /// is released, nothing more is delivered). That costs connect+disconnect
-  /// per query instead of socket+connect+epoll_ctl+close.
-  let transactionSockets: UnsafeMutablePointer<FileDescriptor>
-  /// The generation of the slot's current attempt, valid while connected.
-  let transactionGenerations: UnsafeMutablePointer<UInt32>
-  /// Whether the slot's socket is connected (an attempt is in flight), and
-  /// whether it is an IPv6 socket.
-  let transactionConnected: UnsafeMutablePointer<Bool>
-  let transactionSocketIsIPv6: UnsafeMutablePointer<Bool>
-
+  /// UDP queries to the upstreams: a socket per ring slot.
+  let udpUpstreams: UDPUpstreamPool
   let tcpClients: TCPClientPool
   let tcpUpstreams: TCPUpstreamPool
   let httpdnsUpstreams: HTTPDNSUpstreamPool
@@ -67,29 +42,11 @@ public final class Server {
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   let overrideProbes: OverrideProber
+  /// What the engine sends through; each engine call gets it `inout`.
+  let environment: LoopEnvironment
 
-  /// A name in presentation form for the log: every octet may take four
-  /// characters (`\DDD`).
-  let nameText: UnsafeMutableRawBufferPointer
-  /// One upstream datagram or TCP message at a time is read here.
-  let receiveBuffer: UnsafeMutableRawBufferPointer
-  static let udpReceiveSize = 4096
-  /// Datagrams handled per readiness event before others get a turn.
-  static let batchLimit = 64
-  /// Client datagrams arrive through one recvmmsg(2) per `batchSize`.
-  static let batchSize = 16
-  let inbound: DatagramBatch
-  /// UDP replies wait here until the events of one loop turn are handled
-  /// (or the batch fills), then leave in one sendmmsg(2); all of them go
-  /// out of `outboundListener`.
-  let outbound: DatagramBatch
-  var outboundListener = 0
-
-  /// `cache-file`: when it was last written (or the loop started), and the
-  /// engine's insert count then; a save with no insert since is skipped,
-  /// which spares flash on a quiet network.
-  var lastCacheSave: UInt64 = 0
-  var insertsAtLastSave: UInt64 = 0
+  /// `cache-file`: loaded at start-up, saved now and then and at shutdown.
+  var cacheFile: CachePersistence
 
   /// The event loop could not be set up: epoll or signalfd failed (`code`),
   /// or TLS for the DoT/DoH upstreams did (`tlsReason`, with mbedTLS's
@@ -108,62 +65,64 @@ public final class Server {
     settings: Settings, upstreams: [UpstreamServer], listeners: Listeners, log: LogLine,
     worker: Int = 0
   ) throws(StartError) {
-    self.settings = settings
-    self.log = log
     self.worker = worker
-    udpListeners = listeners.udp
-    tcpListeners = listeners.tcp
     boundAddresses = listeners.addresses
+    // Two steps: a noncopyable value must be set on every path out of one.
+    let epoll: Epoll
     do {
       epoll = try Epoll()
+    } catch {
+      listeners.close()
+      throw StartError(code: error)
+    }
+    do {
       signals = try Signals.descriptor()
     } catch {
       listeners.close()
       throw StartError(code: error)
     }
     let seedSource = SecureRandom()
-    engine = Engine(
+    let engine = Engine(
       settings: settings, upstreams: upstreams,
       hashKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
-    upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
-    transactionSockets = .allocate(capacity: settings.inflight)
-    transactionSockets.initialize(repeating: .invalid, count: settings.inflight)
-    transactionGenerations = .allocate(capacity: settings.inflight)
-    transactionGenerations.initialize(repeating: 0, count: settings.inflight)
-    transactionConnected = .allocate(capacity: settings.inflight)
-    transactionConnected.initialize(repeating: false, count: settings.inflight)
-    transactionSocketIsIPv6 = .allocate(capacity: settings.inflight)
-    transactionSocketIsIPv6.initialize(repeating: false, count: settings.inflight)
-    tcpClients = TCPClientPool(capacity: settings.tcpClients)
+    context = LoopContext(
+      epoll: epoll, engine: engine, log: log, settings: settings,
+      upstreamAddresses: upstreams.map { SocketAddress($0.endpoint) })
+    cacheFile = CachePersistence(settings: settings, engine: engine, log: log, worker: worker)
+    // The largest UDP reply the engine writes (Engine.replyLimit).
+    udpClients = UDPClients(
+      listeners: listeners.udp, replySize: max(512, Int(settings.ednsPayloadSize)),
+      context: context)
+    udpUpstreams = UDPUpstreamPool(count: settings.inflight, context: context)
+    tcpClients = TCPClientPool(
+      capacity: settings.tcpClients, listeners: listeners.tcp, context: context)
     do throws(TLSSetup.Failure) {
       let setup = try TLSSetup(settings: settings, upstreams: upstreams)
-      tcpUpstreams = try TCPUpstreamPool(upstreams: upstreams, setup: setup)
-      httpdnsUpstreams = try HTTPDNSUpstreamPool(upstreams: upstreams, setup: setup)
+      tcpUpstreams = try TCPUpstreamPool(upstreams: upstreams, setup: setup, context: context)
+      httpdnsUpstreams = try HTTPDNSUpstreamPool(
+        upstreams: upstreams, setup: setup, context: context)
     } catch {
       listeners.close()
       throw StartError(code: Errno(rawValue: 0), tlsReason: error.reason, tlsCode: error.code)
     }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
-    overrideProbes = OverrideProber(settings: settings, log: log, logsSummary: worker == 0)
-    receiveBuffer = .allocate(byteCount: Engine.maxMessage + 2, alignment: 8)
-    inbound = DatagramBatch(capacity: Self.batchSize, slotSize: Self.udpReceiveSize)
-    // The largest UDP reply the engine writes (Engine.replyLimit).
-    outbound = DatagramBatch(
-      capacity: Self.batchSize, slotSize: max(512, Int(settings.ednsPayloadSize)))
-    nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
+    overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
+    environment = LoopEnvironment(
+      context: context, udpClients: udpClients, tcpClients: tcpClients,
+      udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams)
     do {
-      try epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
+      try context.epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
       if let routeMonitor {
-        try epoll.add(
+        try context.epoll.add(
           routeMonitor.descriptor, events: Epoll.readable,
           token: Token.make(.routeMonitor, slot: 0))
       }
-      for index in 0..<udpListeners.count {
-        try epoll.add(
-          udpListeners[index], events: Epoll.readable,
+      for index in 0..<udpClients.listeners.count {
+        try context.epoll.add(
+          udpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.udpListener, slot: index))
-        try epoll.add(
-          tcpListeners[index], events: Epoll.readable,
+        try context.epoll.add(
+          tcpClients.listeners[index], events: Epoll.readable,
           token: Token.make(.tcpListener, slot: index))
       }
     } catch {
@@ -175,8 +134,9 @@ public final class Server {
   /// Runs until SIGINT or SIGTERM.
   public func run() {
     var lastHousekeeping = MonotonicClock.nowMilliseconds()
-    lastCacheSave = lastHousekeeping
-    let saveInterval = UInt64(settings.cacheSaveSeconds) * 1000
+    cacheFile.lastSave = lastHousekeeping
+    // One reference for the whole run: each engine call borrows it.
+    var environment = self.environment
     while running {
       var now = MonotonicClock.nowMilliseconds()
       var timeout: UInt64 = 1000
@@ -191,7 +151,7 @@ public final class Server {
       }
       let ready: Int
       do {
-        ready = try epoll.wait(timeoutMilliseconds: Int32(timeout))
+        ready = try context.epoll.wait(timeoutMilliseconds: Int32(timeout))
       } catch {
         log.start(.error).append("epoll_wait failed: errno ").append(
           decimal: Int(error.rawValue)
@@ -200,47 +160,43 @@ public final class Server {
       }
       now = MonotonicClock.nowMilliseconds()
       for index in 0..<ready {
-        let event = epoll.event(at: index)
-        handle(event: event.events, token: event.token, now: now)
+        let event = context.epoll.event(at: index)
+        handle(event: event.events, token: event.token, now: now, environment: &environment)
       }
-      var environment = LoopEnvironment(server: self)
       if networkChangeDue != 0 && now >= networkChangeDue {
         networkChangeDue = 0
-        networkChanged(now: now)
+        networkChanged(now: now, environment: &environment)
       }
       engine.tick(now: now, environment: &environment)
-      tcpUpstreams.processBroken(server: self, now: now)
-      httpdnsUpstreams.processBroken(server: self, now: now)
-      overrideProbes.poll(server: self, now: now)
-      flushReplies()
+      tcpUpstreams.processBroken(now: now, environment: &environment)
+      httpdnsUpstreams.processBroken(now: now, environment: &environment)
+      overrideProbes.poll(now: now)
+      udpClients.flush()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
-        tcpClients.closeIdle(server: self, now: now)
-        tcpUpstreams.closeIdle(server: self, now: now)
+        tcpClients.closeIdle(now: now)
+        tcpUpstreams.closeIdle(now: now)
         httpdnsUpstreams.closeIdle(now: now)
-        if persistsCache && now &- lastCacheSave >= saveInterval {
-          saveCacheFile(now: now, atShutdown: false)
-        }
+        cacheFile.saveIfDue(now: now)
       }
     }
-    answerPendingClients()
+    answerPendingClients(environment: &environment)
   }
 
   /// Stopping: every client still waiting on an upstream gets its answer
   /// now — stale or SERVFAIL (Engine.answerPendingAtShutdown) — so that its
   /// resolver asks the next DNS server at once instead of timing out.
-  func answerPendingClients() {
-    var environment = LoopEnvironment(server: self)
+  func answerPendingClients(environment: inout LoopEnvironment) {
     let waiting = engine.answerPendingAtShutdown(
       now: MonotonicClock.nowMilliseconds(), environment: &environment)
-    flushReplies()
+    udpClients.flush()
     if waiting > 0 {
       log.start(.info).append("answered ").append(decimal: waiting)
         .append(" waiting clients before stopping").emit(.info)
     }
   }
 
-  func handle(event: UInt32, token: UInt64, now: UInt64) {
+  func handle(event: UInt32, token: UInt64, now: UInt64, environment: inout LoopEnvironment) {
     guard let kind = Token.kind(token) else { return }
     let slot = Token.slot(token)
     switch kind {
@@ -254,214 +210,50 @@ public final class Server {
         }
       }
     case .udpListener:
-      receiveFromClients(listener: slot, now: now)
+      udpClients.receive(listener: slot, now: now, environment: &environment)
     case .tcpListener:
-      tcpClients.accept(listener: slot, server: self, now: now)
+      tcpClients.accept(listener: slot, now: now)
     case .tcpClient:
       tcpClients.handle(
-        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
+        event: event, slot: slot, generation: Token.generation(token), now: now,
+        environment: &environment)
     case .upstreamUDP:
-      receiveFromUpstream(slot: slot, now: now)
+      udpUpstreams.receive(slot: slot, now: now, environment: &environment)
     case .upstreamTCP:
-      tcpUpstreams.handle(event: event, upstream: slot, server: self, now: now)
+      tcpUpstreams.handle(event: event, upstream: slot, now: now, environment: &environment)
     case .upstreamHTTP:
       httpdnsUpstreams.handle(
-        event: event, index: slot, generation: Token.generation(token), server: self, now: now)
+        event: event, index: slot, generation: Token.generation(token), now: now,
+        environment: &environment)
     case .routeMonitor:
       if let routeMonitor, routeMonitor.drain() > 0, networkChangeDue == 0 {
         networkChangeDue = now + Self.networkChangeSettleMilliseconds
       }
     case .overrideProbe:
       overrideProbes.handle(
-        event: event, slot: slot, generation: Token.generation(token), server: self, now: now)
-    }
-  }
-
-  /// Reads client datagrams a batch at a time until the socket is drained
-  /// (a short batch) or `batchLimit` were handled.
-  func receiveFromClients(listener: Int, now: UInt64) {
-    let fd = udpListeners[listener]
-    var environment = LoopEnvironment(server: self)
-    var handled = 0
-    while handled < Self.batchLimit {
-      guard let received = try? inbound.receive(from: fd), received > 0 else { return }
-      for index in 0..<received {
-        guard !inbound.isTruncated(at: index), let peer = inbound.peer(at: index) else {
-          counters.oversized += 1
-          continue
-        }
-        let client = ClientRef(endpoint: Endpoint(peer), listener: UInt16(listener))
-        engine.handleClientQuery(
-          inbound.bytes(at: index), from: client, now: now, environment: &environment)
-      }
-      handled += received
-      if received < inbound.capacity { return }
-    }
-  }
-
-  /// Queues a UDP reply for the next sendmmsg(2); sends at once what cannot
-  /// wait (a full batch, another listener, a reply larger than a slot).
-  func sendReply(_ message: UnsafeRawBufferPointer, listener: Int, to peer: SocketAddress) {
-    if outbound.count > 0, listener != outboundListener || outbound.isFull {
-      flushReplies()
-    }
-    outboundListener = listener
-    if outbound.append(message, to: peer) { return }
-    let sent = (try? Socket.send(udpListeners[listener], message, to: peer)) ?? false
-    if !sent { counters.sendErrors += 1 }
-  }
-
-  /// Sends the queued UDP replies.
-  func flushReplies() {
-    guard outbound.count > 0 else { return }
-    counters.sendErrors += UInt64(outbound.send(on: udpListeners[outboundListener]))
-  }
-
-  func receiveFromUpstream(slot: Int, now: UInt64) {
-    let buffer = UnsafeMutableRawBufferPointer(rebasing: receiveBuffer[0..<Self.udpReceiveSize])
-    var environment = LoopEnvironment(server: self)
-    let handle = TransactionHandle(slot: UInt32(slot), generation: transactionGenerations[slot])
-    for _ in 0..<Self.batchLimit {
-      // A retry may have started a new attempt on this socket: its replies
-      // are read on the next event, with its own handle.
-      guard transactionSockets[slot].isValid,
-        !transactionConnected[slot] || transactionGenerations[slot] == handle.generation
-      else { return }
-      // Once the engine has finished the attempt (and disconnected the
-      // socket), what is still queued arrived for it too late: a duplicate,
-      // or a forgery. It is read and dropped here, or the level-triggered
-      // socket would stay readable until the slot's next query.
-      let current = transactionConnected[slot]
-      let received: (count: Int, truncated: Bool, from: SocketAddress, ttl: UInt8)?
-      do {
-        received = try Socket.receiveWithTTL(transactionSockets[slot], into: buffer)
-      } catch {
-        // ICMP port unreachable and the like: this attempt cannot succeed.
-        if current {
-          engine.attemptFailed(transaction: handle, now: now, environment: &environment)
-        }
-        return
-      }
-      guard let received else { return }
-      guard current else {
-        counters.lateUpstreamReplies += 1
-        continue
-      }
-      if received.truncated {
-        counters.oversized += 1
-        continue
-      }
-      engine.handleUpstreamReply(
-        UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
-        upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
-        environment: &environment)
+        event: event, slot: slot, generation: Token.generation(token), now: now)
     }
   }
 
   /// The WAN changed: upstream connections are dropped at once and every
   /// query in flight is sent again (Engine.networkChanged), instead of
   /// waiting for the timeouts; answers keep coming from the cache meanwhile.
-  func networkChanged(now: UInt64) {
+  func networkChanged(now: UInt64, environment: inout LoopEnvironment) {
     log.start(.info).append("network changed (address, route or link): ")
       .append("upstream connections re-opened, queries in flight sent again").emit(.info)
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
-    var environment = LoopEnvironment(server: self)
     engine.networkChanged(now: now, environment: &environment)
-  }
-
-  /// Starts an info line of the counters log, naming the worker when there
-  /// are several.
-  private func startCounterLine() {
-    log.start(.info)
-    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
-  }
-
-  /// One log line with every counter (SIGUSR1, and at exit).
-  public func logCounters() {
-    let engineCounters = engine.counters
-    startCounterLine()
-    log.append("queries ").append(decimal: engineCounters.queries)
-      .append(" forwarded ").append(decimal: engineCounters.forwarded)
-      .append(" answered ").append(decimal: engineCounters.answered)
-      .append(" overridden ").append(decimal: engineCounters.overridden)
-      .append(" blocked ").append(decimal: engineCounters.blocked)
-      .append(" cache-hits ").append(decimal: engineCounters.cacheHits)
-      .append(" cache-misses ").append(decimal: engineCounters.cacheMisses)
-      .append(" stale ").append(decimal: engineCounters.staleServed)
-      .append(" coalesced ").append(decimal: engineCounters.coalesced)
-      .append(" retransmitted ").append(decimal: engineCounters.retransmissions)
-      .append(" servfail ").append(decimal: engineCounters.servFail)
-      .append(" timeouts ").append(decimal: engineCounters.timeouts)
-      .append(" refused ").append(decimal: engineCounters.refused)
-      .append(" formerr ").append(decimal: engineCounters.formErr)
-      .append(" notimp ").append(decimal: engineCounters.notImp)
-      .append(" dropped ").append(
-        decimal: engineCounters.droppedShort + engineCounters.droppedResponses
-      )
-      .append(" ring-full ").append(decimal: engineCounters.ringFull)
-      .append(" truncated ").append(decimal: engineCounters.truncated)
-      .append(" mismatched ").append(
-        decimal: engineCounters.mismatchedID + engineCounters.mismatchedQuestion
-          + engineCounters.mismatchedSource + engineCounters.mismatchedCase
-          + engineCounters.malformedReplies
-      )
-      .emit(.info)
-    // The transports' own troubles.
-    startCounterLine()
-    log.append("transport oversized ").append(decimal: counters.oversized)
-      .append(" send-errors ").append(decimal: counters.sendErrors)
-      .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
-      .append(" tcp-rejected ").append(decimal: counters.tcpRejected)
-      .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
-      .append(" tls-handshakes ").append(
-        decimal: tcpUpstreams.channels.handshakes + httpdnsUpstreams.channels.handshakes
-      )
-      .append(" tls-resumed ").append(
-        decimal: tcpUpstreams.channels.resumptions + httpdnsUpstreams.channels.resumptions
-      )
-      .append(" tls-refused ").append(
-        decimal: tcpUpstreams.channels.refusals + httpdnsUpstreams.channels.refusals
-      )
-      .emit(.info)
-    // What the hijack defences caught (design notes: Threat model).
-    startCounterLine()
-    log.append("defences bogus-dropped ").append(decimal: engineCounters.bogusDropped)
-      .append(" redirects-rewritten ").append(decimal: engineCounters.redirectsRewritten)
-      .append(" redirects-learned ").append(decimal: engineCounters.redirectAddressesLearned)
-      .append(" rebind-blocked ").append(decimal: engineCounters.rebindBlocked)
-      .append(" hold-on-conflicts ").append(decimal: engineCounters.holdOnConflicts)
-      .append(" verify-disagreements ").append(decimal: engineCounters.verifyDisagreements)
-      .append(" rate-limited ").append(decimal: engineCounters.rateLimited)
-      .append(" any-refused ").append(decimal: engineCounters.anyRefused)
-      .emit(.info)
-    // One line per upstream: its answers, timeouts, failures, smoothed RTT
-    // and disagreements with the trusted upstream.
-    for upstream in 0..<engine.upstreams.count {
-      let statistics = engine.upstreamStatistics(upstream)
-      startCounterLine()
-      log.append("upstream ").append(decimal: upstream)
-        .append(" ").append(address: upstreamAddresses[upstream])
-        .append(" answers ").append(decimal: statistics.answers)
-        .append(" timeouts ").append(decimal: statistics.timeouts)
-        .append(" failures ").append(decimal: statistics.failures)
-        .append(" srtt-ms ").append(decimal: statistics.smoothedRTTMilliseconds)
-        .append(" disagreements ").append(decimal: statistics.disagreements)
-        .emit(.info)
-    }
   }
 
   /// Saves the cache file if there is one, and closes every socket; the
   /// process is about to exit.
   public func shutdown() {
-    if persistsCache { saveCacheFile(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
-    flushReplies()
-    for fd in udpListeners { fd.close() }
-    for fd in tcpListeners { fd.close() }
-    for slot in 0..<settings.inflight where transactionSockets[slot].isValid {
-      transactionSockets[slot].close()
-    }
-    tcpClients.closeAll(server: self)
+    if cacheFile.isUsed { cacheFile.save(now: MonotonicClock.nowMilliseconds(), atShutdown: true) }
+    udpClients.flush()
+    udpClients.closeAll()
+    udpUpstreams.closeAll()
+    tcpClients.closeAll()
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()
@@ -469,100 +261,13 @@ public final class Server {
   }
 }
 
-/// `cache-file`: the packet cache saved every `cache-save-interval` and at
-/// shutdown, and loaded at start-up (format and trust: `CacheFile`).
+/// `cache-file` (CachePersistence.swift).
 extension Server {
-  /// Whether the cache file is used: configured, with a cache, and with
-  /// `stale` on (loaded answers are served only as stale ones); by worker 0
-  /// alone, so that workers never write the file at once.
-  public var persistsCache: Bool {
-    worker == 0 && !settings.cacheFilePath.isEmpty && engine.cache.isEnabled
-      && settings.staleSeconds > 0
-  }
-
-  var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
+  /// Whether the cache file is used (`CachePersistence.isUsed`).
+  public var persistsCache: Bool { cacheFile.isUsed }
 
   /// Loads the cache file into the empty cache at start-up and logs the
-  /// outcome: a missing file is normal the first time; one that cannot be
-  /// read, or is corrupt, truncated or from another format, is reported and
-  /// ignored (nothing of it is inserted). Returns the entries loaded.
+  /// outcome; returns the entries loaded (`CachePersistence.load`).
   @discardableResult
-  public func loadCacheFile() -> Int {
-    let path = settings.cacheFilePath
-    guard !path.isEmpty else { return 0 }
-    guard persistsCache else {
-      log.start(.warning).append("cache-file ").append(path).append(" is not used: ")
-        .append(
-          engine.cache.isEnabled
-            ? "loaded answers are served only as stale ones, and stale is 0"
-            : "the cache is off"
-        ).emit(.warning)
-      return 0
-    }
-    let bytes: [UInt8]
-    do throws(Files.ReadError) {
-      // One byte more than the largest file tells a file that is too large.
-      // Only a file no other account could have written is trusted at all.
-      bytes = try Files.contents(
-        path: path, limit: engine.cache.maxFileSize + 1, privateOnly: true)
-    } catch {
-      switch error {
-      case .system(let code) where code == Errno.noSuchFile:
-        log.start(.info).append("no cached answers in ").append(path).append(" yet").emit(.info)
-      case .system(let code):
-        log.start(.warning).append("cannot read ").append(path).append(": ").append(errno: code)
-          .emit(.warning)
-      case .notPrivate:
-        log.start(.warning).append("ignoring ").append(path)
-          .append(": not a regular file of this user or root, or writable by others")
-          .emit(.warning)
-      }
-      return 0
-    }
-    let loaded: Int
-    do throws(CacheFileError) {
-      loaded = try bytes.withUnsafeBytes { raw in
-        Result { () throws(CacheFileError) in
-          try engine.cache.load(from: raw, now: MonotonicClock.nowMilliseconds())
-        }
-      }.get()
-    } catch {
-      log.start(.warning).append("ignoring ").append(path).append(": ").append(error.reason)
-      switch error {
-      case .entryOutOfBounds(let entry), .badName(let entry), .badMessage(let entry),
-        .keyMismatch(let entry):
-        log.append(" (entry ").append(decimal: entry).append(")")
-      default: break
-      }
-      log.emit(.warning)
-      return 0
-    }
-    log.start(.info).append("loaded ").append(decimal: loaded).append(" cached answers from ")
-      .append(path).emit(.info)
-    return loaded
-  }
-
-  /// Writes the cache file (temporary file, fsync, rename), leaving out
-  /// entries past the stale window. A periodic save is skipped when nothing
-  /// was cached since the last one; the one at shutdown always writes (once
-  /// per run is no wear). Logs periodic saves at debug level, the one at
-  /// shutdown at info, and failures as warnings (the next save tries again).
-  func saveCacheFile(now: UInt64, atShutdown: Bool) {
-    lastCacheSave = now
-    let inserts = engine.counters.cacheInserts
-    guard atShutdown || inserts != insertsAtLastSave else { return }
-    var bytes: [UInt8] = []
-    let saved = engine.cache.serialize(
-      into: &bytes, now: now, keepExpired: staleWindowMilliseconds)
-    let path = settings.cacheFilePath
-    if let error = Files.writeAtomically(path: path, bytes: bytes) {
-      log.start(.warning).append("cannot save cached answers to ").append(path).append(": ")
-        .append(errno: error).emit(.warning)
-      return
-    }
-    insertsAtLastSave = inserts
-    let severity: LogSeverity = atShutdown ? .info : .debug
-    log.start(severity).append("saved ").append(decimal: saved).append(" cached answers to ")
-      .append(path).emit(severity)
-  }
+  public func loadCacheFile() -> Int { cacheFile.load() }
 }

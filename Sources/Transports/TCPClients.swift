@@ -26,26 +26,29 @@ final class TCPClientPool {
 
   let capacity: Int
   let connections: UnsafeMutablePointer<Connection>
-  let readBuffers: UnsafeMutableRawBufferPointer
-  let backlogs: UnsafeMutableRawBufferPointer
+  /// Per slot: the query being read, and the replies waiting.
+  let readBuffers: SlotBuffer
+  let backlogs: SlotBuffer
   var inUse = 0
+  /// The TCP listeners, in `listen` order like the UDP ones.
+  let listeners: [FileDescriptor]
+  let context: LoopContext
 
-  init(capacity: Int) {
+  init(capacity: Int, listeners: [FileDescriptor], context: LoopContext) {
     self.capacity = capacity
+    self.listeners = listeners
+    self.context = context
     connections = .allocate(capacity: capacity)
     connections.initialize(repeating: Connection(), count: capacity)
-    readBuffers = .allocate(byteCount: capacity * Self.readCapacity, alignment: 8)
-    backlogs = .allocate(byteCount: capacity * Self.backlogCapacity, alignment: 8)
+    readBuffers = SlotBuffer(count: capacity, stride: Self.readCapacity)
+    backlogs = SlotBuffer(count: capacity, stride: Self.backlogCapacity)
   }
 
-  func readBuffer(_ slot: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: readBuffers[(slot * Self.readCapacity)..<((slot + 1) * Self.readCapacity)])
-  }
-
-  func backlog(_ slot: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: backlogs[(slot * Self.backlogCapacity)..<((slot + 1) * Self.backlogCapacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: capacity)
+    connections.deallocate()
   }
 
   /// The engine's `ClientRef.connection`: slot and generation.
@@ -53,18 +56,18 @@ final class TCPClientPool {
     (generation & 0xFFFF) << 16 | UInt32(slot & 0xFFFF)
   }
 
-  func accept(listener: Int, server: Server, now: UInt64) {
-    for _ in 0..<Server.batchLimit {
-      guard let accepted = try? Socket.accept(server.tcpListeners[listener]) else { return }
+  func accept(listener: Int, now: UInt64) {
+    for _ in 0..<LoopContext.batchLimit {
+      guard let accepted = try? Socket.accept(listeners[listener]) else { return }
       let (fd, peer) = accepted
       guard let slot = freeSlot() else {
-        server.counters.tcpRejected += 1
+        context.counters.tcpRejected += 1
         fd.close()
         continue
       }
       connections[slot].generation &+= 1
       let token = Token.make(.tcpClient, slot: slot, generation: connections[slot].generation)
-      guard (try? server.epoll.add(fd, events: Epoll.readable, token: token)) != nil else {
+      guard (try? context.epoll.add(fd, events: Epoll.readable, token: token)) != nil else {
         fd.close()
         continue
       }
@@ -90,23 +93,25 @@ final class TCPClientPool {
       && connections[slot].generation & 0xFFFF == generation & 0xFFFF
   }
 
-  func handle(event: UInt32, slot: Int, generation: UInt32, server: Server, now: UInt64) {
+  func handle(
+    event: UInt32, slot: Int, generation: UInt32, now: UInt64, environment: inout LoopEnvironment
+  ) {
     guard isCurrent(slot: slot, generation: generation) else { return }
     connections[slot].lastActivity = now
     if event & Epoll.writable != 0 {
-      flush(slot: slot, server: server)
+      flush(slot: slot)
       guard isCurrent(slot: slot, generation: generation) else { return }
     }
     if event & Epoll.readable != 0 {
-      read(slot: slot, generation: generation, server: server, now: now)
+      read(slot: slot, generation: generation, now: now, environment: &environment)
     } else if event & Epoll.hangup != 0 {
-      close(slot: slot, server: server)
+      close(slot: slot)
     }
   }
 
-  private func read(slot: Int, generation: UInt32, server: Server, now: UInt64) {
-    let buffer = readBuffer(slot)
-    var environment = LoopEnvironment(server: server)
+  private func read(slot: Int, generation: UInt32, now: UInt64, environment: inout LoopEnvironment)
+  {
+    let buffer = readBuffers[slot]
     while isCurrent(slot: slot, generation: generation) {
       let count = connections[slot].readCount
       let received: Int?
@@ -114,12 +119,12 @@ final class TCPClientPool {
         received = try connections[slot].fd.read(
           into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
       } catch {
-        close(slot: slot, server: server)
+        close(slot: slot)
         return
       }
       guard let received else { return }
       if received == 0 {
-        close(slot: slot, server: server)
+        close(slot: slot)
         return
       }
       connections[slot].readCount += received
@@ -127,14 +132,14 @@ final class TCPClientPool {
       while isCurrent(slot: slot, generation: generation), connections[slot].readCount >= 2 {
         let length = Int(UnsafeRawBufferPointer(buffer).getUInt16(at: 0))
         guard length + 2 <= Self.readCapacity else {
-          close(slot: slot, server: server)
+          close(slot: slot)
           return
         }
         guard connections[slot].readCount >= length + 2 else { break }
         let client = ClientRef(
           endpoint: Endpoint(connections[slot].peer), listener: connections[slot].listener,
           connection: Self.connectionToken(slot: slot, generation: generation), isTCP: true)
-        server.engine.handleClientQuery(
+        context.engine.handleClientQuery(
           UnsafeRawBufferPointer(rebasing: buffer[2..<(2 + length)]), from: client, now: now,
           environment: &environment)
         guard isCurrent(slot: slot, generation: generation) else { return }
@@ -149,7 +154,7 @@ final class TCPClientPool {
   }
 
   /// Sends a framed reply (`framed[0..<2]` is free for the length).
-  func send(framed: UnsafeMutableRawBufferPointer, connection: UInt32, server: Server) {
+  func send(framed: UnsafeMutableRawBufferPointer, connection: UInt32) {
     let slot = Int(connection & 0xFFFF)
     guard isCurrent(slot: slot, generation: connection >> 16) else { return }
     framed.setUInt16(UInt16(framed.count - 2), at: 0)
@@ -158,7 +163,7 @@ final class TCPClientPool {
       do {
         offset = try Socket.send(connections[slot].fd, UnsafeRawBufferPointer(framed)) ?? 0
       } catch {
-        close(slot: slot, server: server)
+        close(slot: slot)
         return
       }
       if offset == framed.count { return }
@@ -166,61 +171,63 @@ final class TCPClientPool {
     let rest = framed.count - offset
     let backlogCount = connections[slot].backlogCount
     guard backlogCount + rest <= Self.backlogCapacity else {
-      close(slot: slot, server: server)
+      close(slot: slot)
       return
     }
-    (backlog(slot).baseAddress! + backlogCount).copyMemory(
+    (backlogs[slot].baseAddress! + backlogCount).copyMemory(
       from: framed.baseAddress! + offset, byteCount: rest)
     connections[slot].backlogCount += rest
     if backlogCount == 0 {
       let token = Token.make(.tcpClient, slot: slot, generation: connections[slot].generation)
-      try? server.epoll.modify(
+      try? context.epoll.modify(
         connections[slot].fd, events: Epoll.readable | Epoll.writable, token: token)
     }
   }
 
-  private func flush(slot: Int, server: Server) {
+  private func flush(slot: Int) {
     let count = connections[slot].backlogCount
     guard count > 0 else { return }
-    let pending = UnsafeRawBufferPointer(rebasing: backlog(slot)[0..<count])
+    let backlog = backlogs[slot]
+    let pending = UnsafeRawBufferPointer(rebasing: backlog[0..<count])
     let sent: Int
     do {
       sent = try Socket.send(connections[slot].fd, pending) ?? 0
     } catch {
-      close(slot: slot, server: server)
+      close(slot: slot)
       return
     }
     let rest = count - sent
     if rest > 0 && sent > 0 {
-      backlog(slot).baseAddress!.copyMemory(
-        from: backlog(slot).baseAddress! + sent, byteCount: rest)
+      backlog.baseAddress!.copyMemory(from: backlog.baseAddress! + sent, byteCount: rest)
     }
     connections[slot].backlogCount = rest
     if rest == 0 {
       let token = Token.make(.tcpClient, slot: slot, generation: connections[slot].generation)
-      try? server.epoll.modify(connections[slot].fd, events: Epoll.readable, token: token)
+      try? context.epoll.modify(connections[slot].fd, events: Epoll.readable, token: token)
     }
   }
 
-  func close(slot: Int, server: Server) {
+  func close(slot: Int) {
     guard connections[slot].fd.isValid else { return }
     connections[slot].fd.close()
     connections[slot].fd = .invalid
     connections[slot].readCount = 0
     connections[slot].backlogCount = 0
     inUse -= 1
-    server.counters.tcpClosed += 1
+    context.counters.tcpClosed += 1
   }
 
   /// RFC 7766 §6.2.3: idle connections are closed so they cannot pin slots.
-  func closeIdle(server: Server, now: UInt64) {
-    let idle = UInt64(server.settings.tcpIdleMilliseconds)
+  func closeIdle(now: UInt64) {
+    let idle = UInt64(context.settings.tcpIdleMilliseconds)
     for slot in 0..<capacity where connections[slot].fd.isValid {
-      if now &- connections[slot].lastActivity >= idle { close(slot: slot, server: server) }
+      if now &- connections[slot].lastActivity >= idle { close(slot: slot) }
     }
   }
 
-  func closeAll(server: Server) {
-    for slot in 0..<capacity { close(slot: slot, server: server) }
+  /// Closes every connection and the listeners.
+  func closeAll() {
+    for slot in 0..<capacity { close(slot: slot) }
+    for fd in listeners { fd.close() }
   }
 }

@@ -29,49 +29,54 @@ final class TCPUpstreamPool {
 
   let count: Int
   let connections: UnsafeMutablePointer<Connection>
-  let writeBuffers: UnsafeMutableRawBufferPointer
-  let readBuffers: UnsafeMutableRawBufferPointer
+  /// Per upstream: the queries waiting to be written, and the reply being
+  /// read.
+  let writeBuffers: SlotBuffer
+  let readBuffers: SlotBuffer
   /// TLS sessions of the `tls` upstreams (slot = upstream).
   let channels: SecureChannels
 
-  init(upstreams: [UpstreamServer], setup: TLSSetup) throws(TLSSetup.Failure) {
+  let context: LoopContext
+
+  init(upstreams: [UpstreamServer], setup: TLSSetup, context: LoopContext)
+    throws(TLSSetup.Failure)
+  {
     let count = upstreams.count
     self.count = count
+    self.context = context
     channels = try SecureChannels(
-      slotUpstreams: Array(0..<count), upstreams: upstreams, secure: .tls, setup: setup)
+      slotUpstreams: Array(0..<count), upstreams: upstreams, secure: .tls, setup: setup,
+      context: context)
     connections = .allocate(capacity: max(count, 1))
     connections.initialize(repeating: Connection(), count: max(count, 1))
     // Only upstreams that can be reached over TCP need the buffers, but any
     // UDP upstream may be retried over TCP after a truncated answer.
-    writeBuffers = .allocate(byteCount: max(count, 1) * Self.writeCapacity, alignment: 8)
-    readBuffers = .allocate(byteCount: max(count, 1) * Self.readCapacity, alignment: 8)
+    writeBuffers = SlotBuffer(count: count, stride: Self.writeCapacity)
+    readBuffers = SlotBuffer(count: count, stride: Self.readCapacity)
   }
 
-  func writeBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: writeBuffers[(index * Self.writeCapacity)..<((index + 1) * Self.writeCapacity)])
-  }
-
-  func readBuffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(
-      rebasing: readBuffers[(index * Self.readCapacity)..<((index + 1) * Self.readCapacity)])
+  /// The sockets are closed by `closeAll` (the server's shutdown); this
+  /// frees the memory.
+  deinit {
+    connections.deinitialize(count: max(count, 1))
+    connections.deallocate()
   }
 
   /// Queues a framed query and writes what the socket takes; connects first
   /// if needed. False when the query cannot be queued.
-  func send(framed: UnsafeMutableRawBufferPointer, upstream: Int, server: Server) -> Bool {
+  func send(framed: UnsafeMutableRawBufferPointer, upstream: Int) -> Bool {
     guard !connections[upstream].broken else { return false }
     if connections[upstream].state == .closed {
       let now = MonotonicClock.nowMilliseconds()
       guard channels.mayConnect(upstream: upstream, now: now),
-        open(upstream: upstream, server: server, now: now)
+        open(upstream: upstream, now: now)
       else { return false }
     }
     let queued = connections[upstream].writeCount
     let room = Self.writeCapacity - queued
     guard framed.count + (channels.isSecure(upstream) ? EDNSPadding.maximumQueryGrowth : 0) <= room
     else { return false }
-    let slot = UnsafeMutableRawBufferPointer(rebasing: writeBuffer(upstream)[queued...])
+    let slot = UnsafeMutableRawBufferPointer(rebasing: writeBuffers[upstream][queued...])
     slot.baseAddress!.copyMemory(from: framed.baseAddress!, byteCount: framed.count)
     var length = framed.count - 2
     if channels.isSecure(upstream) {
@@ -83,17 +88,17 @@ final class TCPUpstreamPool {
     }
     slot.setUInt16(UInt16(length), at: 0)
     connections[upstream].writeCount += 2 + length
-    if connections[upstream].state == .connected { flush(upstream: upstream, server: server) }
+    if connections[upstream].state == .connected { flush(upstream: upstream) }
     return !connections[upstream].broken
   }
 
-  private func open(upstream: Int, server: Server, now: UInt64) -> Bool {
-    let address = server.upstreamAddresses[upstream]
+  private func open(upstream: Int, now: UInt64) -> Bool {
+    let address = context.upstreamAddresses[upstream]
     guard let fd = try? Socket.tcp(for: address) else { return false }
     let connected: Bool
     do {
       connected = try Socket.connect(fd, to: address)
-      try server.epoll.add(
+      try context.epoll.add(
         fd, events: Epoll.readable | Epoll.writable,
         token: Token.make(.upstreamTCP, slot: upstream))
     } catch {
@@ -110,7 +115,7 @@ final class TCPUpstreamPool {
       fd: fd, state: connected ? ready : .connecting, writeCount: 0, readCount: 0,
       lastActivity: now, broken: false)
     if connected && ready == .handshaking {
-      handshake(upstream: upstream, server: server, now: now)
+      handshake(upstream: upstream, now: now)
     }
     return !connections[upstream].broken
   }
@@ -119,12 +124,12 @@ final class TCPUpstreamPool {
   /// meanwhile go out. The socket waits only for what the handshake needs
   /// (epoll is level-triggered: a writable wait with nothing to write
   /// would spin).
-  private func handshake(upstream: Int, server: Server, now: UInt64) {
+  private func handshake(upstream: Int, now: UInt64) {
     let events: UInt32
-    switch channels.handshake(slot: upstream, server: server, now: now) {
+    switch channels.handshake(slot: upstream, now: now) {
     case .established:
       connections[upstream].state = .connected
-      flush(upstream: upstream, server: server)
+      flush(upstream: upstream)
       return
     case .waitReadable: events = Epoll.readable
     case .waitWritable: events = Epoll.readable | Epoll.writable
@@ -132,17 +137,18 @@ final class TCPUpstreamPool {
       connections[upstream].broken = true
       return
     }
-    try? server.epoll.modify(
+    try? context.epoll.modify(
       connections[upstream].fd, events: events, token: Token.make(.upstreamTCP, slot: upstream))
   }
 
-  private func flush(upstream: Int, server: Server) {
+  private func flush(upstream: Int) {
+    let buffer = writeBuffers[upstream]
     var waitWritable = false
     while connections[upstream].writeCount > 0 {
       let pending = connections[upstream].writeCount
       let step = channels.send(
         slot: upstream, fd: connections[upstream].fd,
-        UnsafeRawBufferPointer(rebasing: writeBuffer(upstream)[0..<pending]))
+        UnsafeRawBufferPointer(rebasing: buffer[0..<pending]))
       guard case .moved(let sent) = step else {
         if step == .failed || step == .ended {
           connections[upstream].broken = true
@@ -153,17 +159,16 @@ final class TCPUpstreamPool {
       }
       let rest = pending - sent
       if rest > 0 {
-        writeBuffer(upstream).baseAddress!.copyMemory(
-          from: writeBuffer(upstream).baseAddress! + sent, byteCount: rest)
+        buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + sent, byteCount: rest)
       }
       connections[upstream].writeCount = rest
     }
     let events = waitWritable ? Epoll.readable | Epoll.writable : Epoll.readable
-    try? server.epoll.modify(
+    try? context.epoll.modify(
       connections[upstream].fd, events: events, token: Token.make(.upstreamTCP, slot: upstream))
   }
 
-  func handle(event: UInt32, upstream: Int, server: Server, now: UInt64) {
+  func handle(event: UInt32, upstream: Int, now: UInt64, environment: inout LoopEnvironment) {
     guard upstream < count, connections[upstream].fd.isValid else { return }
     connections[upstream].lastActivity = now
     if connections[upstream].state == .connecting {
@@ -176,21 +181,20 @@ final class TCPUpstreamPool {
         channels.isSecure(upstream) ? .handshaking : .connected
     }
     if connections[upstream].state == .handshaking {
-      handshake(upstream: upstream, server: server, now: now)
+      handshake(upstream: upstream, now: now)
       guard connections[upstream].state == .connected else { return }
     } else if event & Epoll.writable != 0 {
-      flush(upstream: upstream, server: server)
+      flush(upstream: upstream)
     }
     if event & Epoll.readable != 0 || channels.isSecure(upstream) {
-      read(upstream: upstream, server: server, now: now)
+      read(upstream: upstream, now: now, environment: &environment)
     } else if event & Epoll.hangup != 0 {
       connections[upstream].broken = true
     }
   }
 
-  private func read(upstream: Int, server: Server, now: UInt64) {
-    let buffer = readBuffer(upstream)
-    var environment = LoopEnvironment(server: server)
+  private func read(upstream: Int, now: UInt64, environment: inout LoopEnvironment) {
+    let buffer = readBuffers[upstream]
     while !connections[upstream].broken {
       let filled = connections[upstream].readCount
       let step = channels.receive(
@@ -202,7 +206,7 @@ final class TCPUpstreamPool {
         case .waitWritable:
           // TLS must write before it reads on (a renegotiation or key
           // update): wake on writable, and flush then calls in again.
-          try? server.epoll.modify(
+          try? context.epoll.modify(
             connections[upstream].fd, events: Epoll.readable | Epoll.writable,
             token: Token.make(.upstreamTCP, slot: upstream))
         case .ended, .failed, .moved: connections[upstream].broken = true
@@ -213,9 +217,9 @@ final class TCPUpstreamPool {
       while connections[upstream].readCount >= 2 {
         let length = Int(UnsafeRawBufferPointer(buffer).getUInt16(at: 0))
         guard connections[upstream].readCount >= length + 2 else { break }
-        server.engine.handleUpstreamReply(
+        context.engine.handleUpstreamReply(
           UnsafeRawBufferPointer(rebasing: buffer[2..<(2 + length)]), transaction: nil,
-          upstream: upstream, from: Endpoint(server.upstreamAddresses[upstream]), now: now,
+          upstream: upstream, from: Endpoint(context.upstreamAddresses[upstream]), now: now,
           environment: &environment)
         let remaining = connections[upstream].readCount - (length + 2)
         if remaining > 0 {
@@ -229,11 +233,10 @@ final class TCPUpstreamPool {
 
   /// Closes connections that broke and tells the engine, which fails their
   /// queries over at once. Called by the loop outside any engine call.
-  func processBroken(server: Server, now: UInt64) {
+  func processBroken(now: UInt64, environment: inout LoopEnvironment) {
     for upstream in 0..<count where connections[upstream].broken {
       close(upstream: upstream)
-      var environment = LoopEnvironment(server: server)
-      server.engine.upstreamConnectionLost(upstream: upstream, now: now, environment: &environment)
+      context.engine.upstreamConnectionLost(upstream: upstream, now: now, environment: &environment)
     }
   }
 
@@ -243,7 +246,7 @@ final class TCPUpstreamPool {
     connections[upstream] = Connection()
   }
 
-  func closeIdle(server: Server, now: UInt64) {
+  func closeIdle(now: UInt64) {
     for upstream in 0..<count where connections[upstream].state != .closed {
       if now &- connections[upstream].lastActivity >= Self.idleMilliseconds,
         connections[upstream].writeCount == 0

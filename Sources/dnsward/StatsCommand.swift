@@ -262,7 +262,7 @@ enum StatsCommand {
   }
 
   /// One epoll instance for one descriptor: waits with a deadline.
-  struct Poller {
+  struct Poller: ~Copyable {
     let epoll: Epoll
 
     init() throws(Failure) {

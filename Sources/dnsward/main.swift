@@ -4,6 +4,7 @@
 //   dnsward --config FILE     run on FILE instead
 //   dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
 //   dnsward --print-config    print the summary of the compiled-in config
+//   dnsward --help-config     print the reference of the config language
 //   dnsward stats [ADDR]      print a running dnsward's statistics (StatsCommand.swift)
 //
 // A firmware built with -DDNSWARD_RUNTIME_CONFIG=OFF (DNSWARD_COMPILED_CONFIG_ONLY)
@@ -31,6 +32,7 @@ func usage() -> Never {
              dnsward --config FILE     run on FILE
              dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
              dnsward --print-config    summary of the compiled-in config
+             dnsward --help-config     every directive of the config language
              dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
 
       """
@@ -75,15 +77,17 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
     }
   }
 
-  /// FILE parsed, or the parser's `file:line: message` and exit status 1.
-  func loadConfig(_ path: [UInt8]) -> Settings {
+  /// FILE parsed (and into `lines`, the lines the summary names), or the
+  /// parser's `file:line: message` and exit status 1.
+  func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
     let name = String(decoding: path, as: UTF8.self)
     guard let bytes = Files.read(path: path, limit: configSizeLimit) else {
       ProcessControl.printError(Array("dnsward: cannot read \(name)\n".utf8))
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
-      return try ConfigParser.parse(bytes: bytes, fileName: name, readFile: readBlockList)
+      return try ConfigParser.parse(
+        bytes: bytes, fileName: name, readFile: readBlockList, lines: &lines)
     } catch {
       ProcessControl.printError(Array("\(error.description)\n".utf8))
       ProcessControl.exit(1)
@@ -100,13 +104,19 @@ if arguments.count <= 2 && isFlag(arguments[0], "stats") {
 }
 #if !DNSWARD_COMPILED_CONFIG_ONLY
   if arguments.count == 2 && isFlag(arguments[0], "--config") {
-    ProcessControl.exit(serve(loadConfig(arguments[1])))
+    var lines = SourceLines()
+    ProcessControl.exit(serve(loadConfig(arguments[1], lines: &lines)))
   } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
-    print(ConfigGenerator.summary(loadConfig(arguments[1])), terminator: "")
+    var lines = SourceLines()
+    let settings = loadConfig(arguments[1], lines: &lines)
+    print(ConfigGenerator.summary(settings, lines: lines), terminator: "")
     print("\(String(decoding: arguments[1], as: UTF8.self)): OK")
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--print-config") {
     print(ConfigGenerator.summary(compiledSettings()), terminator: "")
+    ProcessControl.exit(0)
+  } else if arguments.count == 1 && isFlag(arguments[0], "--help-config") {
+    print(ConfigReference.text, terminator: "")
     ProcessControl.exit(0)
   }
 #endif

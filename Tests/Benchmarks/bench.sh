@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark suite: dnsward next to dnsmasq, unbound and dnsdist, one
 # after the other, in front of the same Knot DNS upstream on loopback, under
-# the same dnsperf workloads. Not a test: it prints numbers for the README.
+# the same dnsperf workloads. Not a test: it prints numbers for
+# Tests/Benchmarks/README.md.
 #
 #   bash Tests/Benchmarks/bench.sh                       # everything, ~9 min + build
 #   PROXIES="dnsward dnsmasq" WORKLOADS="hot cold" DURATION=5 bash Tests/Benchmarks/bench.sh
@@ -467,5 +468,5 @@ if grep -q '	cold	' "$TSV"; then
 fi
 echo
 echo "results: $TSV"
-echo "         $RESULTS_DIR/results.md (Markdown for the README)"
+echo "         $RESULTS_DIR/results.md (Markdown for Tests/Benchmarks/README.md)"
 echo "logs:    $LOGS"

@@ -11,7 +11,8 @@
 #   DURATION=30 QPS=5000 bash Tests/Benchmarks/forwarding.sh
 #
 # Needs dnsperf, dnsmasq-base and knot (apt-get install dnsperf dnsmasq-base
-# knot). Only 127.0.0.1 is used. Not a test: numbers go in the README.
+# knot). Only 127.0.0.1 is used. Not a test: numbers go in
+# Tests/Benchmarks/README.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"

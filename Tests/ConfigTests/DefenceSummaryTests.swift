@@ -44,6 +44,42 @@ extension DefenceDirectiveTests {
           + "override-check: tcp:80 every 60s (no effect: no override addresses)\n"), idle)
   }
 
+  /// A `bogus` prefix that holds a `bogus-nxdomain` entry (or the other
+  /// way round) is accepted, but the engine makes an answer with only
+  /// addresses of the `bogus-nxdomain` entry NXDOMAIN before the bogus
+  /// check: `--check` says so, naming both entries and their lines.
+  func testBogusOverlappingBogusNXDomainIsNoted() throws {
+    let text =
+      "listen 127.0.0.1:53\nupstream udp 192.0.2.53\nbogus 198.51.100.0/24\n"
+      + "bogus-nxdomain 198.51.100.7\nbogus 2001:db8:bad::1\n"
+      + "bogus-nxdomain 2001:db8:bad::/48\nbogus-nxdomain 203.0.113.9\n"
+    var lines = SourceLines()
+    let settings = try ConfigParser.parse(
+      bytes: Array(text.utf8), fileName: "test.conf", lines: &lines)
+    XCTAssertEqual(lines.bogus, [3, 5])
+    XCTAssertEqual(lines.bogusNXDomain, [4, 6, 7])
+    let summary = ConfigGenerator.summary(settings, lines: lines)
+    XCTAssertTrue(
+      summary.contains(
+        "; detect-nxdomain-redirect: off\n"
+          + "warning: bogus 198.51.100.0/24 (line 3) contains bogus-nxdomain 198.51.100.7 "
+          + "(line 4): an answer with only that address becomes NXDOMAIN\n"
+          + "warning: bogus-nxdomain 2001:db8:bad::/48 (line 6) contains bogus "
+          + "2001:db8:bad::1 (line 5): an answer with only addresses in 2001:db8:bad::/48 "
+          + "becomes NXDOMAIN, even with that address\n"
+          + "verify: none"), summary)
+    XCTAssertFalse(summary.contains("203.0.113.9 ("), summary)
+    // Without lines (the compiled-in config), the same notes without them.
+    let compiled = ConfigGenerator.summary(settings)
+    XCTAssertTrue(
+      compiled.contains(
+        "warning: bogus 198.51.100.0/24 contains bogus-nxdomain 198.51.100.7: an answer with "
+          + "only that address becomes NXDOMAIN\n"), compiled)
+    // Disjoint prefixes, and bogus prefixes overlapping each other: no note.
+    let disjoint = ConfigGenerator.summary(try XCTUnwrap(parse(Self.fullConfig)))
+    XCTAssertFalse(disjoint.contains("warning:"), disjoint)
+  }
+
   // MARK: - Shipped configs
 
   static var root: URL {

@@ -49,6 +49,25 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     XCTAssertEqual(settings.upstreams[0].account, [])
   }
 
+  /// `account=` without `format=` means the one format that takes it:
+  /// `alibaba` (it used to be refused, the default format being `json`).
+  func testAccountWithoutFormatIsAlibaba() throws {
+    let settings = try XCTUnwrap(
+      parse(
+        "upstream httpdns 203.107.1.1 account=139450\n"
+          + "upstream httpdns 203.107.1.2 secret=KEY account=7 trusted"))
+    XCTAssertEqual(settings.upstreams.map(\.httpdnsFormat), [.alibaba, .alibaba])
+    XCTAssertEqual(settings.upstreams.map(\.account), [Array("139450".utf8), Array("7".utf8)])
+    XCTAssertEqual(settings.upstreams[1].secret, Array("KEY".utf8))
+    XCTAssertEqual(settings.upstreams.map(\.answersEveryType), [false, false])
+    // Without `account=` the format stays `json`, and `secret=` alone is
+    // still refused for it.
+    XCTAssertEqual(parse("upstream httpdns 223.5.5.5")?.upstreams.first?.httpdnsFormat, .json)
+    XCTAssertEqual(
+      parseError("listen 127.0.0.1\nupstream httpdns 203.107.1.1 secret=KEY\n")?.message,
+      "'secret=' is only for format=alibaba (this upstream's format is json)")
+  }
+
   func testLongestAccountAndSecret() throws {
     let account = String(repeating: "a", count: 64)
     let secret = String(repeating: "~", count: 128)
@@ -86,7 +105,6 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "test.conf:3: verify needs an upstream marked trusted (e.g. upstream tcp 9.9.9.9 trusted)")
   }
 
-  static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
   static let directiveUsage = upstreamUsage
   static let badSecret =
     "bad httpdns secret (up to 128 printable ASCII characters, no spaces, '#' or '\"')"
@@ -141,7 +159,7 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "'account=' is only for format=alibaba (this upstream's format is dnspod)", 1
     ),
     (
-      "upstream httpdns 203.107.1.1 account=139450",
+      "upstream httpdns 203.107.1.1 format=json account=139450",
       "'account=' is only for format=alibaba (this upstream's format is json)", 1
     ),
     (
@@ -257,15 +275,8 @@ final class HTTPDNSDirectiveTests: XCTestCase {
     ),
   ]
 
-  func testErrorsAreReportedWithFileAndLine() throws {
-    for (lines, message, lineInFragment) in Self.badLines {
-      guard let error = parseError(Self.preamble + lines + "\nlog info\n") else { continue }
-      let expectedLine = 3 + lineInFragment
-      XCTAssertEqual(error.file, "test.conf")
-      XCTAssertEqual(error.line, expectedLine, lines)
-      XCTAssertEqual(error.message, message)
-      XCTAssertEqual(error.description, "test.conf:\(expectedLine): \(message)")
-    }
+  func testErrorsAreReportedWithFileAndLine() {
+    assertBadLines(Self.badLines)
   }
 
   /// A message quotes the option's name, never a secret: messages end up
@@ -279,7 +290,7 @@ final class HTTPDNSDirectiveTests: XCTestCase {
       "upstream httpdns 203.107.1.1 format=dnspod secret=\(secret)",
       "upstream httpdns 203.107.1.1 format=alibaba account=1 secret=\(secret)\u{7F}",
     ] {
-      let error = try XCTUnwrap(parseError(Self.preamble + lines))
+      let error = try XCTUnwrap(parseError(badLinePreamble + lines))
       XCTAssertFalse(error.description.contains(secret), error.description)
     }
     let settings = try XCTUnwrap(

@@ -126,7 +126,6 @@ final class TLSDirectiveTests: XCTestCase {
     XCTAssertEqual(settings.caFile, Array("/etc/dnsward/ca.pem".utf8))
   }
 
-  static let preamble = "# test config\n\nlisten 127.0.0.1:53\n"
   static let badPin =
     "(expected sha256/ and the base64 of the SHA-256 of the server's public key, 44 characters, "
     + "RFC 7469 §2.4)"
@@ -325,14 +324,7 @@ final class TLSDirectiveTests: XCTestCase {
     ),
   ]
 
-  func testErrorsAreReportedWithFileAndLine() throws {
-    for (lines, message, lineInFragment) in Self.badLines {
-      guard let error = parseError(Self.preamble + lines + "\nlog info\n") else { continue }
-      let expectedLine = 3 + lineInFragment
-      XCTAssertEqual(error.file, "test.conf")
-      XCTAssertEqual(error.line, expectedLine, lines)
-      XCTAssertEqual(error.message, message)
-      XCTAssertEqual(error.description, "test.conf:\(expectedLine): \(message)")
-    }
+  func testErrorsAreReportedWithFileAndLine() {
+    assertBadLines(Self.badLines)
   }
 }

@@ -67,6 +67,30 @@ func parseError(
   }
 }
 
+/// The three lines every bad-line table's fragments follow.
+let badLinePreamble = "# test config\n\nlisten 127.0.0.1:53\n"
+
+/// Each of `badLines` — a config fragment, the message it must fail with,
+/// and the line of the fragment it must be reported on — written after
+/// `badLinePreamble` and before a good last line, fails with exactly
+/// `test.conf:LINE: message`.
+func assertBadLines(
+  _ badLines: [(String, String, Int)], file: StaticString = #filePath, line: UInt = #line
+) {
+  let preambleLines = badLinePreamble.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+  for (fragment, message, lineInFragment) in badLines {
+    guard
+      let error = parseError(badLinePreamble + fragment + "\nlog info\n", file: file, line: line)
+    else { continue }
+    let expectedLine = preambleLines + lineInFragment
+    XCTAssertEqual(error.file, "test.conf", file: file, line: line)
+    XCTAssertEqual(error.line, expectedLine, fragment, file: file, line: line)
+    XCTAssertEqual(error.message, message, fragment, file: file, line: line)
+    XCTAssertEqual(
+      error.description, "test.conf:\(expectedLine): \(message)", file: file, line: line)
+  }
+}
+
 /// `upstream`'s usage, as messages quote it.
 let upstreamUsage =
   "upstream udp|tcp ADDRESS[:PORT] [trusted], "

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// Golden messages, written out by hand field by field (RFC 1035 §4.1, RFC 6891
 /// §6.1). Offsets in the comments are absolute, from the first header byte.
 enum Golden {

@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 /// Every accessor of `Message`, `ResourceRecord` and `OPTRecord` against the

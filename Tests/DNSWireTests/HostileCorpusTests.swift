@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 /// Malformed messages, each with the one `WireError` it must produce. Most use

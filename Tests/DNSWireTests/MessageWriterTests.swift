@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 final class MessageWriterTests: XCTestCase {

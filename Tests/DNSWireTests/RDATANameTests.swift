@@ -1,4 +1,5 @@
 import DNSWire
+import TestSupport
 import XCTest
 
 /// The names inside the RDATA of the RFC 1035 types that may compress them

@@ -1,38 +1,6 @@
 import DNSWire
 import XCTest
 
-/// Builds bytes from golden-byte text, one field per argument so that every
-/// field can carry its own comment at the call site. Tokens are separated by
-/// spaces:
-///
-/// - hex digits, any even count: `1234`, `c0 0c`, `00010001`;
-/// - a quoted ASCII run: `'example'` (no spaces inside);
-/// - a repeated byte: `61*63` is 63 bytes of 0x61.
-func wire(_ fields: String...) -> [UInt8] {
-  var out: [UInt8] = []
-  for field in fields {
-    for token in field.split(separator: " ", omittingEmptySubsequences: true) {
-      if token.hasPrefix("'") {
-        precondition(token.count >= 2 && token.hasSuffix("'"), "bad ASCII token")
-        out += Array(token.dropFirst().dropLast().utf8)
-      } else if let star = token.firstIndex(of: "*") {
-        let byte = UInt8(token[..<star], radix: 16)!
-        let count = Int(token[token.index(after: star)...])!
-        out += Array(repeating: byte, count: count)
-      } else {
-        precondition(token.count % 2 == 0, "odd hex token")
-        var index = token.startIndex
-        while index < token.endIndex {
-          let next = token.index(index, offsetBy: 2)
-          out.append(UInt8(token[index..<next], radix: 16)!)
-          index = next
-        }
-      }
-    }
-  }
-  return out
-}
-
 /// A flat name from presentation text, through the code under test.
 func flatName(_ text: String, allowWildcard: Bool = false) -> [UInt8] {
   var output = [UInt8](repeating: 0xEE, count: 300)

@@ -1,10 +1,11 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
-/// The defences that judge an upstream answer by its addresses (design
-/// notes: Threat model): `bogus`, `bogus-nxdomain` and `rebind-protection`.
+/// The defences that judge an upstream answer by its addresses (Sources/README.md,
+/// Threat model): `bogus`, `bogus-nxdomain` and `rebind-protection`.
 final class AnswerDefenceTests: XCTestCase {
   static let forged: [UInt8] = [198, 51, 100, 66]
   static let redirect: [UInt8] = [100, 64, 0, 80]
@@ -67,6 +68,31 @@ final class AnswerDefenceTests: XCTestCase {
     XCTAssertNotNil(reply.opt, "the client sent EDNS")
     XCTAssertEqual(harness.counters.redirectsRewritten, 1)
     XCTAssertEqual(harness.engine.activeTransactions, 0)
+  }
+
+  /// A `bogus-nxdomain` address inside a `bogus` prefix: the redirect
+  /// answer is the more specific statement and becomes NXDOMAIN at once (it
+  /// used to be dropped as forged, so the client waited for the deadline and
+  /// got SERVFAIL); any other answer with an address in the prefix is still
+  /// forged.
+  func testARedirectAddressInsideABogusPrefixStillBecomesNXDOMAIN() throws {
+    let harness = Harness {
+      $0.bogusPrefixes = [AddressPrefix(address: ipv4(100, 64, 0, 0), length: 96 + 24)]
+      $0.bogusNXDomainPrefixes = [Self.host(Self.redirect)]
+    }
+    harness.ask(makeQuery(id: 9, name: "no-such-name.example"))
+    var query = harness.queries[0]
+    let replies = harness.answer(makeReply(to: query.bytes, addresses: [Self.redirect]), to: query)
+    XCTAssertEqual(
+      try decoded(try XCTUnwrap(replies.first).bytes).rcode, ResponseCode.nameError.rawValue)
+    XCTAssertEqual(harness.counters.redirectsRewritten, 1)
+    XCTAssertEqual(harness.counters.bogusDropped, 0)
+
+    harness.ask(makeQuery(id: 10, name: "bank.example"))
+    query = harness.queries[1]
+    let forged = makeReply(to: query.bytes, addresses: [Self.redirect, [100, 64, 0, 81]])
+    XCTAssertTrue(harness.answer(forged, to: query).isEmpty, "another address of the prefix")
+    XCTAssertEqual(harness.counters.bogusDropped, 1)
   }
 
   func testAnAnswerWithTheRedirectAddressAndAnotherIsRelayed() throws {

@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// The cache file (`CacheFile`): what `serialize` writes, byte for byte; a

@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// The packet cache in the engine: hits with decremented TTLs, negative

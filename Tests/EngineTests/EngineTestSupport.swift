@@ -5,8 +5,8 @@ import Engine
 import TestSupport
 import XCTest
 
-// Test support for the sans-I/O engine (design: "a fake clock for the
-// engine"): a recording environment (its random source is TestSupport's
+// Test support for the sans-I/O engine (Sources/README.md, Conventions
+// 12: a fake clock for the engine): a recording environment (its random source is TestSupport's
 // SplitMix64), message builders and a decoder that turns wire bytes into
 // plain values to assert on.
 
@@ -265,58 +265,6 @@ func lanClient(_ host: UInt8 = 20, port: UInt16 = 40_000, tcp: Bool = false) -> 
 let exampleAddress: [UInt8] = [93, 184, 216, 34]
 
 // MARK: - Building messages
-
-/// Bytes from hex fields: "0100" is two bytes, "'abc'" is ASCII, "00*4"
-/// repeats a byte. One field per wire field, with a comment beside it.
-func wire(_ fields: String...) -> [UInt8] {
-  var out: [UInt8] = []
-  for field in fields {
-    for token in field.split(separator: " ", omittingEmptySubsequences: true) {
-      if token.hasPrefix("'") {
-        precondition(token.count >= 2 && token.hasSuffix("'"), "bad ASCII token")
-        out += Array(token.dropFirst().dropLast().utf8)
-      } else if let star = token.firstIndex(of: "*") {
-        let byte = UInt8(token[..<star], radix: 16)!
-        let count = Int(token[token.index(after: star)...])!
-        out += Array(repeating: byte, count: count)
-      } else {
-        precondition(token.count % 2 == 0, "odd hex token")
-        var index = token.startIndex
-        while index < token.endIndex {
-          let next = token.index(index, offsetBy: 2)
-          out.append(UInt8(token[index..<next], radix: 16)!)
-          index = next
-        }
-      }
-    }
-  }
-  return out
-}
-
-/// The flat wire form of a name, keeping its letter case ("." is the root).
-func wireName(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  for label in text.split(separator: ".", omittingEmptySubsequences: true) {
-    precondition(label.utf8.count <= 63, "label too long")
-    out.append(UInt8(label.utf8.count))
-    out += Array(label.utf8)
-  }
-  out.append(0)
-  return out
-}
-
-/// Presentation text of a flat name, keeping its case: "www.Example.com".
-func nameText(_ flat: [UInt8]) -> String {
-  var labels: [String] = []
-  var position = 0
-  while position < flat.count, flat[position] != 0 {
-    let length = Int(flat[position])
-    let end = min(position + 1 + length, flat.count)
-    labels.append(String(decoding: flat[(position + 1)..<end], as: UTF8.self))
-    position += 1 + length
-  }
-  return labels.isEmpty ? "." : labels.joined(separator: ".")
-}
 
 func build(_ body: (inout MessageWriter) throws(WireError) -> Void) -> [UInt8] {
   var buffer = [UInt8](repeating: 0, count: 65_535)

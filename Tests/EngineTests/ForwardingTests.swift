@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// A question sent upstream and its answer relayed back.

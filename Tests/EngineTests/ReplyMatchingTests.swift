@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// RFC 5452 §9.1 and the threat model: an upstream packet is accepted only if

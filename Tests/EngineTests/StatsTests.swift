@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// Statistics in class CHAOS (Engine/Stats.swift): `hits.bind.` and friends

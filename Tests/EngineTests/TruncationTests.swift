@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// RFC 1035 §4.2.1, RFC 6891 §6.2.5, RFC 7766 §5: a UDP reply never exceeds

@@ -1,6 +1,7 @@
 import CompiledConfig
 import DNSWire
 import Engine
+import TestSupport
 import XCTest
 
 /// Checks of upstreams: `verify` (trusted first, a plain one compared) and

@@ -1,5 +1,6 @@
 import CompiledConfig
 import DNSWire
+import TestSupport
 import XCTest
 
 @testable import HTTPDNS

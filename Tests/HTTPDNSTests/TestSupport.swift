@@ -1,19 +1,9 @@
 import CompiledConfig
 import DNSWire
+import TestSupport
 import XCTest
 
 @testable import HTTPDNS
-
-/// A flat wire name from presentation text, case kept (DNSWire's parser
-/// lower-cases; 0x20-randomized questions need the case).
-func wireName(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  for label in text.split(separator: ".") {
-    out.append(UInt8(label.utf8.count))
-    out += Array(label.utf8)
-  }
-  return out + [0]
-}
 
 /// A query as the engine sends it upstream.
 func makeQuery(

@@ -1,5 +1,6 @@
 import DNSWire
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -14,67 +15,24 @@ let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 /// The real `dnsward` binary, started on a config written for the test with
 /// `listen 127.0.0.1:0`; the port it got is read from its start-up log.
 ///
-/// The same suite runs against another build of dnsward — the ARM firmware
-/// under qemu-user, say — through two environment variables:
-/// `DNSWARD_TEST_BINARY` (its path) and `DNSWARD_TEST_RUNNER` (a command
-/// line to run it with, e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`).
+/// The binary is `DnswardBinary`'s: SwiftPM's, or the one the environment
+/// names (the ARM firmware under qemu-user, say).
 final class DnswardProcess {
-  let process = Process()
+  let process: Process
   let configURL: URL
   private let errorPipe = Pipe()
   private let logLock = NSLock()
   private var logText = ""
   private(set) var port: UInt16 = 0
 
-  static let environment = ProcessInfo.processInfo.environment
-
-  /// Whether the binary under test is another build than the one SwiftPM
-  /// built next to the tests.
-  static var isExternalBinary: Bool { environment["DNSWARD_TEST_BINARY"] != nil }
-
-  static var binary: URL? {
-    if let path = environment["DNSWARD_TEST_BINARY"] {
-      return URL(fileURLWithPath: path)
-    }
-    return built("dnsward")
-  }
-
-  /// A product SwiftPM built next to the tests.
-  static func built(_ product: String) -> URL? {
-    let candidates = [
-      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-      URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .deletingLastPathComponent(),
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
-        ".build/debug"),
-    ]
-    for directory in candidates {
-      let url = directory.appendingPathComponent(product)
-      if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    return nil
-  }
-
   var log: String { logLock.withLock { logText } }
 
   init(config: String, arguments: [String]? = nil, waitForListen: Bool = true) throws {
     _ = pipeSignalIgnored
-    guard let binary = Self.binary else {
-      throw XCTSkip("dnsward binary not found next to the tests")
-    }
     configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-test-\(UUID().uuidString).conf")
     try config.write(to: configURL, atomically: true, encoding: .utf8)
-    let dnswardArguments = arguments ?? ["--config", configURL.path]
-    let runner = (Self.environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ")
-      .map(String.init)
-    if let tool = runner.first {
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = [tool] + runner.dropFirst() + [binary.path] + dnswardArguments
-    } else {
-      process.executableURL = binary
-      process.arguments = dnswardArguments
-    }
+    process = try DnswardBinary.process(arguments ?? ["--config", configURL.path])
     process.standardError = errorPipe
     process.standardOutput = FileHandle.nullDevice
     errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in

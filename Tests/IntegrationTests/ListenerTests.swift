@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -79,9 +80,7 @@ final class ListenerTests: XCTestCase {
   /// A bad line in a config compiled into the binary fails the build with
   /// the parser's `file:line: error: message`, from dnsward-confgen.
   func testConfigCompilerFailsOnABadLineWithItsLocation() throws {
-    guard let binary = DnswardProcess.built("dnsward-confgen") else {
-      throw XCTSkip("dnsward-confgen not found next to the tests")
-    }
+    let binary = try DnswardBinary.built("dnsward-confgen")
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "confgen-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

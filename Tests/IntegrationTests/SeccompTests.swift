@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `seccomp on` (issue 8, item 5): the filtered process still does
@@ -7,7 +8,7 @@ import XCTest
 /// cleanly. (What the filter refuses is checked in PlatformTests.) Under a
 /// qemu-user runner the filter is refused, which must be a warning only.
 final class SeccompTests: XCTestCase {
-  private var underEmulation: Bool { DnswardProcess.environment["DNSWARD_TEST_RUNNER"] != nil }
+  private var underEmulation: Bool { DnswardBinary.isEmulated }
 
   func testFilteredDnswardForwardsCachesAndSavesItsCacheFile() throws {
     let udpUpstream = try FakeUpstream(.honest, answer: (192, 0, 2, 44))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -8,56 +9,14 @@ import XCTest
 /// `dnsward stats [ADDR]` against the real server: the CLI asks
 /// `stats.dnsward. CH TXT` and prints `name value` lines.
 final class StatsIntegrationTests: XCTestCase {
-  struct Run {
-    var status: Int32
-    var output: String
-    var errors: String
-
-    /// `name value` lines as a dictionary (and checks their shape).
-    var values: [String: UInt64] {
-      var result: [String: UInt64] = [:]
-      for line in output.split(separator: "\n") {
-        let parts = line.split(separator: " ")
-        XCTAssertEqual(parts.count, 2, "line: \(line)")
-        if parts.count == 2 { result[String(parts[0])] = UInt64(parts[1]) }
-      }
-      return result
-    }
-  }
-
-  /// Runs the dnsward under test with `arguments`, the same way
-  /// `DnswardProcess` starts it (under `DNSWARD_TEST_RUNNER` when set).
-  func runDnsward(_ arguments: [String], timeout: TimeInterval = 10) throws -> Run {
-    guard let binary = DnswardProcess.binary else {
-      throw XCTSkip("dnsward binary not found next to the tests")
-    }
-    let process = Process()
-    let runner = (DnswardProcess.environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ")
-      .map(String.init)
-    if let tool = runner.first {
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      process.arguments = [tool] + runner.dropFirst() + [binary.path] + arguments
-    } else {
-      process.executableURL = binary
-      process.arguments = arguments
-    }
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    // Read before waiting, so that a full pipe cannot block the child.
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-    if process.isRunning {
-      process.terminate()
-      XCTFail("dnsward \(arguments) did not exit")
-    }
-    return Run(
-      status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-      errors: String(decoding: errorData, as: UTF8.self))
+  /// Runs the dnsward under test with `arguments` to its exit, failing
+  /// the test if it has to be ended.
+  func runDnsward(
+    _ arguments: [String], file: StaticString = #filePath, line: UInt = #line
+  ) throws -> DnswardBinary.Run {
+    let run = try DnswardBinary.run(arguments)
+    XCTAssertFalse(run.timedOut, "dnsward \(arguments) did not exit", file: file, line: line)
+    return run
   }
 
   static let config = """
@@ -152,5 +111,18 @@ final class StatsIntegrationTests: XCTestCase {
     let run = try runDnsward(["stats", "printer.lan:53"])
     XCTAssertEqual(run.status, 2)
     XCTAssertTrue(run.errors.contains("not an address"), run.errors)
+  }
+}
+
+extension DnswardBinary.Run {
+  /// `name value` lines as a dictionary (and checks their shape).
+  var values: [String: UInt64] {
+    var result: [String: UInt64] = [:]
+    for line in output.split(separator: "\n") {
+      let parts = line.split(separator: " ")
+      XCTAssertEqual(parts.count, 2, "line: \(line)")
+      if parts.count == 2 { result[String(parts[0])] = UInt64(parts[1]) }
+    }
+    return result
   }
 }

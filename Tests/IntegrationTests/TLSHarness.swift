@@ -12,60 +12,17 @@
     import Glibc
   #endif
 
-  /// A test CA and leaf certificates from it, made by openssl once per run
-  /// (a small copy of TLSTests' generator: test targets share no code):
-  /// `good` (dns.test), `expired` (dns.test, notAfter in the past), `other`
-  /// (other.test), `rogue` (dns.test from an unrelated CA, as a MITM would
-  /// show); `good.pin` is good's RFC 7469 pin, computed by openssl.
+  /// The test CA and certificates (TestSupport's), made once per run, in
+  /// a directory of their own.
   enum TLSCertificates {
-    static let directory: URL? = make()
+    static let made = TestCertificates(name: "dnsward-tls-upstream")
 
-    static func path(_ name: String) -> String { directory!.appendingPathComponent(name).path }
+    static func path(_ name: String) -> String { made!.path(name) }
 
     /// `sha256/BASE64` of good.pem's public key, as the config's `pin=` takes it.
-    static var goodPin: String {
-      let text = (try? String(contentsOfFile: path("good.pin"), encoding: .utf8)) ?? ""
-      return "sha256/" + text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static var goodPin: String { made!.goodPin }
 
-    static func make() -> URL? {
-      let dir = FileManager.default.temporaryDirectory
-        .appendingPathComponent("dnsward-tls-upstream-\(getpid())")
-      try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-      let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-      let ca =
-        "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
-      let script = """
-        set -e
-        cd '\(dir.path)'
-        openssl req -x509 \(ec) -keyout ca.key -out ca.pem -days 30 -subj '/CN=dnsward test CA' \(ca)
-        openssl req -x509 \(ec) -keyout rogue-ca.key -out rogue-ca.pem -days 30 -subj '/CN=rogue CA' \(ca)
-        leaf() { # name cn days ca
-          openssl req \(ec) -keyout $1.key -out $1.csr -subj "/CN=$2"
-          printf 'subjectAltName=DNS:%s\\n' "$2" > $1.ext
-          openssl x509 -req -in $1.csr -CA $4.pem -CAkey $4.key -CAcreateserial -days $3 \\
-            -extfile $1.ext -out $1.pem
-        }
-        leaf good dns.test 30 ca
-        leaf expired dns.test -1 ca
-        leaf other other.test 30 ca
-        leaf rogue dns.test 30 rogue-ca
-        openssl x509 -in good.pem -pubkey -noout | openssl pkey -pubin -outform der \\
-          | openssl dgst -sha256 -binary | base64 > good.pin
-        """
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", script]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      guard (try? process.run()) != nil else { return nil }
-      process.waitUntilExit()
-      return process.terminationStatus == 0 ? dir : nil
-    }
-
-    static func remove() {
-      if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+    static func remove() { made?.remove() }
   }
 
   /// dnsdist 1.7 on 127.0.0.1 with DoT listeners (`addTLSLocal`) and DoH

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -65,7 +66,7 @@ final class UpstreamFaultTests: XCTestCase {
     for index in 0..<5 {
       let started = Date()
       XCTAssertEqual(ask("after-\(index).example", dnsward)?.addresses, ["192.0.2.2"])
-      if !DnswardProcess.isExternalBinary {
+      if !DnswardBinary.isExternal {
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.3, "no deadline waited for")
       }
     }

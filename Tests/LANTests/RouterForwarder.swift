@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -13,41 +14,18 @@ final class RouterForwarder {
   private let process: SpawnedProcess
   private var configURL: URL?
 
-  static let environment = ProcessInfo.processInfo.environment
-
-  /// The dnsward under test: `DNSWARD_TEST_BINARY` if set (with
-  /// `DNSWARD_TEST_RUNNER`, e.g. qemu-user, in front of it), else the one
-  /// SwiftPM built next to the tests.
-  static var dnswardBinary: String? {
-    if let path = environment["DNSWARD_TEST_BINARY"] { return path }
-    let testBundle = URL(fileURLWithPath: CommandLine.arguments[0])
-    let candidates = [
-      testBundle.deletingLastPathComponent(),
-      testBundle.deletingLastPathComponent().deletingLastPathComponent(),
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
-        ".build/debug"),
-    ]
-    return candidates.map { $0.appendingPathComponent("dnsward").path }.first {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }
-  }
-
   var log: String { process.output }
 
   /// Starts dnsward on `configLines` and waits until it listens on the LAN.
   static func dnsward(_ configLines: [String], in topology: Topology) throws -> RouterForwarder {
-    guard let binary = dnswardBinary else {
-      throw XCTSkip("dnsward binary not found next to the tests")
-    }
     let configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-lan-\(getpid())-\(UUID().uuidString).conf")
     let config = configLines.joined(separator: "\n") + "\n"
     try config.write(to: configURL, atomically: true, encoding: .utf8)
-    let runner = (environment["DNSWARD_TEST_RUNNER"] ?? "").split(separator: " ").map(String.init)
     let forwarder = try RouterForwarder(
       name: "dnsward",
-      arguments: ["ip", "netns", "exec", topology.router] + runner
-        + [binary, "--config", configURL.path])
+      arguments: ["ip", "netns", "exec", topology.router]
+        + DnswardBinary.commandLine(["--config", configURL.path]))
     forwarder.configURL = configURL
     let ready = "listening on \(Topology.routerLANAddress):53"
     if !forwarder.waitUntil(timeout: 10, { forwarder.log.contains(ready) }) {

@@ -12,55 +12,11 @@
     import Glibc
   #endif
 
-  /// A CA, and server certificates from it: for dns.test (good), for
-  /// dns.test but expired, for other.test; and one for dns.test from an
-  /// unrelated CA. openssl makes them once per run in a temporary directory.
+  /// The test CA and certificates (TestSupport's), made once per run.
   enum Certificates {
-    static let directory: URL? = make()
+    static let made = TestCertificates(name: "dnsward-tls")
 
-    static func path(_ name: String) -> String { directory!.appendingPathComponent(name).path }
-
-    static func make() -> URL? {
-      let dir = FileManager.default.temporaryDirectory
-        .appendingPathComponent("dnsward-tls-\(getpid())")
-      try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-      let ec = "-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-      let ca =
-        "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign"
-      let script = """
-        set -e
-        cd '\(dir.path)'
-        openssl req -x509 \(ec) -keyout ca.key -out ca.pem -days 30 -subj '/CN=dnsward test CA' \(ca)
-        openssl req -x509 \(ec) -keyout rogue-ca.key -out rogue-ca.pem -days 30 -subj '/CN=rogue CA' \(ca)
-        leaf() { # name cn days ca
-          openssl req \(ec) -keyout $1.key -out $1.csr -subj "/CN=$2"
-          printf 'subjectAltName=DNS:%s\\n' "$2" > $1.ext
-          openssl x509 -req -in $1.csr -CA $4.pem -CAkey $4.key -CAcreateserial -days $3 \\
-            -extfile $1.ext -out $1.pem
-        }
-        leaf good dns.test 30 ca
-        leaf expired dns.test -1 ca
-        leaf other other.test 30 ca
-        leaf rogue dns.test 30 rogue-ca
-        # The RFC 7469 pin of good.pem, computed by openssl independently.
-        openssl x509 -in good.pem -pubkey -noout | openssl pkey -pubin -outform der \\
-          | openssl dgst -sha256 -binary | base64 > good.pin
-        """
-      guard run("/bin/sh", ["-c", script]) == 0 else { return nil }
-      return dir
-    }
-
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: tool)
-      process.arguments = arguments
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      guard (try? process.run()) != nil else { return -1 }
-      process.waitUntilExit()
-      return process.terminationStatus
-    }
+    static func path(_ name: String) -> String { made!.path(name) }
   }
 
   final class TLSTests: XCTestCase {
@@ -71,15 +27,13 @@
       guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
         throw XCTSkip("openssl is not installed")
       }
-      guard Certificates.directory != nil else {
+      guard Certificates.made != nil else {
         throw XCTSkip("openssl could not make certificates")
       }
     }
 
     override class func tearDown() {
-      if let directory = Certificates.directory {
-        try? FileManager.default.removeItem(at: directory)
-      }
+      Certificates.made?.remove()
     }
 
     override func tearDown() {

@@ -1,0 +1,115 @@
+import CompiledConfig
+import Engine
+import Platform
+
+/// Counters of the transport layer (the engine counts the DNS side).
+public struct TransportCounters {
+  /// Datagrams larger than the receive buffer: dropped.
+  public var oversized: UInt64 = 0
+  /// Client TCP connections refused because every slot was taken.
+  public var tcpRejected: UInt64 = 0
+  /// Client TCP connections closed: idle, broken framing, or a backlog
+  /// that could not take a reply.
+  public var tcpClosed: UInt64 = 0
+  /// Sends that failed (socket buffer full, network error).
+  public var sendErrors: UInt64 = 0
+  /// Upstream datagrams still queued after their attempt ended (duplicates,
+  /// forgeries): read and dropped.
+  public var lateUpstreamReplies: UInt64 = 0
+  public init() {}
+}
+
+/// The TLS sessions' counters, both pools together (SecureChannels).
+struct TLSCounters {
+  var handshakes: UInt64 = 0
+  var resumptions: UInt64 = 0
+  var refusals: UInt64 = 0
+
+  mutating func add(_ channels: SecureChannels) {
+    handshakes += channels.handshakes
+    resumptions += channels.resumptions
+    refusals += channels.refusals
+  }
+}
+
+/// The counters log: engine, transport, defences, and one line per
+/// upstream.
+extension Server {
+  /// Starts an info line of the counters log, naming the worker when there
+  /// are several.
+  private func startCounterLine() {
+    log.start(.info)
+    if settings.workers > 1 { log.append("worker ").append(decimal: worker).append(" ") }
+  }
+
+  /// One log line with every counter (SIGUSR1, and at exit).
+  public func logCounters() {
+    var tls = TLSCounters()
+    tls.add(tcpUpstreams.channels)
+    tls.add(httpdnsUpstreams.channels)
+    let engineCounters = engine.counters
+    startCounterLine()
+    log.append("queries ").append(decimal: engineCounters.queries)
+      .append(" forwarded ").append(decimal: engineCounters.forwarded)
+      .append(" answered ").append(decimal: engineCounters.answered)
+      .append(" overridden ").append(decimal: engineCounters.overridden)
+      .append(" blocked ").append(decimal: engineCounters.blocked)
+      .append(" cache-hits ").append(decimal: engineCounters.cacheHits)
+      .append(" cache-misses ").append(decimal: engineCounters.cacheMisses)
+      .append(" stale ").append(decimal: engineCounters.staleServed)
+      .append(" coalesced ").append(decimal: engineCounters.coalesced)
+      .append(" retransmitted ").append(decimal: engineCounters.retransmissions)
+      .append(" servfail ").append(decimal: engineCounters.servFail)
+      .append(" timeouts ").append(decimal: engineCounters.timeouts)
+      .append(" refused ").append(decimal: engineCounters.refused)
+      .append(" formerr ").append(decimal: engineCounters.formErr)
+      .append(" notimp ").append(decimal: engineCounters.notImp)
+      .append(" dropped ").append(
+        decimal: engineCounters.droppedShort + engineCounters.droppedResponses
+      )
+      .append(" ring-full ").append(decimal: engineCounters.ringFull)
+      .append(" truncated ").append(decimal: engineCounters.truncated)
+      .append(" mismatched ").append(
+        decimal: engineCounters.mismatchedID + engineCounters.mismatchedQuestion
+          + engineCounters.mismatchedSource + engineCounters.mismatchedCase
+          + engineCounters.malformedReplies
+      )
+      .emit(.info)
+    // The transports' own troubles.
+    startCounterLine()
+    log.append("transport oversized ").append(decimal: counters.oversized)
+      .append(" send-errors ").append(decimal: counters.sendErrors)
+      .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
+      .append(" tcp-rejected ").append(decimal: counters.tcpRejected)
+      .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
+      .append(" tls-handshakes ").append(decimal: tls.handshakes)
+      .append(" tls-resumed ").append(decimal: tls.resumptions)
+      .append(" tls-refused ").append(decimal: tls.refusals)
+      .emit(.info)
+    // What the hijack defences caught (Sources/README.md: Threat model).
+    startCounterLine()
+    log.append("defences bogus-dropped ").append(decimal: engineCounters.bogusDropped)
+      .append(" redirects-rewritten ").append(decimal: engineCounters.redirectsRewritten)
+      .append(" redirects-learned ").append(decimal: engineCounters.redirectAddressesLearned)
+      .append(" rebind-blocked ").append(decimal: engineCounters.rebindBlocked)
+      .append(" hold-on-conflicts ").append(decimal: engineCounters.holdOnConflicts)
+      .append(" verify-disagreements ").append(decimal: engineCounters.verifyDisagreements)
+      .append(" rate-limited ").append(decimal: engineCounters.rateLimited)
+      .append(" any-refused ").append(decimal: engineCounters.anyRefused)
+      .emit(.info)
+    // One line per upstream: its answers, timeouts, failures, smoothed RTT
+    // and disagreements with the trusted upstream.
+    for upstream in 0..<engine.upstreams.count {
+      let statistics = engine.upstreamStatistics(upstream)
+      startCounterLine()
+      log.append("upstream ").append(decimal: upstream)
+        .append(" ").append(address: context.upstreamAddresses[upstream])
+        .append(" answers ").append(decimal: statistics.answers)
+        .append(" timeouts ").append(decimal: statistics.timeouts)
+        .append(" failures ").append(decimal: statistics.failures)
+        .append(" srtt-ms ").append(decimal: statistics.smoothedRTTMilliseconds)
+        .append(" disagreements ").append(decimal: statistics.disagreements)
+        .emit(.info)
+    }
+  }
+}
