@@ -126,7 +126,6 @@ public final class Engine {
   }
 
   deinit {
-    table.deallocate()
     replyBuffer.deallocate()
     queryBuffer.deallocate()
     scratchName.deallocate()

@@ -5,7 +5,9 @@ import DNSWire
 /// waiting for its answer, the index through which a new client joins an
 /// identical question, and the deadlines of the attempts. `capacity` slots
 /// (`inflight`, a power of two) and as many waiters, allocated once in
-/// `init`; nothing here allocates afterwards. Every operation is O(1) but
+/// `init` and freed in `deinit`; nothing here allocates in between.
+/// Noncopyable: one owner (the engine), and a method borrows it in place
+/// rather than getting a copy of its fields. Every operation is O(1) but
 /// the walks (a coalescing bucket, a slot's waiters, the deadline list),
 /// which are bounded by `capacity`.
 ///
@@ -38,7 +40,7 @@ import DNSWire
 /// 5. Each waiter is on the free stack or on exactly one active slot's list
 ///    (`firstWaiter`, chained through `Waiter.next`); `waitersInUse` counts
 ///    the latter. Freeing a slot frees its waiters.
-struct TransactionTable {
+struct TransactionTable: ~Copyable {
   /// Bytes kept per slot for its lower-cased question name.
   static let nameStride = Name.maxLength + 1
   let capacity: Int
@@ -80,7 +82,7 @@ struct TransactionTable {
     buckets.initialize(repeating: -1, count: capacity)
   }
 
-  func deallocate() {
+  deinit {
     slots.deallocate()
     waiterPool.deallocate()
     names.deallocate()

@@ -12,11 +12,6 @@ final class TransactionTableTests: XCTestCase {
   static let capacity = 4
   var table = TransactionTable(capacity: TransactionTableTests.capacity)
 
-  override func tearDown() {
-    table.deallocate()
-    super.tearDown()
-  }
-
   // MARK: Helpers
 
   /// Takes a slot for `name` (lower-cased here, as the engine does). `hash`
