@@ -90,10 +90,7 @@ extension Engine {
         name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags),
       now < cache.expiresAt(number) + staleWindowMilliseconds
     else { return false }
-    var cursor = transaction.firstWaiter
-    while cursor >= 0 {
-      let waiter = waiters[Int(cursor)]
-      cursor = waiter.next
+    for waiter in table.waiters(of: slot) {
       counters.staleServed += 1
       sendCached(
         number, to: waiter, name: name, now: now, stale: now >= cache.expiresAt(number),

@@ -175,9 +175,6 @@ public final class Engine {
 
   /// The slots' question and attempt fields (the links are the table's).
   var transactions: UnsafeMutablePointer<Transaction> { table.slots }
-  /// The waiter pool, for `serveStale`'s walk (`table.waiters(of:)` is the
-  /// way to read it).
-  var waiters: UnsafeMutablePointer<Waiter> { table.waiterPool }
 
   func name(slot: Int) -> UnsafeRawBufferPointer { table.name(slot) }
 
