@@ -2,7 +2,7 @@ import CompiledConfig
 import DNSWire
 
 /// What the A and AAAA records in an upstream answer's answer section say
-/// about it, for the hijack defences (design notes: Threat model). One walk
+/// about it, for the hijack defences (Sources/README.md, Threat model). One walk
 /// over the records fills it; nothing is allocated.
 struct AnswerScreen {
   /// A and AAAA records of class IN in the answer section.

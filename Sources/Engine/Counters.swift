@@ -58,7 +58,7 @@ public struct EngineCounters {
   /// `stats.dnsward.`, ... — see Stats.swift).
   public var chaosAnswered: UInt64 = 0
 
-  // Hijack defence (design notes: Threat model). Each counts one defence
+  // Hijack defence (Sources/README.md, Threat model). Each counts one defence
   // firing, so a user can see what the network above the router tried.
 
   /// Client queries over `rate-limit`: dropped without a reply.

@@ -1,8 +1,8 @@
 import CompiledConfig
 import DNSWire
 
-/// The whole resolver policy as a sans-I/O state machine (design:
-/// Architecture). Three inputs drive it — a client query arrived, an upstream
+/// The whole resolver policy as a sans-I/O state machine (Sources/README.md,
+/// Modules). Three inputs drive it — a client query arrived, an upstream
 /// packet arrived, time passed — and it acts only through the
 /// `EngineEnvironment` it is handed. It never reads a clock or a socket.
 ///

@@ -22,7 +22,8 @@ public struct ClientRef: Equatable {
 
 /// Names one upstream query: a ring slot and the generation it had when the
 /// query was sent, so a late event for a reused slot is recognised as stale
-/// (design: fixed slots addressed by index + generation).
+/// (Sources/README.md, Conventions 7: fixed slots addressed by index and
+/// generation).
 public struct TransactionHandle: Equatable {
   public var slot: UInt32
   public var generation: UInt32
@@ -51,7 +52,7 @@ public enum EngineEvent: Equatable {
   case caseRandomizationDisabled
 }
 
-/// A hijack defence fired (design notes: Threat model). Reported with the
+/// A hijack defence fired (Sources/README.md, Threat model). Reported with the
 /// question name, so that the log shows what the network above tried.
 public enum DefenceEvent: UInt8, Equatable {
   /// An answer carried a `bogus` address and was dropped.

@@ -1,6 +1,6 @@
 import DNSWire
 
-/// The packet cache (design: "Memory"): answers in wire format, keyed by
+/// The packet cache (Sources/README.md, Memory): answers in wire format, keyed by
 /// (lower-cased name, type, class, DO and CD bits), in two regions allocated
 /// once — a table of `capacity` entries and an arena of `arenaBytes` — plus
 /// an open-addressing index. Inserting and looking up allocate nothing.
@@ -67,7 +67,8 @@ public final class PacketCache {
   }
 
   /// Bytes of bookkeeping per entry besides its arena bytes and its index
-  /// slots (the README's memory figures rest on this).
+  /// slots (the cache's memory figures in Tests/Benchmarks/README.md rest on
+  /// this).
   public static var entryBytes: Int { MemoryLayout<Entry>.stride }
 
   public let capacity: Int

@@ -129,7 +129,7 @@ extension Engine {
     release(slot: slot)
   }
 
-  /// The hijack defences on an accepted, successful answer (design notes:
+  /// The hijack defences on an accepted, successful answer (Sources/README.md,
   /// Threat model). Returns true when it dealt with the answer itself.
   func screen<E: EngineEnvironment>(
     _ reply: Message, slot: Int, ipTTL: UInt8, now: UInt64, environment: inout E
