@@ -47,8 +47,7 @@ struct TransactionTable: ~Copyable {
   let bucketMask: UInt32
   /// The slots, `capacity` of them.
   let slots: UnsafeMutablePointer<Transaction>
-  /// The waiters, `capacity` of them. Read only through `waiters(of:)`
-  /// (`serveStale` still walks them by hand).
+  /// The waiters, `capacity` of them. Read only through `waiters(of:)`.
   let waiterPool: UnsafeMutablePointer<Waiter>
   /// Lower-cased question name of each slot, `nameStride` bytes each. Not
   /// zeroed: a slot's name is written before it is read, and untouched
