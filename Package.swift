@@ -84,7 +84,8 @@ let package = Package(
       dependencies: ["TLS", "Platform", "CLinux", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
-    .testTarget(name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire"]),
+    .testTarget(
+      name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire", "TestSupport"]),
     .testTarget(
       name: "EngineTests",
       dependencies: ["Engine", "DNSWire", "CompiledConfig", "Config", "TestSupport"]),
