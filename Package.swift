@@ -72,7 +72,8 @@ let package = Package(
       dependencies: [
         "Transports", "Platform", "Config", "DefaultConfig", "CompiledConfig", "DNSWire",
       ]),
-    // What more than one test target needs (a seeded random generator).
+    // What more than one test target needs: messages as text, the binary under test,
+    // the test certificates, free ports, a seeded generator (Tests/README.md).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
     .testTarget(
