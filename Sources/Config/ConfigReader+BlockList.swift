@@ -9,6 +9,19 @@ public typealias ConfigFileReader = (_ path: [UInt8]) -> Result<[UInt8], ConfigF
 public struct ConfigFileError: Error {
   public let reason: String
   public init(reason: String) { self.reason = reason }
+
+  /// `larger than N MiB` (built without `String` interpolation: see
+  /// `MessageText`).
+  public static func larger(thanMebibytes limit: Int) -> ConfigFileError {
+    let text: MessageText = "larger than \(limit) MiB"
+    return ConfigFileError(reason: text.string)
+  }
+
+  /// `errno N`, for a failure without a name of its own here.
+  public static func system(errno code: Int) -> ConfigFileError {
+    let text: MessageText = "errno \(code)"
+    return ConfigFileError(reason: text.string)
+  }
 }
 
 /// `block-list PATH`: a file of names to block, one per line.

@@ -21,9 +21,26 @@ public enum ProcessControl {
     return Array(result.dropFirst())
   }
 
+  /// Writes bytes to standard output as they are (`print` without
+  /// `String`, whose UTF-8 and UTF-16 machinery is kilobytes of firmware).
+  public static func printOutput(_ bytes: [UInt8]) { writeAll(bytes, to: 1) }
+
   /// Writes bytes to standard error as they are.
-  public static func printError(_ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { _ = CLinux.write(2, $0.baseAddress, $0.count) }
+  public static func printError(_ bytes: [UInt8]) { writeAll(bytes, to: 2) }
+
+  /// Every byte, across short writes (a pipe takes what fits); stops at an
+  /// error (a closed pipe), as `print` would.
+  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = try? systemCall {
+          CLinux.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        }
+        guard let written, written > 0 else { return }
+        offset += written
+      }
+    }
   }
 
   public static func exit(_ status: Int32) -> Never {

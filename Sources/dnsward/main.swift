@@ -19,7 +19,7 @@ import Platform
 
 func usage() -> Never {
   #if DNSWARD_COMPILED_CONFIG_ONLY
-    let text = """
+    let text: StaticString = """
       usage: dnsward                   run on the compiled-in config
              dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
 
@@ -27,7 +27,7 @@ func usage() -> Never {
 
       """
   #else
-    let text = """
+    let text: StaticString = """
       usage: dnsward                   run on the compiled-in config
              dnsward --config FILE     run on FILE
              dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
@@ -37,7 +37,7 @@ func usage() -> Never {
 
       """
   #endif
-  ProcessControl.printError(Array(text.utf8))
+  text.withUTF8Buffer { ProcessControl.printError(Array($0)) }
   ProcessControl.exit(2)
 }
 
@@ -62,7 +62,7 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
     do throws(Files.ReadError) {
       let contents = try Files.contents(path: path, limit: blockListSizeLimit + 1)
       guard contents.count <= blockListSizeLimit else {
-        return .failure(ConfigFileError(reason: "larger than \(blockListSizeLimit >> 20) MiB"))
+        return .failure(.larger(thanMebibytes: blockListSizeLimit >> 20))
       }
       return .success(contents)
     } catch {
@@ -70,7 +70,7 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
       case .system(let code) where code == Errno.noSuchFile:
         return .failure(ConfigFileError(reason: "no such file"))
       case .system(let code):
-        return .failure(ConfigFileError(reason: "errno \(code.rawValue)"))
+        return .failure(.system(errno: Int(code.rawValue)))
       case .notPrivate:
         return .failure(ConfigFileError(reason: "not a private file"))
       }
@@ -80,16 +80,16 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
   /// FILE parsed (and into `lines`, the lines the summary names), or the
   /// parser's `file:line: message` and exit status 1.
   func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
-    let name = String(decoding: path, as: UTF8.self)
     guard let bytes = Files.read(path: path, limit: configSizeLimit) else {
-      ProcessControl.printError(Array("dnsward: cannot read \(name)\n".utf8))
+      ProcessControl.printError(Array("dnsward: cannot read ".utf8) + path + [0x0A])
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
       return try ConfigParser.parse(
-        bytes: bytes, fileName: name, readFile: readBlockList, lines: &lines)
+        bytes: bytes, fileName: String(decoding: path, as: UTF8.self), readFile: readBlockList,
+        lines: &lines)
     } catch {
-      ProcessControl.printError(Array("\(error.description)\n".utf8))
+      ProcessControl.printError(Array(error.description.utf8) + [0x0A])
       ProcessControl.exit(1)
     }
   }
@@ -109,14 +109,14 @@ if arguments.count <= 2 && isFlag(arguments[0], "stats") {
   } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
     var lines = SourceLines()
     let settings = loadConfig(arguments[1], lines: &lines)
-    print(ConfigGenerator.summary(settings, lines: lines), terminator: "")
-    print("\(String(decoding: arguments[1], as: UTF8.self)): OK")
+    ProcessControl.printOutput(Array(ConfigGenerator.summary(settings, lines: lines).utf8))
+    ProcessControl.printOutput(arguments[1] + Array(": OK\n".utf8))
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--print-config") {
-    print(ConfigGenerator.summary(compiledSettings()), terminator: "")
+    ProcessControl.printOutput(Array(ConfigGenerator.summary(compiledSettings()).utf8))
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--help-config") {
-    print(ConfigReference.text, terminator: "")
+    ProcessControl.printOutput(Array(ConfigReference.text.utf8))
     ProcessControl.exit(0)
   }
 #endif
