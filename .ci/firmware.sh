@@ -8,8 +8,7 @@
 #   dpkg --add-architecture arm64    # for musl-dev:arm64 (Debian has no
 #   apt-get update                   # cross musl package, only multiarch)
 #   apt-get install gcc-aarch64-linux-gnu qemu-user knot dnsutils \
-#     gcc-arm-linux-gnueabihf musl-dev:arm64
-#   pip install cmake ninja
+#     gcc-arm-linux-gnueabihf musl-dev:arm64 cmake ninja-build
 # and optionally, for the firmware with DoT/DoH (host and aarch64):
 #   apt-get install libmbedtls-dev libmbedtls-dev:arm64
 # and optionally, for the armv7 musl build:
