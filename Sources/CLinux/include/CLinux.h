@@ -296,6 +296,37 @@ static inline int clinux_route_changes(const void *bytes, size_t length) {
   return changes;
 }
 
+/* nftables over nfnetlink (linux/netlink.h): NETLINK_NETFILTER is the
+   protocol; SOL_NETLINK/NETLINK_CAP_ACK make the kernel's error replies
+   carry only the header of the refused message, not a copy of the whole
+   batch. */
+enum {
+  CLINUX_NETLINK_NETFILTER = 12,
+  CLINUX_SOL_NETLINK = 270,
+  CLINUX_NETLINK_CAP_ACK = 10,
+};
+
+/* A non-blocking NETLINK_NETFILTER socket, bound so the kernel picks its
+   port id; -1 with errno on failure. Needs no privilege to open: the
+   kernel checks CAP_NET_ADMIN on every message sent. */
+static inline int clinux_netfilter_socket(void) {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, CLINUX_NETLINK_NETFILTER);
+  if (fd < 0) return -1;
+  struct clinux_sockaddr_nl local;
+  memset(&local, 0, sizeof local);
+  local.nl_family = AF_NETLINK;
+  if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  /* Kernels before 4.3 lack the option: replies are then longer, not wrong. */
+  int on = 1;
+  (void)setsockopt(fd, CLINUX_SOL_NETLINK, CLINUX_NETLINK_CAP_ACK, &on, sizeof on);
+  return fd;
+}
+
 /* CLOCK_REALTIME in whole seconds since the epoch (HTTPDNS request
    signatures carry an expiry time). */
 static inline uint64_t clinux_realtime_s(void) {
