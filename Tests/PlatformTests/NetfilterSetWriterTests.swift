@@ -123,22 +123,39 @@ final class NetfilterSetWriterTests: XCTestCase {
 
   /// The kernel checks CAP_NET_ADMIN in the process that writes, so a
   /// writer in a process that switched to an unprivileged user is refused
-  /// (EPERM) for every batch — which the wiring must avoid by keeping the
-  /// capability. Checked in a forked child that drops to uid 65534.
-  func testAWriterWithoutCAPNETADMINIsRefusedAndCounts() throws {
+  /// (EPERM) for every batch, and counts it; with
+  /// `keepingNetworkAdministration` the same switch leaves it working.
+  /// Each in a forked child that switches to `nobody`.
+  func testAfterTheUserSwitchOnlyAKeptCAPNETADMINLetsTheWriterWrite() throws {
+    guard getpwnam("nobody") != nil else { throw XCTSkip("no user nobody") }
     let writer = try makeWriter()
     let s4 = try XCTUnwrap(
       writer.addSet(
         family: .inet, table: [0x74], set: Array("s4".utf8), keyLength: 4, timeouts: true))
-    let status = Self.inChild {
-      if setgid(65534) != 0 || setuid(65534) != 0 { return 90 }
+    let nobody = Array("nobody".utf8)
+    let refused = Self.inChild {
+      do { try Privileges.drop(to: nobody) } catch { return 90 }
+      if getuid() == 0 { return 91 }
       _ = add(writer, Self.ipv4, s4, 60_000)
       writer.flush()
       writer.drainReplies()
       return writer.counters.batchesFailed == 1 && writer.failures(of: s4) == 1 ? 0 : 1
     }
-    XCTAssertEqual(status, 0)
+    XCTAssertEqual(refused, 0, "90/91: the switch to nobody failed")
     XCTAssertFalse(nft("list set inet t s4").output.contains("192.0.2.1"))
+
+    let accepted = Self.inChild {
+      do { try Privileges.drop(to: nobody, keepingNetworkAdministration: true) } catch {
+        return 90
+      }
+      if getuid() == 0 || geteuid() == 0 { return 91 }
+      _ = add(writer, Self.ipv4, s4, 60_000)
+      writer.flush()
+      writer.drainReplies()
+      return writer.counters.batchesAcknowledged == 1 ? 0 : 1
+    }
+    XCTAssertEqual(accepted, 0, "90/91: the switch to nobody failed")
+    XCTAssertTrue(nft("list set inet t s4").output.contains("192.0.2.1"))
   }
 
   /// A writer opened before `seccomp on` keeps working under the filter,
