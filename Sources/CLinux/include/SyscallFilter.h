@@ -4,8 +4,8 @@
 // datagram and stream sockets of the IP families, reads and writes, memory,
 // the clock, getrandom, signals to and waits for its own workers, and, when a
 // cache file is kept, creating and renaming that file. Everything else —
-// execve, ptrace, opening files, AF_UNIX/AF_NETLINK/AF_PACKET sockets, mount,
-// bpf — fails with EPERM, so a flaw in a parser cannot be turned into a shell
+// execve, ptrace, opening files, AF_UNIX/AF_NETLINK/AF_PACKET sockets (but
+// NETLINK_NETFILTER ones when asked for), mount, bpf — fails with EPERM, so a flaw in a parser cannot be turned into a shell
 // or a read of the router's files. EPERM rather than killing the process: a
 // call this list forgot makes one feature fail and be logged, never takes the
 // LAN's resolver down.
