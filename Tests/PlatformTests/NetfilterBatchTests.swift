@@ -1,6 +1,11 @@
+import CLinux
 import XCTest
 
 @testable import Platform
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The bytes of an nftset batch, against what `nft` itself sends.
 ///
@@ -242,6 +247,45 @@ final class NetfilterBatchTests: XCTestCase {
     XCTAssertEqual(batches.seal(set, sequence: 8).count, 0)
     XCTAssertEqual(Array(batches.tableName(of: set)), [0x74])
     XCTAssertEqual(Array(batches.setName(of: set)), [0x73])
+  }
+
+  /// A batch the socket will not take is dropped and counted, never
+  /// retried or waited for; a region that fills is sent at once. The
+  /// socket's send buffer is made smaller than any batch here, so every
+  /// write fails with EMSGSIZE before the kernel's nftables sees it: this
+  /// runs without root and never touches the machine's sets.
+  func testABatchTheSocketRefusesIsDroppedAndCounted() throws {
+    let writer: NetfilterSetWriter
+    do {
+      writer = try NetfilterSetWriter(
+        log: LogLine(threshold: .error), setCapacity: 1, bytesPerSet: 65_536)
+    } catch {
+      throw XCTSkip("no NETLINK_NETFILTER socket here: errno \(error.rawValue)")
+    }
+    var size: Int32 = 1
+    XCTAssertEqual(
+      setsockopt(writer.descriptor.rawValue, SOL_SOCKET, SO_SNDBUF, &size, 4), 0)
+    var length = socklen_t(4)
+    XCTAssertEqual(
+      getsockopt(writer.descriptor.rawValue, SOL_SOCKET, SO_SNDBUF, &size, &length), 0)
+    guard size < 16_384 else { throw XCTSkip("the send buffer stays at \(size) bytes") }
+    let set = try XCTUnwrap(
+      writer.addSet(family: .ip6, table: [0x74], set: [0x73], keyLength: 16, timeouts: true))
+    // (65,536 - 80) / 40 = 1,636 elements fill the region; the rest, 1,364,
+    // are 54 KB.
+    for _ in 0..<3000 {
+      XCTAssertTrue(Self.ipv6.withUnsafeBytes { writer.add($0, to: set, timeoutMilliseconds: 1) })
+    }
+    XCTAssertEqual(writer.counters.batchesDropped, 1, "the full region, sent at once")
+    XCTAssertEqual(writer.counters.elementsDropped, 1636)
+    writer.flush()
+    writer.drainReplies()
+    XCTAssertEqual(writer.counters.batchesDropped, 2)
+    XCTAssertEqual(writer.counters.elementsDropped, 3000)
+    XCTAssertEqual(writer.counters.elementsQueued, 3000)
+    XCTAssertEqual(writer.counters.batchesSent, 0)
+    XCTAssertEqual(writer.counters.batchesAcknowledged + writer.counters.batchesFailed, 0)
+    XCTAssertEqual(writer.batches.elements(in: set), 0, "nothing left to send")
   }
 
   static func bytes(_ hex: String) -> [UInt8] {
