@@ -61,6 +61,20 @@ enum Netlink {
   static let elementTimeout: UInt16 = 4  // NFTA_SET_ELEM_TIMEOUT (u64, ms, big-endian)
   static let dataValue: UInt16 = 1  // NFTA_DATA_VALUE (binary)
   static let maximumNameBytes = 255  // NFT_NAME_MAXLEN (256) with its NUL
+  static let newSet: UInt16 = 9  // NFT_MSG_NEWSET (the answer to GETSET)
+  static let getSet: UInt16 = 10  // NFT_MSG_GETSET
+  static let setTable: UInt16 = 1  // NFTA_SET_TABLE (string)
+  static let setName: UInt16 = 2  // NFTA_SET_NAME (string)
+  static let setFlags: UInt16 = 3  // NFTA_SET_FLAGS (u32, big-endian)
+  static let setKeyLength: UInt16 = 5  // NFTA_SET_KEY_LEN (u32, big-endian)
+  static let attributeTypeMask: UInt16 = 0x3FFF  // NLA_TYPE_MASK
+  // enum nft_set_flags
+  static let setTimeout: UInt32 = 0x10  // NFT_SET_TIMEOUT
+  /// NFT_SET_CONSTANT 0x2, NFT_SET_INTERVAL 0x4, NFT_SET_MAP 0x8,
+  /// NFT_SET_OBJECT 0x40, NFT_SET_CONCAT 0x80: sets a lone address cannot
+  /// be added to as it should (an interval set reads it as an interval
+  /// open to the end of the address space; the others refuse it).
+  static let setUnsupported: UInt32 = 0x2 | 0x4 | 0x8 | 0x40 | 0x80
 
   static func aligned(_ length: Int) -> Int { (length + alignment - 1) & ~(alignment - 1) }
 }
@@ -118,11 +132,12 @@ public final class NetfilterBatches {
   /// Room for `capacity` sets of `bytesPerSet` bytes each (rounded to a
   /// multiple of 4, at most `maximumBytesPerSet`).
   public init(capacity: Int, bytesPerSet: Int) {
-    precondition(capacity > 0, "an nftset writer needs at least one set")
+    precondition(capacity > 0 && capacity <= 0x7FFF, "1 to 32,767 sets: 15 bits of a sequence")
     self.capacity = capacity
     self.bytesPerSet = min(Netlink.aligned(max(bytesPerSet, 1024)), Self.maximumBytesPerSet)
+    // Not cleared: every byte sent is written first, and a region's pages
+    // are touched only as far as its batches grow.
     buffer = .allocate(byteCount: capacity * self.bytesPerSet, alignment: 8)
-    buffer.initializeMemory(as: UInt8.self, repeating: 0)
     sets = .allocate(capacity: capacity)
   }
 
@@ -164,9 +179,11 @@ public final class NetfilterBatches {
     Self.writeNfgen(base + offset + 16, family: family.rawValue, resourceID: 0)
     offset += Self.endBytes
     let tableOffset = offset + Netlink.attributeHeaderBytes
-    offset = Self.writeString(base, at: offset, type: Netlink.listTable, table)
+    offset = table.withUnsafeBytes {
+      Self.writeString(base, at: offset, type: Netlink.listTable, $0)
+    }
     let setOffset = offset + Netlink.attributeHeaderBytes
-    offset = Self.writeString(base, at: offset, type: Netlink.listSet, set)
+    offset = set.withUnsafeBytes { Self.writeString(base, at: offset, type: Netlink.listSet, $0) }
     sets.baseAddress!.advanced(by: index).initialize(
       to: SetState(
         family: family, keyLength: keyLength, timeouts: timeouts, listOffset: offset,
@@ -284,14 +301,39 @@ public final class NetfilterBatches {
   /// A NUL-terminated string attribute, zero-padded to 4 bytes; returns
   /// the offset after it.
   static func writeString(
-    _ base: UnsafeMutableRawPointer, at offset: Int, type: UInt16, _ text: [UInt8]
+    _ base: UnsafeMutableRawPointer, at offset: Int, type: UInt16, _ text: UnsafeRawBufferPointer
   ) -> Int {
     writeAttributeHeader(base + offset, length: 4 + text.count + 1, type: type)
     let end = offset + Netlink.aligned(4 + text.count + 1)
     (base + offset + 4).initializeMemory(as: UInt8.self, repeating: 0, count: end - offset - 4)
-    text.withUnsafeBytes {
-      (base + offset + 4).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-    }
+    (base + offset + 4).copyMemory(from: text.baseAddress!, byteCount: text.count)
     return end
   }
+
+  /// Writes a GETSET request for `set` into `into` (at least `querySize`
+  /// bytes) and returns its length; the kernel answers with a NEWSET
+  /// message (flags, key length) or an error, with the same `sequence`.
+  func writeQuery(_ set: Int, sequence: UInt32, into: UnsafeMutableRawPointer) -> Int {
+    Self.writeMessageHeader(
+      into, type: Netlink.subsystemNFTables << 8 | Netlink.getSet, flags: Netlink.request)
+    Self.writeNfgen(into + 16, family: sets[set].family.rawValue, resourceID: 0)
+    var end = Self.writeString(into, at: Self.endBytes, type: Netlink.setTable, tableName(of: set))
+    end = Self.writeString(into, at: end, type: Netlink.setName, setName(of: set))
+    into.storeBytes(of: UInt32(end), as: UInt32.self)
+    into.storeBytes(of: sequence, toByteOffset: 8, as: UInt32.self)
+    return end
+  }
+  static let querySize = endBytes + 2 * (Netlink.attributeHeaderBytes + 256)
+
+  /// Whether `set`'s elements carry a timeout. Changing it empties the
+  /// set's pending batch, whose elements were written the other way;
+  /// returns how many were dropped.
+  func setTimeouts(_ set: Int, _ timeouts: Bool) -> Int {
+    guard sets[set].timeouts != timeouts else { return 0 }
+    let dropped = sets[set].elements
+    sets[set].timeouts = timeouts
+    reset(set)
+    return dropped
+  }
+  public func timeouts(of set: Int) -> Bool { sets[set].timeouts }
 }

@@ -63,6 +63,8 @@ public final class NetfilterSetWriter {
     public var elementsFailed = 0
     /// Times the kernel could not queue a reply (ENOBUFS on reading).
     public var repliesLost = 0
+    /// Addresses for a set the writer will not write (`unsupported`).
+    public var elementsUnsupported = 0
     public init() {}
   }
 
@@ -70,14 +72,22 @@ public final class NetfilterSetWriter {
     var failing = false
     var lastError: Int32 = 0
     var failures = 0
+    /// The kernel described the set (GETSET): `timeouts` follows its flags.
+    var learned = false
+    /// An interval set, a map, a constant set, or a key of the other
+    /// family: nothing is added to it.
+    var unsupported = false
+    /// A GETSET for the set awaits its answer.
+    var queried = false
   }
 
   public let descriptor: FileDescriptor
   public let batches: NetfilterBatches
-  public private(set) var counters = Counters()
+  public internal(set) var counters = Counters()
   let log: LogLine
   let health: UnsafeMutableBufferPointer<SetHealth>
   let reply: UnsafeMutableRawBufferPointer
+  let request: UnsafeMutableRawPointer
   var lastSendError: Int32 = 0
   /// One read: acknowledgements are 36 bytes with NETLINK_CAP_ACK.
   static let replyBytes = 8192
@@ -94,20 +104,30 @@ public final class NetfilterSetWriter {
     health = .allocate(capacity: setCapacity)
     health.initialize(repeating: SetHealth())
     reply = .allocate(byteCount: Self.replyBytes, alignment: 8)
+    request = .allocate(byteCount: NetfilterBatches.querySize, alignment: 8)
   }
 
   deinit {
     descriptor.close()
     health.deallocate()
     reply.deallocate()
+    request.deallocate()
   }
 
-  /// See `NetfilterBatches.addSet`; at start-up only.
-  public func addSet(
-    family: NetfilterFamily, table: [UInt8], set: [UInt8], keyLength: Int, timeouts: Bool
-  ) -> Int? {
-    batches.addSet(family: family, table: table, set: set, keyLength: keyLength, timeouts: timeouts)
+  /// Adds a set at start-up (see `NetfilterBatches.addSet`); `keyLength` 4
+  /// for A records, 16 for AAAA. Timeouts are assumed until the kernel,
+  /// asked by `querySets`, tells the set's flags.
+  public func addSet(family: NetfilterFamily, table: [UInt8], set: [UInt8], keyLength: Int)
+    -> Int?
+  {
+    batches.addSet(family: family, table: table, set: set, keyLength: keyLength, timeouts: true)
   }
+
+  /// Whether `set`'s elements carry a timeout, as the kernel last said.
+  public func timeouts(of set: Int) -> Bool { batches.timeouts(of: set) }
+  /// Whether the kernel described `set`, and as one the writer can fill.
+  public func isLearned(_ set: Int) -> Bool { health[set].learned }
+  public func isUsable(_ set: Int) -> Bool { !health[set].unsupported }
 
   /// How many of `set`'s batches the kernel refused.
   public func failures(of set: Int) -> Int { health[set].failures }
@@ -121,6 +141,10 @@ public final class NetfilterSetWriter {
   {
     guard address.count == batches.keyLength(of: set) else {
       counters.elementsSkipped += 1
+      return false
+    }
+    guard !health[set].unsupported else {
+      counters.elementsUnsupported += 1
       return false
     }
     if !batches.hasRoom(set) { send(set) }
@@ -201,12 +225,20 @@ public final class NetfilterSetWriter {
       let length = Int(base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
       guard length >= Netlink.messageHeaderBytes, offset + length <= count else { return }
       let type = base.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)
+      let sequence = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
       if type == Netlink.error,
         length >= Netlink.messageHeaderBytes + Netlink.errorHeaderBytes
       {
-        let sequence = base.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
         let code = base.loadUnaligned(fromByteOffset: offset + 16, as: Int32.self)
-        account(sequence: sequence, error: -code)
+        if sequence & Self.querySequence != 0 {
+          answered(query: sequence)
+        } else {
+          account(sequence: sequence, error: -code)
+        }
+      } else if type == Netlink.subsystemNFTables << 8 | Netlink.newSet,
+        sequence & Self.querySequence != 0
+      {
+        learn(sequence: sequence, from: base + offset, length: length)
       }
       offset += Netlink.aligned(length)
     }
@@ -228,6 +260,8 @@ public final class NetfilterSetWriter {
     counters.batchesFailed += 1
     counters.elementsFailed += elements
     health[set].failures += 1
+    // Missing, or not what the writer took it for: ask again.
+    query(set)
     guard !health[set].failing || health[set].lastError != code else { return }
     health[set].failing = true
     health[set].lastError = code

@@ -270,7 +270,7 @@ final class NetfilterBatchTests: XCTestCase {
       getsockopt(writer.descriptor.rawValue, SOL_SOCKET, SO_SNDBUF, &size, &length), 0)
     guard size < 16_384 else { throw XCTSkip("the send buffer stays at \(size) bytes") }
     let set = try XCTUnwrap(
-      writer.addSet(family: .ip6, table: [0x74], set: [0x73], keyLength: 16, timeouts: true))
+      writer.addSet(family: .ip6, table: [0x74], set: [0x73], keyLength: 16))
     // (65,536 - 80) / 40 = 1,636 elements fill the region; the rest, 1,364,
     // are 54 KB.
     for _ in 0..<3000 {

@@ -30,6 +30,7 @@ final class NetfilterSetWriterTests: XCTestCase {
       table inet t {
         set s4 { type ipv4_addr; flags timeout; }
         set s6 { type ipv6_addr; }
+        set si { type ipv4_addr; flags interval; }
       }
       """
     let loaded = nft(ruleset)
@@ -46,12 +47,11 @@ final class NetfilterSetWriterTests: XCTestCase {
 
   func testElementsReachTheirSetsAndATimedOneExpires() throws {
     let writer = try makeWriter()
-    let s4 = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("s4".utf8), keyLength: 4, timeouts: true))
-    let s6 = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("s6".utf8), keyLength: 16, timeouts: false))
+    let s4 = try addSet(writer, "s4", keyLength: 4)
+    let s6 = try addSet(writer, "s6", keyLength: 16)
+    XCTAssertTrue(writer.isLearned(s4) && writer.isLearned(s6))
+    XCTAssertTrue(writer.timeouts(of: s4), "flags timeout")
+    XCTAssertFalse(writer.timeouts(of: s6), "no flags: a timeout would be refused (EINVAL)")
     XCTAssertTrue(add(writer, Self.ipv4, s4, 2000))
     XCTAssertTrue(add(writer, Self.ipv4, s4, 2000), "the same address twice in one batch")
     XCTAssertTrue(add(writer, Self.otherIPv4, s4, 600_000))
@@ -94,12 +94,9 @@ final class NetfilterSetWriterTests: XCTestCase {
   /// set's batch, sent in the same flush, still lands.
   func testARefusedBatchIsCountedForItsSetAlone() throws {
     let writer = try makeWriter()
-    let missing = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("nosuch".utf8), keyLength: 4, timeouts: false))
-    let s4 = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("s4".utf8), keyLength: 4, timeouts: true))
+    let missing = try addSet(writer, "nosuch", keyLength: 4)
+    let s4 = try addSet(writer, "s4", keyLength: 4)
+    XCTAssertFalse(writer.isLearned(missing))
     XCTAssertTrue(add(writer, Self.ipv4, missing, 0))
     XCTAssertTrue(add(writer, Self.otherIPv4, missing, 0))
     XCTAssertTrue(add(writer, Self.otherIPv4, s4, 60_000))
@@ -121,6 +118,51 @@ final class NetfilterSetWriterTests: XCTestCase {
     XCTAssertEqual(writer.counters.elementsFailed, 3)
   }
 
+  /// An interval set (which would read a lone address as an interval open
+  /// to the end of the address space) and a set whose key is of the other
+  /// family are described by the kernel and then left alone.
+  func testSetsTheWriterCannotFillAreLeftAlone() throws {
+    let writer = try makeWriter()
+    let interval = try addSet(writer, "si", keyLength: 4)
+    let otherFamily = try addSet(writer, "s6", keyLength: 4)
+    XCTAssertTrue(writer.isLearned(interval))
+    XCTAssertFalse(writer.isUsable(interval))
+    XCTAssertTrue(writer.isLearned(otherFamily))
+    XCTAssertFalse(writer.isUsable(otherFamily))
+    XCTAssertFalse(add(writer, Self.ipv4, interval, 60_000))
+    XCTAssertFalse(add(writer, Self.ipv4, otherFamily, 60_000))
+    writer.flush()
+    writer.drainReplies()
+    XCTAssertEqual(writer.counters.elementsUnsupported, 2)
+    XCTAssertEqual(writer.counters.batchesSent, 0)
+    XCTAssertFalse(nft("list set inet t si").output.contains("192.0.2.1"))
+  }
+
+  /// A set made after start-up, without timeouts: the first batch, written
+  /// with the timeout the writer assumes, is refused (EINVAL); the refusal
+  /// asks the kernel again, and the next batch lands, without a timeout.
+  func testASetMadeLaterIsLearnedFromItsFirstRefusal() throws {
+    let writer = try makeWriter()
+    let late = try addSet(writer, "late", keyLength: 4)
+    XCTAssertFalse(writer.isLearned(late))
+    XCTAssertTrue(writer.timeouts(of: late), "assumed until the kernel says")
+    let made = nft("add set inet t late { type ipv4_addr; }")
+    XCTAssertEqual(made.status, 0, made.output)
+    XCTAssertTrue(add(writer, Self.ipv4, late, 60_000))
+    writer.flush()
+    writer.drainReplies()
+    XCTAssertEqual(writer.failures(of: late), 1)
+    XCTAssertTrue(writer.isLearned(late))
+    XCTAssertFalse(writer.timeouts(of: late))
+    XCTAssertTrue(add(writer, Self.ipv4, late, 60_000))
+    writer.flush()
+    writer.drainReplies()
+    XCTAssertEqual(writer.failures(of: late), 1)
+    XCTAssertEqual(writer.counters.batchesAcknowledged, 1)
+    let listing = nft("list set inet t late").output
+    XCTAssertTrue(listing.contains("192.0.2.1") && !listing.contains("timeout"), listing)
+  }
+
   /// The kernel checks CAP_NET_ADMIN in the process that writes, so a
   /// writer in a process that switched to an unprivileged user is refused
   /// (EPERM) for every batch, and counts it; with
@@ -129,9 +171,7 @@ final class NetfilterSetWriterTests: XCTestCase {
   func testAfterTheUserSwitchOnlyAKeptCAPNETADMINLetsTheWriterWrite() throws {
     guard getpwnam("nobody") != nil else { throw XCTSkip("no user nobody") }
     let writer = try makeWriter()
-    let s4 = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("s4".utf8), keyLength: 4, timeouts: true))
+    let s4 = try addSet(writer, "s4", keyLength: 4)
     let nobody = Array("nobody".utf8)
     let refused = Self.inChild {
       do { try Privileges.drop(to: nobody) } catch { return 90 }
@@ -163,9 +203,7 @@ final class NetfilterSetWriterTests: XCTestCase {
   /// loop's (write and read).
   func testAWriterOpenedBeforeTheSystemCallFilterWorksUnderIt() throws {
     let writer = try makeWriter()
-    let s4 = try XCTUnwrap(
-      writer.addSet(
-        family: .inet, table: [0x74], set: Array("s4".utf8), keyLength: 4, timeouts: true))
+    let s4 = try addSet(writer, "s4", keyLength: 4)
     let status = Self.inChild {
       if SystemCallFilter.install(allowFiles: false) != nil { return 99 }
       _ = add(writer, Self.ipv4, s4, 60_000)
@@ -178,6 +216,15 @@ final class NetfilterSetWriterTests: XCTestCase {
   }
 
   // MARK: - Helpers
+
+  /// Adds set `name` of table `t` (inet) and reads what the kernel says of it.
+  func addSet(_ writer: NetfilterSetWriter, _ name: String, keyLength: Int) throws -> Int {
+    let set = try XCTUnwrap(
+      writer.addSet(family: .inet, table: [0x74], set: Array(name.utf8), keyLength: keyLength))
+    writer.querySets()
+    writer.drainReplies()
+    return set
+  }
 
   func add(_ writer: NetfilterSetWriter, _ address: [UInt8], _ set: Int, _ milliseconds: UInt64)
     -> Bool
