@@ -36,11 +36,12 @@ extension NetfilterFamily {
 /// Kernel semantics relied on (net/netfilter/nf_tables_api.c): without
 /// NLM_F_EXCL, adding an element that is already in the set succeeds, and
 /// elements repeated within one batch are fine. On kernels with the element
-/// timeout update (2024; the 6.18 kernel these tests ran on has it) the
-/// re-added element takes the new timeout, so each answer refreshes its
-/// addresses to that answer's TTL; older kernels keep the first timeout,
-/// and an address expires at its first TTL until the next answer adds it
-/// back. A batch is one transaction: a refusal undoes the whole batch,
+/// timeout update (kernel commit 4201f3938914, "set element timeout update
+/// support"; the 6.18 kernel these tests ran on has it) the re-added
+/// element takes the new timeout, longer or shorter, so each answer sets
+/// its addresses' expiry to that answer's TTL; older kernels keep the
+/// first timeout, and an address expires at its first TTL until the next
+/// answer adds it back. A batch is one transaction: a refusal undoes the whole batch,
 /// which is why each set travels alone.
 ///
 /// The kernel checks CAP_NET_ADMIN on every batch, in the writing process:
@@ -207,8 +208,11 @@ public final class NetfilterSetWriter {
       } catch {
         // ENOBUFS: the receive queue overflowed and replies were lost; the
         // error is reported once, and the queue still holds what fitted.
+        // A lost answer to a GETSET must not keep its set from being asked
+        // again.
         guard error.rawValue == ENOBUFS else { return }
         counters.repliesLost += 1
+        for set in 0..<batches.count { health[set].queried = false }
         continue
       }
       guard let received, received > 0 else { return }
