@@ -90,6 +90,25 @@ final class NetfilterSetWriterTests: XCTestCase {
     XCTAssertTrue(nft("list set inet t s6").output.contains("2001:db8::1"))
   }
 
+  /// Re-adding an element is acknowledged; on a kernel with the element
+  /// timeout update it takes the new timeout, longer or shorter (older
+  /// kernels keep the first: the test then skips, saying so).
+  func testReAddingAnElementSetsItsNewTimeout() throws {
+    let writer = try makeWriter()
+    let s4 = try addSet(writer, "s4", keyLength: 4)
+    for minutes: UInt64 in [10, 20, 5] {
+      XCTAssertTrue(add(writer, Self.otherIPv4, s4, minutes * 60_000))
+      writer.flush()
+      writer.drainReplies()
+      let listing = nft("list set inet t s4").output
+      if minutes != 10, listing.contains("timeout 10m") {
+        throw XCTSkip("this kernel keeps an element's first timeout when it is added again")
+      }
+      XCTAssertTrue(listing.contains("198.51.100.7 timeout \(minutes)m"), listing)
+    }
+    XCTAssertEqual(writer.counters.batchesAcknowledged, 3)
+  }
+
   /// An unknown set is refused, counted for that set and logged; the other
   /// set's batch, sent in the same flush, still lands.
   func testARefusedBatchIsCountedForItsSetAlone() throws {
