@@ -169,10 +169,9 @@ public final class NetfilterBatches {
     else { return nil }
     let index = count
     let base = region(index)
-    var offset = 0
     Self.writeMessageHeader(base, type: Netlink.batchBegin, flags: Netlink.request)
     Self.writeNfgen(base + 16, family: 0, resourceID: Netlink.subsystemNFTables)
-    offset = Self.endBytes
+    var offset = Self.endBytes
     let newType = Netlink.subsystemNFTables << 8 | Netlink.newSetElement
     Self.writeMessageHeader(
       base + offset, type: newType, flags: Netlink.request | Netlink.create | Netlink.acknowledge)

@@ -83,7 +83,7 @@ public final class NetfilterSetWriter {
   }
 
   public let descriptor: FileDescriptor
-  public let batches: NetfilterBatches
+  let batches: NetfilterBatches
   public internal(set) var counters = Counters()
   let log: LogLine
   let health: UnsafeMutableBufferPointer<SetHealth>
