@@ -66,10 +66,12 @@ public enum ProcessControl {
 /// process's life.
 public enum SystemCallFilter {
   /// Installs the filter; `allowFiles` keeps the calls that save a cache
-  /// file. Returns nil, or why the kernel refused (EINVAL: no seccomp
-  /// filters in this kernel, or qemu-user).
-  public static func install(allowFiles: Bool) -> Errno? {
-    let code = clinux_install_syscall_filter(allowFiles ? 1 : 0)
+  /// file; `allowNetfilterSockets` lets socket(2) open NETLINK_NETFILTER
+  /// sockets (and no other netlink protocol), for an nftables writer opened
+  /// after the filter. Returns nil, or why the kernel refused (EINVAL: no
+  /// seccomp filters in this kernel, or qemu-user).
+  public static func install(allowFiles: Bool, allowNetfilterSockets: Bool = false) -> Errno? {
+    let code = clinux_install_syscall_filter(allowFiles ? 1 : 0, allowNetfilterSockets ? 1 : 0)
     return code == 0 ? nil : Errno(rawValue: code)
   }
 }

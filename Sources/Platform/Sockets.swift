@@ -185,11 +185,20 @@ public enum Privileges {
   public enum DropError: Error { case unknownUser, failed(Errno) }
 
   /// Switches to `user` (a NUL-free name) after the sockets are bound.
-  public static func drop(to user: [UInt8]) throws(DropError) {
+  /// With `keepingNetworkAdministration` CAP_NET_ADMIN (and nothing else)
+  /// survives the switch, for `nftset`: the kernel checks it at every
+  /// change to a set, in the process that writes.
+  public static func drop(to user: [UInt8], keepingNetworkAdministration: Bool = false)
+    throws(DropError)
+  {
     var name = user
     name.append(0)
     let result = name.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) { clinux_drop_privileges($0.baseAddress!) }
+      buffer.withMemoryRebound(to: CChar.self) {
+        keepingNetworkAdministration
+          ? clinux_drop_privileges_keeping_net_admin($0.baseAddress!)
+          : clinux_drop_privileges($0.baseAddress!)
+      }
     }
     if result == -1 { throw .unknownUser }
     if result != 0 { throw .failed(Errno(rawValue: result)) }

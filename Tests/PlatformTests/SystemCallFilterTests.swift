@@ -14,11 +14,15 @@ final class SystemCallFilterTests: XCTestCase {
   /// The exit status of a child that installs the filter and then runs
   /// `checks`, which returns 0 when every call behaved, or the number of
   /// the first one that did not.
-  func statusOfFilteredChild(allowFiles: Bool, _ checks: () -> Int32) throws -> Int32 {
+  func statusOfFilteredChild(
+    allowFiles: Bool, allowNetfilterSockets: Bool = false, _ checks: () -> Int32
+  ) throws -> Int32 {
     let pid = ProcessControl.forkWorker()
     XCTAssertGreaterThanOrEqual(pid, 0, "fork")
     if pid == 0 {
-      if SystemCallFilter.install(allowFiles: allowFiles) != nil { _exit(99) }
+      let refusal = SystemCallFilter.install(
+        allowFiles: allowFiles, allowNetfilterSockets: allowNetfilterSockets)
+      if refusal != nil { _exit(99) }
       _exit(checks())
     }
     return ProcessControl.wait(pid)
@@ -64,5 +68,31 @@ final class SystemCallFilterTests: XCTestCase {
       return 0
     }
     XCTAssertEqual(status, 0)
+  }
+
+  /// NETLINK_NETFILTER (12) sockets open only with `allowNetfilterSockets`,
+  /// and then no other netlink protocol does: NETLINK_ROUTE (0) stays
+  /// refused, and so do AF_UNIX sockets, while AF_INET ones still open.
+  func testNetfilterSocketsOpenOnlyWhenAskedFor() throws {
+    let raw = Int32(SOCK_RAW.rawValue)
+    let without = try statusOfFilteredChild(allowFiles: false) {
+      Self.refused(socket(AF_NETLINK, raw, 12)) ? 0 : 1
+    }
+    XCTAssertEqual(without, 0, "1: a netfilter socket opened without the flag")
+    let with = try statusOfFilteredChild(allowFiles: false, allowNetfilterSockets: true) {
+      let netfilter = socket(AF_NETLINK, raw, 12)
+      if netfilter < 0 { return 1 }
+      close(netfilter)
+      if !Self.refused(socket(AF_NETLINK, raw, 0)) { return 2 }
+      if !Self.refused(socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)) { return 3 }
+      let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+      if udp < 0 { return 4 }
+      close(udp)
+      let tcp6 = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+      if tcp6 < 0 { return 5 }
+      close(tcp6)
+      return 0
+    }
+    XCTAssertEqual(with, 0, "the first call that misbehaved, by number (99: not installed)")
   }
 }

@@ -21,6 +21,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -296,6 +297,37 @@ static inline int clinux_route_changes(const void *bytes, size_t length) {
   return changes;
 }
 
+/* nftables over nfnetlink (linux/netlink.h): NETLINK_NETFILTER is the
+   protocol; SOL_NETLINK/NETLINK_CAP_ACK make the kernel's error replies
+   carry only the header of the refused message, not a copy of the whole
+   batch. */
+enum {
+  CLINUX_NETLINK_NETFILTER = 12,
+  CLINUX_SOL_NETLINK = 270,
+  CLINUX_NETLINK_CAP_ACK = 10,
+};
+
+/* A non-blocking NETLINK_NETFILTER socket, bound so the kernel picks its
+   port id; -1 with errno on failure. Needs no privilege to open: the
+   kernel checks CAP_NET_ADMIN on every message sent. */
+static inline int clinux_netfilter_socket(void) {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, CLINUX_NETLINK_NETFILTER);
+  if (fd < 0) return -1;
+  struct clinux_sockaddr_nl local;
+  memset(&local, 0, sizeof local);
+  local.nl_family = AF_NETLINK;
+  if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  /* Kernels before 4.3 lack the option: replies are then longer, not wrong. */
+  int on = 1;
+  (void)setsockopt(fd, CLINUX_SOL_NETLINK, CLINUX_NETLINK_CAP_ACK, &on, sizeof on);
+  return fd;
+}
+
 /* CLOCK_REALTIME in whole seconds since the epoch (HTTPDNS request
    signatures carry an expiry time). */
 static inline uint64_t clinux_realtime_s(void) {
@@ -312,6 +344,45 @@ static inline int clinux_drop_privileges(const char *user) {
   if (setgroups(0, NULL) != 0 && errno != EPERM) return errno;
   if (setgid(entry->pw_gid) != 0) return errno;
   if (setuid(entry->pw_uid) != 0) return errno;
+  return 0;
+}
+
+// Linux capabilities (linux/capability.h, linux/prctl.h): CAP_NET_ADMIN,
+// PR_SET_KEEPCAPS, and capset(2)'s version-3 header with its two data
+// words (capabilities 0-31 and 32-63).
+enum {
+  CLINUX_CAP_NET_ADMIN = 12,
+  CLINUX_PR_SET_KEEPCAPS = 8,
+};
+#define CLINUX_CAPABILITY_VERSION_3 0x20080522u
+struct clinux_capability_header {
+  uint32_t version;
+  int pid;
+};
+struct clinux_capability_data {
+  uint32_t effective;
+  uint32_t permitted;
+  uint32_t inheritable;
+};
+
+// As clinux_drop_privileges, but CAP_NET_ADMIN, and no other capability,
+// stays permitted and effective after the switch: nftables refuses every
+// change from a process without it, checked at each message (`nftset`).
+// Returns 0, -1 for an unknown user, or the errno of the call that failed.
+// syscall(2), for capset, which neither libc wraps; declared here because
+// libc headers declare it only under feature macros.
+extern long syscall(long number, ...);
+static inline int clinux_drop_privileges_keeping_net_admin(const char *user) {
+  if (prctl(CLINUX_PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return errno;
+  int result = clinux_drop_privileges(user);
+  (void)prctl(CLINUX_PR_SET_KEEPCAPS, 0, 0, 0, 0);
+  if (result != 0) return result;
+  struct clinux_capability_header header = {CLINUX_CAPABILITY_VERSION_3, 0};
+  struct clinux_capability_data data[2];
+  memset(data, 0, sizeof data);
+  data[0].effective = 1u << CLINUX_CAP_NET_ADMIN;
+  data[0].permitted = 1u << CLINUX_CAP_NET_ADMIN;
+  if (syscall(SYS_capset, &header, data) != 0) return errno;
   return 0;
 }
 

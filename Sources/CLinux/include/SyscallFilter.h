@@ -4,8 +4,8 @@
 // datagram and stream sockets of the IP families, reads and writes, memory,
 // the clock, getrandom, signals to and waits for its own workers, and, when a
 // cache file is kept, creating and renaming that file. Everything else —
-// execve, ptrace, opening files, AF_UNIX/AF_NETLINK/AF_PACKET sockets, mount,
-// bpf — fails with EPERM, so a flaw in a parser cannot be turned into a shell
+// execve, ptrace, opening files, AF_UNIX/AF_NETLINK/AF_PACKET sockets (but
+// NETLINK_NETFILTER ones when asked for), mount, bpf — fails with EPERM, so a flaw in a parser cannot be turned into a shell
 // or a read of the router's files. EPERM rather than killing the process: a
 // call this list forgot makes one feature fail and be logged, never takes the
 // LAN's resolver down.
@@ -97,13 +97,26 @@ static inline void clinux_filter_allow(struct clinux_filter_builder *builder, lo
   clinux_filter_emit(builder, CLINUX_BPF_RETURN, 0, 0, CLINUX_SECCOMP_ALLOW);
 }
 
+// AF_NETLINK (linux/socket.h) and NETLINK_NETFILTER (linux/netlink.h), and
+// where socket(2)'s third argument, the protocol, sits in seccomp_data.
+enum {
+  CLINUX_FILTER_AF_NETLINK = 16,
+  CLINUX_FILTER_NETLINK_NETFILTER = 12,
+  CLINUX_SECCOMP_THIRD_ARGUMENT_OFFSET = 32,
+};
+
 // Installs the filter for this process (and children forked later). With
 // `allow_files` (a cache file is kept) files may be opened, synced, renamed
-// and removed. Returns 0, or the errno of the prctl that failed (EINVAL: a
+// and removed. With `allow_netfilter` socket(2) may also open
+// AF_NETLINK sockets of protocol NETLINK_NETFILTER (nftables), and no other
+// netlink protocol. The nftset writer opens its socket before the filter is
+// installed, as the rtnetlink monitor does, so it needs this only to open
+// one later. Returns 0, or the errno of the prctl that failed (EINVAL: a
 // kernel without CONFIG_SECCOMP_FILTER, or qemu-user, which refuses filters).
-static inline int clinux_install_syscall_filter(int allow_files) {
+static inline int clinux_install_syscall_filter(int allow_files, int allow_netfilter) {
 #ifndef CLINUX_AUDIT_ARCH
   (void)allow_files;
+  (void)allow_netfilter;
   return ENOSYS;
 #else
   struct clinux_filter_builder builder;
@@ -116,14 +129,29 @@ static inline int clinux_install_syscall_filter(int allow_files) {
   clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 1, 0, CLINUX_AUDIT_ARCH);
   clinux_filter_emit(&builder, CLINUX_BPF_RETURN, 0, 0, deny);
   // socket(2) only for AF_INET and AF_INET6 (upstream TCP connections and
-  // the ring's UDP sockets are opened while the loop runs); any other family
-  // is refused here, before the number is compared with the list below.
+  // the ring's UDP sockets are opened while the loop runs), and with
+  // `allow_netfilter` AF_NETLINK of protocol NETLINK_NETFILTER; anything
+  // else is refused here, before the number is compared with the list below.
+  // Jump offsets count the instructions skipped: the block ends with
+  // "deny; allow".
   clinux_filter_emit(&builder, CLINUX_BPF_LOAD_WORD_ABSOLUTE, 0, 0, CLINUX_SECCOMP_NUMBER_OFFSET);
-  clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 0, 5, (uint32_t)SYS_socket);
-  clinux_filter_emit(
-    &builder, CLINUX_BPF_LOAD_WORD_ABSOLUTE, 0, 0, CLINUX_SECCOMP_FIRST_ARGUMENT_OFFSET);
-  clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 2, 0, AF_INET);
-  clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 1, 0, AF_INET6);
+  if (allow_netfilter) {
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 0, 8, (uint32_t)SYS_socket);
+    clinux_filter_emit(
+      &builder, CLINUX_BPF_LOAD_WORD_ABSOLUTE, 0, 0, CLINUX_SECCOMP_FIRST_ARGUMENT_OFFSET);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 5, 0, AF_INET);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 4, 0, AF_INET6);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 0, 2, CLINUX_FILTER_AF_NETLINK);
+    clinux_filter_emit(
+      &builder, CLINUX_BPF_LOAD_WORD_ABSOLUTE, 0, 0, CLINUX_SECCOMP_THIRD_ARGUMENT_OFFSET);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 1, 0, CLINUX_FILTER_NETLINK_NETFILTER);
+  } else {
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 0, 5, (uint32_t)SYS_socket);
+    clinux_filter_emit(
+      &builder, CLINUX_BPF_LOAD_WORD_ABSOLUTE, 0, 0, CLINUX_SECCOMP_FIRST_ARGUMENT_OFFSET);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 2, 0, AF_INET);
+    clinux_filter_emit(&builder, CLINUX_BPF_JUMP_IF_EQUAL, 1, 0, AF_INET6);
+  }
   clinux_filter_emit(&builder, CLINUX_BPF_RETURN, 0, 0, deny);
   clinux_filter_emit(&builder, CLINUX_BPF_RETURN, 0, 0, CLINUX_SECCOMP_ALLOW);
   // (For every other call the accumulator still holds its number.)
