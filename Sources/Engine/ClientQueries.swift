@@ -60,6 +60,17 @@ extension Engine {
         query: query, name: lowercased, match: match, client: client, environment: &environment)
       return
     }
+    // routed names (upstream … for DOMAIN) will bypass this
+    if answerNeverForwarded(
+      query: query, name: lowercased, client: client, environment: &environment)
+    {
+      return
+    }
+    // Every forwarded AAAA question, routed or not (dnsmasq filters them all).
+    if answerFilteredAAAA(query: query, name: lowercased, client: client, environment: &environment)
+    {
+      return
+    }
     if settings.refuseAny && query.questionType == .any && !client.isTCP {
       answerMinimalANY(query: query, name: lowercased, client: client, environment: &environment)
       return

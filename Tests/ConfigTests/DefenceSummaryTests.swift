@@ -16,7 +16,9 @@ extension DefenceDirectiveTests {
           + "verify: none; hold-on: off\n"
           + "rebind-protection: off, rebind-allow: none\n"
           + "override-check: off\n"
-          + "rate-limit: off, refuse-any: on\n"), defaults)
+          + "rate-limit: off, refuse-any: on\n"
+          + "forward-single-label: off, forward-private-reverse: off, filter-aaaa: off\n"),
+      defaults)
     let full = ConfigGenerator.summary(try XCTUnwrap(parse(Self.fullConfig)))
     XCTAssertTrue(
       full.contains(
@@ -29,7 +31,9 @@ extension DefenceDirectiveTests {
           + "verify: 2 names (strict: trusted answers only); hold-on: 30ms\n"
           + "rebind-protection: on, rebind-allow: 2 names\n"
           + "override-check: tcp:443 every 300s\n"
-          + "rate-limit: 200/s, refuse-any: off\n"), full)
+          + "rate-limit: 200/s, refuse-any: off\n"
+          + "forward-single-label: on, forward-private-reverse: on, filter-aaaa: on\n"),
+      full)
     // Accepted, but said to do nothing.
     let idle = ConfigGenerator.summary(
       try XCTUnwrap(
