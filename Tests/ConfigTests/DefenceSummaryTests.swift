@@ -127,7 +127,7 @@ extension DefenceDirectiveTests {
     let directives = [
       "upstream", "bogus", "bogus-nxdomain", "detect-nxdomain-redirect", "verify", "hold-on",
       "rebind-protection", "rebind-allow", "override-check", "override-check-interval",
-      "rate-limit", "refuse-any",
+      "rate-limit", "refuse-any", "forward-single-label", "forward-private-reverse", "filter-aaaa",
     ]
     var found: [String] = []
     let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -151,5 +151,6 @@ extension DefenceDirectiveTests {
     XCTAssertFalse(settings.rebindAllowNames.isEmpty)
     XCTAssertNotEqual(settings.overrideCheckPort, 0)
     XCTAssertGreaterThan(settings.rateLimitPerSecond, 0)
+    XCTAssertTrue(settings.filterAAAA)
   }
 }
