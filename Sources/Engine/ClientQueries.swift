@@ -66,9 +66,11 @@ extension Engine {
     {
       return
     }
-    // Every forwarded AAAA question, routed or not (dnsmasq filters them all).
-    if answerFilteredAAAA(query: query, name: lowercased, client: client, environment: &environment)
-    {
+    // `filter-aaaa`: every AAAA question that would be forwarded, routed or
+    // not (as dnsmasq filters them all), gets NODATA.
+    if settings.filterAAAA && query.questionType == .aaaa && query.questionClass == .internet {
+      counters.aaaaFiltered += 1
+      replyError(.noError, to: packet, query: query, client: client, environment: &environment)
       return
     }
     if settings.refuseAny && query.questionType == .any && !client.isTCP {

@@ -23,13 +23,9 @@ import DNSWire
 /// that would be forwarded with NODATA; overrides and local names come
 /// first and still answer AAAA.
 ///
-/// The check parses the labels once, right to left as the address reads,
-/// into integers: no table of zone names is searched, nothing is allocated.
+/// The check parses the labels once into integers: no table of zone names
+/// is searched, nothing is allocated.
 extension Engine {
-  /// The TTL of the zone's SOA and NS records and the SOA MINIMUM, which
-  /// bounds how long a negative answer is cached (RFC 6303 §3, RFC 2308 §5).
-  static let localZoneTTL: UInt32 = 10_800
-
   /// A name at or below a locally served zone: where the zone's apex starts
   /// in the flat name, and whether the name is the apex itself.
   struct LocalZone {
@@ -47,77 +43,52 @@ extension Engine {
     let type = query.questionType
     if !settings.forwardPrivateReverse, let zone = Self.locallyServedZone(name) {
       counters.notForwarded += 1
-      let rcode: ResponseCode = zone.isApex ? .noError : .nameError
-      answerWithoutUpstream(
-        query: query, name: name, rcode: rcode, zone: zone, client: client,
-        environment: &environment)
+      answerLocalZone(
+        query: query, name: name, zone: zone, client: client, environment: &environment)
       return true
     }
     if !settings.forwardSingleLabel, Self.isSingleLabel(name),
       type == .a || type == .aaaa || type == .any || type == .https
     {
       counters.notForwarded += 1
-      answerWithoutUpstream(
-        query: query, name: name, rcode: .nameError, zone: nil, client: client,
-        environment: &environment)
+      replyError(
+        .nameError, to: query.bytes, query: query, client: client, environment: &environment)
       return true
     }
     return false
   }
 
-  /// `filter-aaaa on`: an AAAA question of class IN gets NODATA at once.
-  func answerFilteredAAAA<E: EngineEnvironment>(
-    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
-  ) -> Bool {
-    guard settings.filterAAAA, query.questionType == .aaaa, query.questionClass == .internet
-    else { return false }
-    counters.aaaaFiltered += 1
-    answerWithoutUpstream(
-      query: query, name: name, rcode: .noError, zone: nil, client: client,
-      environment: &environment)
-    return true
-  }
-
-  /// A reply with `rcode` and no upstream behind it. For a locally served
-  /// zone it is authoritative: SOA/NS/ANY at the apex answered with the
-  /// zone's records, and a negative answer carries the SOA as authority.
-  func answerWithoutUpstream<E: EngineEnvironment>(
-    query: Message, name lowercased: UnsafeRawBufferPointer, rcode: ResponseCode,
-    zone: LocalZone?, client: ClientRef, environment: inout E
+  /// The authoritative answer of the empty zone `zone` (RFC 6303 §3): at
+  /// the apex, SOA, NS and ANY with the zone's records and other types with
+  /// NODATA; below it NXDOMAIN. A negative answer carries the SOA as
+  /// authority.
+  func answerLocalZone<E: EngineEnvironment>(
+    query: Message, name lowercased: UnsafeRawBufferPointer, zone: LocalZone, client: ClientRef,
+    environment: inout E
   ) {
     var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
+      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
-    if zone != nil { flags.set(HeaderFlags.authoritative, true) }
+    let rcode: ResponseCode = zone.isApex ? .noError : .nameError
     flags.rcode = rcode
     let type = query.questionType
-    let atApex = zone?.isApex ?? false
-    let answersSOA = atApex && (type == .soa || type == .any)
-    let answersNS = atApex && (type == .ns || type == .any)
+    let answersSOA = zone.isApex && (type == .soa || type == .any)
+    let answersNS = zone.isApex && (type == .ns || type == .any)
     let answerCount = (answersSOA ? 1 : 0) + (answersNS ? 1 : 0)
-    let authorityCount = zone != nil && answerCount == 0 ? 1 : 0
     let hasEDNS = query.opt != nil
     let nameLength = query.copyQuestionName(into: scratchCaseName)
     let cased = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
     // The question starts right after the header; the apex is a suffix of it.
-    let apex = HeaderField.size + (zone?.apexOffset ?? 0)
+    let apex = HeaderField.size + zone.apexOffset
     var writer = MessageWriter(buffer: replyOutput)
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
         id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
-        authorities: UInt16(authorityCount), additionals: hasEDNS ? 1 : 0)
+        authorities: answerCount == 0 ? 1 : 0, additionals: hasEDNS ? 1 : 0)
       try writer.writeQuestion(name: cased, type: type, rrClass: .internet, compress: false)
-      if answersSOA || authorityCount == 1 { try Self.writeLocalZoneSOA(&writer, apex: apex) }
-      if answersNS {
-        // RFC 6303 §3: the zone's NS record names the zone itself.
-        try writer.writeUInt16(0xC000 | UInt16(apex))
-        try writer.writeUInt16(RRType.ns.rawValue)
-        try writer.writeUInt16(RRClass.internet.rawValue)
-        try writer.writeUInt32(Self.localZoneTTL)
-        try writer.writeUInt16(2)
-        try writer.writeUInt16(0xC000 | UInt16(apex))
-      }
+      if answersSOA || answerCount == 0 { try Self.writeZoneRecord(&writer, .soa, apex: apex) }
+      if answersNS { try Self.writeZoneRecord(&writer, .ns, apex: apex) }
       if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
     } catch {
       fits = false
@@ -133,23 +104,30 @@ extension Engine {
     }
   }
 
-  /// The zone's SOA with the values RFC 6303 §3 recommends: MNAME the zone
-  /// itself, RNAME `nobody.invalid.`, SERIAL 1, REFRESH 3600, RETRY 1200,
-  /// EXPIRE 604800, MINIMUM 10800; owner and MNAME point at the apex.
-  static func writeLocalZoneSOA(_ writer: inout MessageWriter, apex: Int) throws(WireError) {
+  /// The zone's SOA or NS record as RFC 6303 §3 recommends, owned by the
+  /// apex: NS names the zone itself; SOA has MNAME the zone, RNAME
+  /// `nobody.invalid.`, SERIAL 1, REFRESH 3600, RETRY 1200, EXPIRE 604800
+  /// and MINIMUM 10800, which with the TTL of 10800 bounds how long a
+  /// negative answer is cached (RFC 2308 §5).
+  static func writeZoneRecord(
+    _ writer: inout MessageWriter, _ type: RRType, apex: Int
+  ) throws(WireError) {
+    let ttl: UInt32 = 10_800
     let rname: StaticString = "\u{06}nobody\u{07}invalid\u{00}"
+    let isSOA = type == .soa
     try writer.writeUInt16(0xC000 | UInt16(apex))
-    try writer.writeUInt16(RRType.soa.rawValue)
+    try writer.writeUInt16(type.rawValue)
     try writer.writeUInt16(RRClass.internet.rawValue)
-    try writer.writeUInt32(localZoneTTL)
-    try writer.writeUInt16(UInt16(2 + rname.utf8CodeUnitCount + 20))
+    try writer.writeUInt32(ttl)
+    try writer.writeUInt16(isSOA ? UInt16(2 + rname.utf8CodeUnitCount + 20) : 2)
     try writer.writeUInt16(0xC000 | UInt16(apex))
+    guard isSOA else { return }
     try writer.write(UnsafeRawBufferPointer(start: rname.utf8Start, count: rname.utf8CodeUnitCount))
     try writer.writeUInt32(1)
     try writer.writeUInt32(3600)
     try writer.writeUInt32(1200)
     try writer.writeUInt32(604_800)
-    try writer.writeUInt32(localZoneTTL)
+    try writer.writeUInt32(ttl)
   }
 
   // MARK: - Names
@@ -177,62 +155,50 @@ extension Engine {
   /// | `0.`…`0.ip6.arpa`, `1.0.`…`0.ip6.arpa` (32 nibbles) | ::, ::1 |
   ///
   /// fc00::/8 (`c.f.ip6.arpa`) is not in the list: it is unassigned, not
-  /// locally assigned. The labels next to `in-addr.arpa` are read as
-  /// decimal octets without leading zeros, those next to `ip6.arpa` as one
-  /// hex nibble each, up to the first label that is not one; only those
-  /// count toward the zone.
+  /// locally assigned. The labels left of `in-addr.arpa` are read as decimal
+  /// octets without leading zeros, those left of `ip6.arpa` as one hex
+  /// nibble each; only the run of them next to the suffix counts.
   static func locallyServedZone(_ name: UnsafeRawBufferPointer) -> LocalZone? {
-    var labels = 0
-    var position = 0
-    var previous = -1
-    var last = -1
-    while position < name.count, name[position] != 0 {
-      previous = last
-      last = position
-      labels += 1
-      position += 1 + Int(name[position])
-    }
-    guard labels >= 3, position < name.count, label(name, at: last, is: "arpa") else {
-      return nil
-    }
-    let isIPv4 = label(name, at: previous, is: "in-addr")
-    guard isIPv4 || label(name, at: previous, is: "ip6") else { return nil }
-    // Digit j counts from the right, 0 beside `in-addr`/`ip6`: IPv4 octets
-    // fill `high` from its top byte (8 bits each), IPv6 nibbles fill `high`
-    // then `low` from the top (4 bits each). `valid` ends at the first label
-    // that is not a digit.
-    let below = labels - 2
-    let width = isIPv4 ? 4 : 32
-    var valid = min(below, width)
+    let isIPv4 = hasSuffix(name, "\u{07}in-addr\u{04}arpa\u{00}")
+    guard isIPv4 || hasSuffix(name, "\u{03}ip6\u{04}arpa\u{00}") else { return nil }
+    let end = name.count - (isIPv4 ? 14 : 10)
+    let bits = isIPv4 ? 8 : 4
+    // Labels come left to right, least significant first: each digit enters
+    // the 128-bit `high:low` at the top and pushes the others down, so the
+    // digit beside the suffix ends on top. `run` counts the digits since the
+    // last label that was none.
     var high: UInt64 = 0
     var low: UInt64 = 0
-    position = 0
-    for index in 0..<below {
-      let length = Int(name[position])
-      let digit = below - 1 - index
-      if digit < width {
-        let value = isIPv4 ? octet(name, at: position) : nibble(name, at: position)
-        if let value {
-          if isIPv4 {
-            high |= UInt64(value) << (56 - 8 * digit)
-          } else if digit < 16 {
-            high |= UInt64(value) << (60 - 4 * digit)
-          } else {
-            low |= UInt64(value) << (60 - 4 * (digit - 16))
-          }
-        } else {
-          valid = min(valid, digit)
-        }
-      }
-      position += 1 + length
+    var run = 0
+    var below = 0
+    var position = 0
+    while position < end {
+      let digit = isIPv4 ? octet(name, at: position) : nibble(name, at: position)
+      low = low >> bits | high << (64 - bits)
+      high = high >> bits | UInt64(digit ?? 0) << (64 - bits)
+      run = digit == nil ? 0 : run + 1
+      below += 1
+      position += 1 + Int(name[position])
     }
-    let depth =
-      isIPv4 ? ipv4ZoneDepth(high, digits: valid) : ipv6ZoneDepth(high, low, digits: valid)
+    // A label that swallowed the suffix's bytes is not the suffix.
+    guard position == end else { return nil }
+    let depth = isIPv4 ? ipv4ZoneDepth(high, digits: run) : ipv6ZoneDepth(high, low, digits: run)
     guard depth > 0 else { return nil }
-    // The apex is the label `depth` digits left of `in-addr`/`ip6`.
+    // The apex is the label `depth` digits left of the suffix.
     position = 0
     for _ in 0..<(below - depth) { position += 1 + Int(name[position]) }
     return LocalZone(apexOffset: position, isApex: below == depth)
+  }
+
+  /// Whether the flat name ends with the wire bytes `suffix`.
+  static func hasSuffix(_ name: UnsafeRawBufferPointer, _ suffix: StaticString) -> Bool {
+    let count = suffix.utf8CodeUnitCount
+    guard name.count > count else { return false }
+    let start = name.count - count
+    for index in 0..<count where name[start + index] != suffix.utf8Start[index] {
+      return false
+    }
+    return true
   }
 
   /// How many octets name the IPv4 zone holding the `digits` leading octets
@@ -250,7 +216,7 @@ extension Engine {
     if digits >= 3 && (three == 0xC0_0002 || three == 0xC6_3364 || three == 0xCB_0071) {
       return 3  // 192.0.2/24, 198.51.100/24, 203.0.113/24
     }
-    if digits == 4 && address >> 32 == 0xFFFF_FFFF { return 4 }
+    if digits >= 4 && address >> 32 == 0xFFFF_FFFF { return 4 }
     return 0
   }
 
@@ -260,7 +226,7 @@ extension Engine {
     if digits >= 2 && high >> 56 == 0xFD { return 2 }
     if digits >= 3 && high >> 54 == 0xFE8 >> 2 { return 3 }  // fe80::/10
     if digits >= 8 && high >> 32 == 0x2001_0DB8 { return 8 }
-    if digits == 32 && high == 0 && low <= 1 { return 32 }  // ::/128, ::1/128
+    if digits >= 32 && high == 0 && low <= 1 { return 32 }  // ::/128, ::1/128
     return 0
   }
 
@@ -288,15 +254,5 @@ extension Engine {
       return byte - UInt8(ascii: "a") + 10
     }
     return nil
-  }
-
-  /// Whether the label at `offset` is exactly the lower-case `text`.
-  static func label(_ name: UnsafeRawBufferPointer, at offset: Int, is text: StaticString) -> Bool {
-    let count = text.utf8CodeUnitCount
-    guard offset >= 0, Int(name[offset]) == count else { return false }
-    for index in 0..<count where name[offset + 1 + index] != text.utf8Start[index] {
-      return false
-    }
-    return true
   }
 }

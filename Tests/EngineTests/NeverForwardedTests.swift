@@ -62,6 +62,19 @@ final class NeverForwardedTests: XCTestCase {
     XCTAssertEqual(harness.counters.forwarded, 0)
   }
 
+  func testAnswersAreLoggedAsLocalNXDOMAINAndNODATA() throws {
+    let harness = Harness(Self.config + "\nfilter-aaaa on")
+    harness.environment.recordsQueries = true
+    harness.ask(makeQuery(id: 1, name: "printer", type: .a))
+    harness.ask(makeQuery(id: 2, name: "1.1.168.192.in-addr.arpa", type: .ptr))
+    harness.ask(makeQuery(id: 3, name: "www.example", type: .aaaa))
+    let logged = harness.environment.loggedQueries
+    XCTAssertEqual(logged.map(\.name), ["printer", "1.1.168.192.in-addr.arpa", "www.example"])
+    XCTAssertEqual(
+      logged.map(\.outcome), [.answered(.nameError), .answered(.nameError), .answered(.noError)])
+    XCTAssertEqual(logged.map(\.upstream), [-1, -1, -1], "no upstream")
+  }
+
   func testSingleLabelOtherTypesAndTheRootAreForwarded() throws {
     let harness = Harness(Self.config)
     let ds = RRType(rawValue: 43)
