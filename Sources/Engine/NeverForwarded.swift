@@ -80,8 +80,9 @@ extension Engine {
     let cased = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
     // The question starts right after the header; the apex is a suffix of it.
     let apex = HeaderField.size + zone.apexOffset
+    // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's
+    // size (512 at least, RFC 1035 §4.2.1), so never truncated.
     var writer = MessageWriter(buffer: replyOutput)
-    var fits = true
     do throws(WireError) {
       try writer.writeHeader(
         id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
@@ -91,12 +92,9 @@ extension Engine {
       if answersNS { try Self.writeZoneRecord(&writer, .ns, apex: apex) }
       if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
     } catch {
-      fits = false
+      preconditionFailure("a local zone's answer always fits")
     }
-    let length = fitLocalReply(
-      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
-      name: lowercased, clientCase: CaseMask(of: cased), type: type, rrClass: .internet)
-    send(replyLength: length, to: client, environment: &environment)
+    send(replyLength: writer.count, to: client, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
         client: client, name: lowercased, type: type, outcome: .answered(rcode), upstream: -1,
@@ -173,7 +171,7 @@ extension Engine {
     var below = 0
     var position = 0
     while position < end {
-      let digit = isIPv4 ? octet(name, at: position) : nibble(name, at: position)
+      let digit = Self.digit(name, at: position, ipv4: isIPv4)
       low = low >> bits | high << (64 - bits)
       high = high >> bits | UInt64(digit ?? 0) << (64 - bits)
       run = digit == nil ? 0 : run + 1
@@ -230,29 +228,24 @@ extension Engine {
     return 0
   }
 
-  /// The label at `offset` as a decimal octet without leading zeros.
-  static func octet(_ name: UnsafeRawBufferPointer, at offset: Int) -> UInt8? {
+  /// The label at `offset` as one digit of a reverse name: a decimal octet
+  /// without leading zeros (`in-addr.arpa`), or one lower-case hex nibble.
+  static func digit(_ name: UnsafeRawBufferPointer, at offset: Int, ipv4: Bool) -> UInt8? {
+    let zero = Int(UInt8(ascii: "0"))
     let length = Int(name[offset])
-    guard length >= 1, length <= 3, length == 1 || name[offset + 1] != UInt8(ascii: "0") else {
-      return nil
-    }
+    guard length >= 1, length <= (ipv4 ? 3 : 1), length == 1 || Int(name[offset + 1]) != zero
+    else { return nil }
     var value = 0
     for index in 1...length {
-      let byte = name[offset + index]
-      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-      value = value * 10 + Int(byte - UInt8(ascii: "0"))
+      var byte = Int(name[offset + index]) - zero
+      if !ipv4 && byte >= Int(UInt8(ascii: "a")) - zero {
+        byte -= Int(UInt8(ascii: "a")) - zero - 10
+      } else if byte >= 10 {
+        return nil
+      }
+      guard byte >= 0, byte < 16 else { return nil }
+      value = value * 10 + byte
     }
     return value <= 255 ? UInt8(value) : nil
-  }
-
-  /// The label at `offset` as one lower-case hex digit.
-  static func nibble(_ name: UnsafeRawBufferPointer, at offset: Int) -> UInt8? {
-    guard name[offset] == 1 else { return nil }
-    let byte = name[offset + 1]
-    if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { return byte - UInt8(ascii: "0") }
-    if byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f") {
-      return byte - UInt8(ascii: "a") + 10
-    }
-    return nil
   }
 }

@@ -238,7 +238,8 @@ final class NeverForwardedTests: XCTestCase {
     let harness = Harness(Self.config)
     for name in [
       "010.in-addr.arpa", "256.in-addr.arpa", "1.0.x.192.in-addr.arpa", "in-addr.arpa",
-      "10.in-addr.arpa.example", "10.in-addr", "1.10.ip6.arpa",
+      "10.in-addr.arpa.example", "10.in-addr", "1.10.ip6.arpa", "1.a.in-addr.arpa",
+      "d.?.ip6.arpa", "d.:.ip6.arpa", "8.e.g.ip6.arpa", "1.0.0.1/0.in-addr.arpa",
     ] {
       XCTAssertNil(try ask(harness, name), name)
     }
