@@ -270,6 +270,17 @@ public struct Settings {
   /// §4.2 minimal answer (one synthesized HINFO record) instead of being
   /// forwarded, so the proxy is no amplifier. Over TCP it is forwarded.
   public var refuseAny: Bool = true
+  /// `forward-single-label on|off`: off (the default), an A, AAAA, ANY or
+  /// HTTPS question of class IN about a name of one label gets NXDOMAIN at
+  /// once (dnsmasq's `domain-needed`); on, it is forwarded.
+  public var forwardSingleLabel: Bool = false
+  /// `forward-private-reverse on|off`: off (the default), questions at or
+  /// below the locally served zones of RFC 6303 §4 and RFC 7793 are
+  /// answered at once (dnsmasq's `bogus-priv`); on, they are forwarded.
+  public var forwardPrivateReverse: Bool = false
+  /// `filter-aaaa on|off`: an AAAA question that would be forwarded gets
+  /// NODATA at once (dnsmasq's `filter-AAAA`); overrides still answer AAAA.
+  public var filterAAAA: Bool = false
   /// `ca-file PATH`: the PEM certificates that `tls` and `https` upstreams'
   /// chains must lead to; empty for the system bundle
   /// (`/etc/ssl/certs/ca-certificates.crt`, about 460 KB of heap once

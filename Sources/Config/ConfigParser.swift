@@ -224,6 +224,10 @@ struct ConfigReader {
       settings.overrideCheckSeconds = UInt32(try number(value, for: directive))
     case .rateLimit: settings.rateLimitPerSecond = try rateLimit(value)
     case .refuseAny: settings.refuseAny = try onOff(value, for: directive)
+    case .forwardSingleLabel: settings.forwardSingleLabel = try onOff(value, for: directive)
+    case .forwardPrivateReverse:
+      settings.forwardPrivateReverse = try onOff(value, for: directive)
+    case .filterAAAA: settings.filterAAAA = try onOff(value, for: directive)
     case .caFile: settings.caFile = try caFilePath(value)
     case .seccomp: settings.seccomp = try onOff(value, for: directive)
     }

@@ -181,6 +181,7 @@ extension ConfigGenerator {
   ///     rebind-protection: on, rebind-allow: 1 name
   ///     override-check: tcp:443 every 60s
   ///     rate-limit: 200/s, refuse-any: on
+  ///     forward-single-label: off, forward-private-reverse: off, filter-aaaa: off
   static func appendDefenceSummary(
     _ settings: Settings, lines: SourceLines, to out: inout MessageText
   ) {
@@ -230,6 +231,13 @@ extension ConfigGenerator {
       out.append("\(settings.rateLimitPerSecond)/s")
     }
     out.append(", refuse-any: \(onOff(settings.refuseAny))\n")
+    out.append(
+      """
+      forward-single-label: \(onOff(settings.forwardSingleLabel)), \
+      forward-private-reverse: \(onOff(settings.forwardPrivateReverse)), \
+      filter-aaaa: \(onOff(settings.filterAAAA))
+
+      """)
   }
 
   /// One `warning:` line for each `bogus` and `bogus-nxdomain` entry of

@@ -26,6 +26,7 @@ enum Directive: Int, CaseIterable {
   case rebindProtection, rebindAllow
   case overrideCheck, overrideCheckInterval
   case rateLimit, refuseAny
+  case forwardSingleLabel, forwardPrivateReverse, filterAAAA
   case strict
   case caFile
   case seccomp
@@ -325,6 +326,27 @@ extension Directive {
         refuse-any on|off
         default on
         a UDP question of type ANY gets the RFC 8482 minimal answer
+        """)
+    case .forwardSingleLabel:
+      return .init(
+        """
+        forward-single-label on|off
+        default off
+        off: A, AAAA, ANY and HTTPS questions for a one-label name get NXDOMAIN at once
+        """)
+    case .forwardPrivateReverse:
+      return .init(
+        """
+        forward-private-reverse on|off
+        default off
+        off: questions in the RFC 6303 private reverse zones are answered at once
+        """)
+    case .filterAAAA:
+      return .init(
+        """
+        filter-aaaa on|off
+        default off
+        AAAA questions that would be forwarded get NODATA at once
         """)
     case .strict:
       return .init(

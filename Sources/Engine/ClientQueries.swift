@@ -60,6 +60,19 @@ extension Engine {
         query: query, name: lowercased, match: match, client: client, environment: &environment)
       return
     }
+    // routed names (upstream … for DOMAIN) will bypass this
+    if answerNeverForwarded(
+      query: query, name: lowercased, client: client, environment: &environment)
+    {
+      return
+    }
+    // `filter-aaaa`: every AAAA question that would be forwarded, routed or
+    // not (as dnsmasq filters them all), gets NODATA.
+    if settings.filterAAAA && query.questionType == .aaaa && query.questionClass == .internet {
+      counters.aaaaFiltered += 1
+      replyError(.noError, to: packet, query: query, client: client, environment: &environment)
+      return
+    }
     if settings.refuseAny && query.questionType == .any && !client.isTCP {
       answerMinimalANY(query: query, name: lowercased, client: client, environment: &environment)
       return

@@ -89,6 +89,12 @@ public struct EngineCounters {
   /// down): in-flight attempts were sent again at once and every upstream
   /// was given a fresh start.
   public var networkChanges: UInt64 = 0
+  /// Questions answered at once and never forwarded: at or below a locally
+  /// served reverse zone (RFC 6303), or a single-label name's addresses
+  /// (NeverForwarded.swift).
+  public var notForwarded: UInt64 = 0
+  /// AAAA questions answered with NODATA by `filter-aaaa on`.
+  public var aaaaFiltered: UInt64 = 0
 
   public init() {}
 }

@@ -32,7 +32,7 @@ extension Engine {
       checkingDisabled: checkingDisabled, now: now, environment: &environment)
   }
 
-  /// Asks for every `prefetch` name (A and AAAA) that is not cached or is
+  /// Asks for every `prefetch` name (A, and AAAA unless `filter-aaaa`) that is not cached or is
   /// due for refresh. Runs from `tick` every `prefetchSweepMilliseconds`,
   /// the first time at the first tick.
   func sweepPrefetchNames<E: EngineEnvironment>(now: UInt64, environment: inout E) {
@@ -47,7 +47,10 @@ extension Engine {
         while end < names.count, names[end] != 0 { end += 1 + Int(names[end]) }
         let name = UnsafeRawBufferPointer(rebasing: names[start..<min(end + 1, names.count)])
         refreshIfDue(name: name, type: .a, now: now, environment: &environment)
-        refreshIfDue(name: name, type: .aaaa, now: now, environment: &environment)
+        // `filter-aaaa` answers AAAA itself: nothing to keep warm.
+        if !settings.filterAAAA {
+          refreshIfDue(name: name, type: .aaaa, now: now, environment: &environment)
+        }
         start = end + 1
       }
     }

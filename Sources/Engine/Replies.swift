@@ -183,7 +183,8 @@ extension Engine {
 
   /// An error reply built from the client's own packet: its ID, opcode and
   /// RD bit, its question if it parsed, and an OPT if it sent one (which also
-  /// carries the upper bits of `rcode`, e.g. BADVERS, RFC 6891 §6.1.3).
+  /// carries the upper bits of `rcode`, e.g. BADVERS, RFC 6891 §6.1.3). Also
+  /// the empty NXDOMAIN and NODATA of questions never forwarded.
   func replyError<E: EngineEnvironment>(
     _ rcode: ResponseCode, to packet: UnsafeRawBufferPointer, query: Message?, client: ClientRef,
     environment: inout E
@@ -223,7 +224,9 @@ extension Engine {
       case .formatError: outcome = .formErr
       case .notImplemented: outcome = .notImp
       case .badVersion: outcome = .badVersion
-      default: outcome = .servFail
+      case .serverFailure: outcome = .servFail
+      // NXDOMAIN and NODATA for questions never forwarded (NeverForwarded.swift).
+      default: outcome = .answered(rcode)
       }
       let length = query?.copyQuestionName(into: scratchName, lowercase: true) ?? 0
       environment.logQuery(

@@ -32,6 +32,9 @@ extension DefenceDirectiveTests {
     rate-limit 200/s
     refuse-any off
     seccomp on
+    forward-single-label on
+    forward-private-reverse on
+    filter-aaaa on
     """
 
   /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
@@ -65,6 +68,9 @@ extension DefenceDirectiveTests {
       XCTAssertEqual(
         values["rateLimitPerSecond"].flatMap { UInt32($0) }, settings.rateLimitPerSecond)
       XCTAssertEqual(values["refuseAny"], "\(settings.refuseAny)")
+      XCTAssertEqual(values["forwardSingleLabel"], "\(settings.forwardSingleLabel)")
+      XCTAssertEqual(values["forwardPrivateReverse"], "\(settings.forwardPrivateReverse)")
+      XCTAssertEqual(values["filterAAAA"], "\(settings.filterAAAA)")
       XCTAssertEqual(values["seccomp"], "\(settings.seccomp)")
       XCTAssertEqual(
         integers(of: "verifyNameBytes", type: "UInt8", in: source),
@@ -173,6 +179,7 @@ extension DefenceDirectiveTests {
       settings.rebindAllowNames.map { "\($0)" }.joined(separator: " "),
       "\(settings.overrideCheckPort) \(settings.overrideCheckSeconds)",
       "\(settings.rateLimitPerSecond) \(settings.refuseAny)",
+      "\(settings.forwardSingleLabel) \(settings.forwardPrivateReverse) \(settings.filterAAAA)",
     ]
   }
 
@@ -196,6 +203,7 @@ extension DefenceDirectiveTests {
     print(settings.rebindAllowNames.map { "\($0)" }.joined(separator: " "))
     print("\(settings.overrideCheckPort) \(settings.overrideCheckSeconds)")
     print("\(settings.rateLimitPerSecond) \(settings.refuseAny)")
+    print("\(settings.forwardSingleLabel) \(settings.forwardPrivateReverse) \(settings.filterAAAA)")
     """#
 
   /// The text without its `import` lines: every module is one here.

@@ -16,7 +16,9 @@ extension DefenceDirectiveTests {
           + "verify: none; hold-on: off\n"
           + "rebind-protection: off, rebind-allow: none\n"
           + "override-check: off\n"
-          + "rate-limit: off, refuse-any: on\n"), defaults)
+          + "rate-limit: off, refuse-any: on\n"
+          + "forward-single-label: off, forward-private-reverse: off, filter-aaaa: off\n"),
+      defaults)
     let full = ConfigGenerator.summary(try XCTUnwrap(parse(Self.fullConfig)))
     XCTAssertTrue(
       full.contains(
@@ -29,7 +31,9 @@ extension DefenceDirectiveTests {
           + "verify: 2 names (strict: trusted answers only); hold-on: 30ms\n"
           + "rebind-protection: on, rebind-allow: 2 names\n"
           + "override-check: tcp:443 every 300s\n"
-          + "rate-limit: 200/s, refuse-any: off\n"), full)
+          + "rate-limit: 200/s, refuse-any: off\n"
+          + "forward-single-label: on, forward-private-reverse: on, filter-aaaa: on\n"),
+      full)
     // Accepted, but said to do nothing.
     let idle = ConfigGenerator.summary(
       try XCTUnwrap(
@@ -123,7 +127,7 @@ extension DefenceDirectiveTests {
     let directives = [
       "upstream", "bogus", "bogus-nxdomain", "detect-nxdomain-redirect", "verify", "hold-on",
       "rebind-protection", "rebind-allow", "override-check", "override-check-interval",
-      "rate-limit", "refuse-any",
+      "rate-limit", "refuse-any", "forward-single-label", "forward-private-reverse", "filter-aaaa",
     ]
     var found: [String] = []
     let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
@@ -147,5 +151,6 @@ extension DefenceDirectiveTests {
     XCTAssertFalse(settings.rebindAllowNames.isEmpty)
     XCTAssertNotEqual(settings.overrideCheckPort, 0)
     XCTAssertGreaterThan(settings.rateLimitPerSecond, 0)
+    XCTAssertTrue(settings.filterAAAA)
   }
 }
