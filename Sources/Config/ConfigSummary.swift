@@ -55,6 +55,7 @@ extension ConfigGenerator {
       override-ttl: \(settings.overrideTTL)s
 
       """)
+    appendLocalNames(settings, to: &out)
     if settings.user.isEmpty {
       out.append("user: unchanged")
     } else {
@@ -284,5 +285,23 @@ extension ConfigGenerator {
   static func appendPrefixes(_ prefixes: [AddressPrefix], to out: inout MessageText) {
     guard !prefixes.isEmpty else { return out.append("none") }
     appendList(prefixes, to: &out)
+  }
+}
+
+extension ConfigGenerator {
+  /// `local names: ...` when a hosts or lease file or a domain is set.
+  static func appendLocalNames(_ settings: Settings, to out: inout MessageText) {
+    let files = settings.hostsFiles.count + settings.leaseFiles.count
+    guard files > 0 || !settings.localDomain.isEmpty else { return }
+    out.append("local names: ")
+    for (index, path) in (settings.hostsFiles + settings.leaseFiles).enumerated() {
+      let kind: StaticString = index < settings.hostsFiles.count ? "hosts" : "leases"
+      out.append("\(separator: index)\(kind) \(escaped: path)")
+    }
+    if files > 0 { out.append(" (up to \(settings.localNamesCapacity) names)") }
+    if !settings.localDomain.isEmpty {
+      out.append("\(separator: files)domain \(describeName(settings.localDomain))")
+    }
+    out.append("\n")
   }
 }

@@ -34,7 +34,7 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 47
+  public static let statisticCount = 50
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -89,7 +89,10 @@ extension Engine {
     case 43: return ("holdOnReplaced", c.holdOnReplaced)
     case 44: return ("verifyDisagreements", c.verifyDisagreements)
     case 45: return ("overrideAddressesDown", c.overrideAddressesDown)
-    default: return ("networkChanges", c.networkChanges)
+    case 46: return ("networkChanges", c.networkChanges)
+    case 47: return ("localAnswers", c.localAnswers)
+    case 48: return ("localNXDomain", c.localNXDomain)
+    default: return ("localNamesDropped", UInt64(localNames.active.dropped))
     }
   }
 
