@@ -85,7 +85,10 @@ extension Engine {
       var position = 0
       for octet in 0..<4 {
         let length = Int(name[position])
-        guard length >= 1, length <= 3 else { return nil }
+        // 1...3 digits, no leading zero: the form RFC 1035 §3.5 writes.
+        guard length >= 1, length <= 3, length == 1 || name[position + 1] != 0x30 else {
+          return nil
+        }
         var number: UInt32 = 0
         for index in (position + 1)...(position + length) {
           guard name[index] &- 0x30 < 10 else { return nil }
