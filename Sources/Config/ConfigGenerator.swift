@@ -212,7 +212,8 @@ public enum ConfigGenerator {
     out.line("  settings.localNamesCapacity = \(settings.localNamesCapacity)")
     out.paths("settings.hostsFiles", settings.hostsFiles)
     out.paths("settings.leaseFiles", settings.leaseFiles)
-    out.line("  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
+    out.line(
+      "  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
     out.byteArray("  settings.localDomain = ", settings.localDomain, suffix: "")
     out.line("  settings.overrides = OverrideTable(")
     out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")

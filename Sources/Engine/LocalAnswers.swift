@@ -170,7 +170,8 @@ extension Engine {
       try writer.writeHeader(
         id: query.id, flags: flags, questions: 1, answers: UInt16(answers),
         additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(name: name, type: type, rrClass: query.questionClass, compress: false)
+      try writer.writeQuestion(
+        name: name, type: type, rrClass: query.questionClass, compress: false)
       walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
       while answers > 0, let table, let index = walk.next(in: table) {
         try writeLocalRecord(

@@ -37,7 +37,8 @@ final class LocalNamesDirectiveTests: XCTestCase {
   func testValues() throws {
     let settings = try XCTUnwrap(parseOrFail(Self.fullConfig))
     XCTAssertEqual(settings.localNamesCapacity, 100)
-    XCTAssertEqual(settings.hostsFiles, [Array("/etc/hosts".utf8), Array("/tmp/hosts/odhcpd".utf8)])
+    XCTAssertEqual(
+      settings.hostsFiles, [Array("/etc/hosts".utf8), Array("/tmp/hosts/odhcpd".utf8)])
     XCTAssertEqual(settings.leaseFiles, [Array("/tmp/dhcp.leases".utf8)])
     XCTAssertEqual(settings.localDomain, flatName("home.lan"), "lower-cased, the final dot dropped")
   }
@@ -48,7 +49,11 @@ final class LocalNamesDirectiveTests: XCTestCase {
       ("leases /tmp/", "leases path '/tmp/' names a directory; name a file in it", 1),
       ("hosts /a\nleases /b\nhosts /a", "duplicate file '/a' (first on line 4)", 3),
       ("hosts /a\nleases /a", "duplicate file '/a' (first on line 4)", 2),
-      ("hosts", "missing argument to 'hosts' (usage: hosts PATH, absolute, e.g. /etc/hosts or /tmp/hosts/odhcpd)", 1),
+      (
+        "hosts",
+        "missing argument to 'hosts' (usage: hosts PATH, absolute, e.g. /etc/hosts or /tmp/hosts/odhcpd)",
+        1
+      ),
       ("domain lan\ndomain home", "duplicate 'domain' directive (first on line 4)", 2),
       ("domain *.lan", "domain takes a name, not a wildcard: every name below it is local", 1),
       ("domain .", "the root cannot be the local domain (no name would be forwarded)", 1),
@@ -76,7 +81,8 @@ final class LocalNamesDirectiveTests: XCTestCase {
     let settings = try XCTUnwrap(parseOrFail(Self.fullConfig))
     let source = ConfigGenerator.swiftSource(settings, sourceName: "local.conf")
     XCTAssertTrue(source.contains("\n  settings.localNamesCapacity = 100\n"), source)
-    XCTAssertTrue(source.contains("\n  settings.hostsFiles = [\n    // /etc/hosts\n    [\n"), source)
+    XCTAssertTrue(
+      source.contains("\n  settings.hostsFiles = [\n    // /etc/hosts\n    [\n"), source)
     XCTAssertTrue(source.contains("\n  // domain home.lan.\n  settings.localDomain = [\n"), source)
     assertNoStringValues(source)
     for line in source.split(separator: "\n") {

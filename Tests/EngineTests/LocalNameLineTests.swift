@@ -37,13 +37,17 @@ final class LocalNameLineTests: XCTestCase {
     XCTAssertEqual(table.addHostsLine(line("")), .fine)
     XCTAssertEqual(table.addHostsLine(line("192.168.1.10\tNAS.lan nas  # the box\r")), .fine)
     XCTAssertEqual(table.addHostsLine(line("fd00::10 nas")), .fine)
-    XCTAssertEqual(table.addHostsLine(line("192.168.1.11 printer#no space before the comment")), .fine)
+    XCTAssertEqual(
+      table.addHostsLine(line("192.168.1.11 printer#no space before the comment")), .fine)
     XCTAssertEqual(table.addHostsLine(line("192.168.1.12 nas")), .fine)
     XCTAssertEqual(table.count, 5)
     XCTAssertEqual(addresses(table, "nas.lan"), [ipv4(192, 168, 1, 10)], "lower-cased")
     XCTAssertEqual(
       addresses(table, "nas"),
-      [ipv4(192, 168, 1, 10), IPAddress(high: 0xFD00_0000_0000_0000, low: 0x10), ipv4(192, 168, 1, 12)],
+      [
+        ipv4(192, 168, 1, 10), IPAddress(high: 0xFD00_0000_0000_0000, low: 0x10),
+        ipv4(192, 168, 1, 12),
+      ],
       "a name on several lines has every address, in file order")
     XCTAssertEqual(addresses(table, "printer"), [ipv4(192, 168, 1, 11)])
     XCTAssertEqual(canonical(table, ipv4(192, 168, 1, 10)), "nas.lan", "the first name")
@@ -84,7 +88,8 @@ final class LocalNameLineTests: XCTestCase {
       .fine)
     XCTAssertEqual(
       table.addLeaseLine(line("0 aa:bb:cc:dd:ee:02 192.168.1.52 Static-TV *"), now: now), .fine)
-    XCTAssertEqual(table.addLeaseLine(line("1800007200 aa:bb:cc:dd:ee:04 192.168.1.54 * *"), now: now), .fine)
+    XCTAssertEqual(
+      table.addLeaseLine(line("1800007200 aa:bb:cc:dd:ee:04 192.168.1.54 * *"), now: now), .fine)
     XCTAssertEqual(
       table.addLeaseLine(line("duid 00:01:00:01:2c:1f:7a:3e:aa:bb:cc:dd:ee:ff"), now: now), .fine)
     XCTAssertEqual(
