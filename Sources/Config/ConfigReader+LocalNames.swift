@@ -5,17 +5,14 @@ import DNSWire
 /// (Engine/LocalNames.swift). The files are only named here; they are read
 /// while dnsward runs, and again whenever they change.
 extension ConfigReader {
-  /// `hosts PATH` or `leases PATH`: an absolute path, not a directory, named
-  /// once across both directives.
+  /// `hosts PATH` or `leases PATH`: an absolute path, named once across
+  /// both directives (a directory is reported when it cannot be read).
   mutating func addLocalNameFile(
     _ token: ArraySlice<UInt8>, for directive: Directive, line: Int
   ) throws(LineError) {
     let isHosts = directive == .hosts
     let label: StaticString = isHosts ? "hosts" : "leases"
     let path = try path(token, label: label)
-    guard path.last != UInt8(ascii: "/") else {
-      throw LineError("\(label) path \(quoted: token) names a directory; name a file in it")
-    }
     if let first = localNameFiles.first(where: { $0.path == path }) {
       throw .duplicate("file \(quoted: token)", firstOn: first.line)
     }

@@ -291,17 +291,15 @@ extension ConfigGenerator {
 extension ConfigGenerator {
   /// `local names: ...` when a hosts or lease file or a domain is set.
   static func appendLocalNames(_ settings: Settings, to out: inout MessageText) {
-    let files = settings.hostsFiles.count + settings.leaseFiles.count
-    guard files > 0 || !settings.localDomain.isEmpty else { return }
-    out.append("local names: ")
-    for (index, path) in (settings.hostsFiles + settings.leaseFiles).enumerated() {
-      let kind: StaticString = index < settings.hostsFiles.count ? "hosts" : "leases"
-      out.append("\(separator: index)\(kind) \(escaped: path)")
-    }
-    if files > 0 { out.append(" (up to \(settings.localNamesCapacity) names)") }
-    if !settings.localDomain.isEmpty {
-      out.append("\(separator: files)domain \(describeName(settings.localDomain))")
-    }
-    out.append("\n")
+    let hosts = settings.hostsFiles.count
+    let leases = settings.leaseFiles.count
+    guard hosts + leases > 0 || !settings.localDomain.isEmpty else { return }
+    out.append(
+      """
+      local names: \(hosts) hosts and \(leases) lease files, \
+      up to \(settings.localNamesCapacity) names; domain \
+      \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))
+
+      """)
   }
 }

@@ -140,7 +140,7 @@ extension Engine {
   /// records, `rcode`): the A and AAAA records of its chain and of
   /// `alsoRecord`'s (without an address twice) that the type asks for, or
   /// a PTR record naming its canonical name (as NAME.DOMAIN when the name
-  /// is bare and a `domain` is set).
+  /// is bare and a `domain` is set). The answer count is patched in after.
   func writeLocalAnswer<E: EngineEnvironment>(
     query: Message, name lowercased: UnsafeRawBufferPointer, table: LocalNameTable?,
     record: Int, alsoRecord: Int? = nil, isReverse: Bool, client: ClientRef,
@@ -151,16 +151,6 @@ extension Engine {
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     flags.rcode = rcode
     let type = query.questionType
-    let wantsIPv4 = !isReverse && (type == .a || type == .any)
-    let wantsIPv6 = !isReverse && (type == .aaaa || type == .any)
-    let wantsPTR = isReverse && (type == .ptr || type == .any)
-    var answers = 0
-    var walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
-    while let table, let index = walk.next(in: table) {
-      let isIPv4 = table.address(of: index).isIPv4
-      if isIPv4 ? wantsIPv4 : wantsIPv6 { answers += 1 }
-    }
-    if wantsPTR { answers = 1 }
     let hasEDNS = query.opt != nil
     let nameLength = query.copyQuestionName(into: scratchCaseName)
     let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
@@ -168,16 +158,18 @@ extension Engine {
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, answers: UInt16(answers),
-        additionals: hasEDNS ? 1 : 0)
+        id: query.id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
       try writer.writeQuestion(
         name: name, type: type, rrClass: query.questionClass, compress: false)
-      walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
-      while answers > 0, let table, let index = walk.next(in: table) {
-        try writeLocalRecord(
-          &writer, table: table, record: index, isReverse: isReverse, wantsIPv4: wantsIPv4,
-          wantsIPv6: wantsIPv6)
+      var answers: UInt16 = 0
+      var walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
+      while let table, let index = walk.next(in: table) {
+        if try writeLocalRecord(&writer, table: table, record: index, isReverse: isReverse, type: type)
+        {
+          answers += 1
+        }
       }
+      writer.patchUInt16(answers, at: HeaderField.answerCount)
       if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
     } catch {
       fits = false
@@ -194,48 +186,41 @@ extension Engine {
     }
   }
 
-  /// One A, AAAA or PTR record, its owner a pointer to the question name.
+  /// One A, AAAA or PTR record for `record` if `type` asks for it (false
+  /// when not), its owner a pointer to the question name; the RDATA is
+  /// spelled in `localNames.recordData` first.
   func writeLocalRecord(
     _ writer: inout MessageWriter, table: LocalNameTable, record: Int, isReverse: Bool,
-    wantsIPv4: Bool, wantsIPv6: Bool
-  ) throws(WireError) {
+    type: RRType
+  ) throws(WireError) -> Bool {
     let address = table.address(of: record)
-    let target = table.name(of: record)
-    let domain = localNames.domain
-    // A bare canonical name is named as NAME.DOMAIN.
-    let addsDomain = isReverse && !domain.isEmpty && Name.labelCount(target) == 1
-    let recordType: RRType
-    var dataLength: Int
+    let recordType: RRType = isReverse ? .ptr : address.isIPv4 ? .a : .aaaa
+    guard type == recordType || type == .any else { return false }
+    let data = localNames.recordData
+    var length = 0
     if isReverse {
-      recordType = .ptr
-      dataLength = addsDomain ? target.count - 1 + domain.count : target.count
-    } else if address.isIPv4 {
-      guard wantsIPv4 else { return }
-      recordType = .a
-      dataLength = 4
+      let target = table.name(of: record)
+      let domain = localNames.domain
+      // A bare canonical name is named as NAME.DOMAIN, when that is a name
+      // (RFC 1035 §2.3.4: at most 255 octets).
+      length = target.count
+      UnsafeMutableRawBufferPointer(rebasing: data[0..<length]).copyMemory(from: target)
+      if !domain.isEmpty && Name.labelCount(target) == 1
+        && length - 1 + domain.count <= Name.maxLength
+      {
+        length -= 1
+        UnsafeMutableRawBufferPointer(rebasing: data[length..<(length + domain.count)])
+          .copyMemory(from: domain)
+        length += domain.count
+      }
     } else {
-      guard wantsIPv6 else { return }
-      recordType = .aaaa
-      dataLength = 16
+      length = address.isIPv4 ? 4 : 16
+      for index in 0..<length { data[index] = address.byte(16 - length + index) }
     }
-    try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
-    try writer.writeUInt16(recordType.rawValue)
-    try writer.writeUInt16(RRClass.internet.rawValue)
-    try writer.writeUInt32(Self.localNameTTL)
-    try writer.writeUInt16(UInt16(dataLength))
-    if recordType == .a {
-      try writer.writeUInt32(address.ipv4)
-    } else if recordType == .aaaa {
-      try writer.writeUInt32(UInt32(truncatingIfNeeded: address.high >> 32))
-      try writer.writeUInt32(UInt32(truncatingIfNeeded: address.high))
-      try writer.writeUInt32(UInt32(truncatingIfNeeded: address.low >> 32))
-      try writer.writeUInt32(UInt32(truncatingIfNeeded: address.low))
-    } else if addsDomain {
-      try writer.write(UnsafeRawBufferPointer(rebasing: target[0..<(target.count - 1)]))
-      try writer.write(domain)
-    } else {
-      try writer.write(target)
-    }
+    try writer.writeRecord(
+      pointerTo: HeaderField.size, type: recordType, rrClass: .internet, ttl: Self.localNameTTL,
+      rdata: UnsafeRawBufferPointer(rebasing: data[0..<length]))
+    return true
   }
 }
 

@@ -42,6 +42,8 @@ struct LineFields {
 
   static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
 
+  // Not inlined: four copies in the lease reader cost the firmware more.
+  @inline(never)
   mutating func next() -> ArraySlice<UInt8>? {
     while position < line.endIndex, Self.isBlank(line[position]) { position += 1 }
     guard position < line.endIndex, !(comments && line[position] == UInt8(ascii: "#")) else {
@@ -66,9 +68,7 @@ extension LocalNameTable {
   public func addHostsLine(_ line: ArraySlice<UInt8>) -> LocalNameLine {
     var fields = LineFields(line, comments: true)
     guard let addressText = fields.next() else { return .fine }
-    guard let address = try? AddressText.parse(addressText) else {
-      return .bad(.badAddress)
-    }
+    guard let address = Self.address(addressText) else { return .bad(.badAddress) }
     var check = fields
     var names = 0
     while let name = check.next() {
@@ -77,9 +77,8 @@ extension LocalNameTable {
     }
     guard names > 0 else { return .bad(.noName) }
     while let name = fields.next() {
-      let length = parseName(name)
-      guard add(name: UnsafeRawBufferPointer(rebasing: scratch[0..<length]), address: address)
-      else { return .full }
+      let outcome = add(nameText: name, address: address)
+      if outcome != .fine { return outcome }
     }
     return .fine
   }
@@ -105,22 +104,32 @@ extension LocalNameTable {
     guard fields.next() != nil, let addressText = fields.next(), let name = fields.next() else {
       return .bad(.missingFields)
     }
-    guard let address = try? AddressText.parse(addressText) else {
-      return .bad(.badAddress)
-    }
+    guard let address = Self.address(addressText) else { return .bad(.badAddress) }
     if name.elementsEqual(CollectionOfOne(UInt8(ascii: "*"))) { return .fine }
     if expiry != 0 && expiry <= now { return .fine }
-    let length = parseName(name)
+    let outcome = add(nameText: name, address: address)
+    if outcome == .fine && expiry != 0 { earliestExpiry = min(earliestExpiry, expiry) }
+    return outcome
+  }
+
+  @inline(never)
+  static func address(_ text: ArraySlice<UInt8>) -> IPAddress? {
+    try? AddressText.parse(text)
+  }
+
+  /// Adds the host name `text` for `address`.
+  @inline(never)
+  func add(nameText text: ArraySlice<UInt8>, address: IPAddress) -> LocalNameLine {
+    let length = parseName(text)
     guard length > 0 else { return .bad(.badName) }
-    guard add(name: UnsafeRawBufferPointer(rebasing: scratch[0..<length]), address: address)
-    else { return .full }
-    if expiry != 0 { earliestExpiry = min(earliestExpiry, expiry) }
-    return .fine
+    return add(name: UnsafeRawBufferPointer(rebasing: scratch[0..<length]), address: address)
+      ? .fine : .full
   }
 
   /// `text` as a lower-cased flat name in `scratch`: its length, or 0 if it
   /// is not a host name (letters, digits, `-`, `_`; RFC 1035 §2.3.4 limits)
   /// or is the root.
+  @inline(never)
   func parseName(_ text: ArraySlice<UInt8>) -> Int {
     let length = text.withUnsafeBytes { bytes in
       (try? Name.parse(text: bytes, into: scratch)) ?? 0

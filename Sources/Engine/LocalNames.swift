@@ -198,6 +198,9 @@ public final class LocalNames {
   public let domain: UnsafeRawBufferPointer
   /// Where a question's bare name (`LABEL` of `LABEL.DOMAIN`) is spelled.
   let lookupScratch: UnsafeMutableRawBufferPointer
+  /// Where a local record's RDATA is spelled: an address, or a name and
+  /// the domain.
+  let recordData: UnsafeMutableRawBufferPointer
 
   /// `capacity` 0 (no file named) allocates next to nothing.
   public init(capacity: Int, domain: [UInt8], hashKey: HashKey) {
@@ -207,11 +210,13 @@ public final class LocalNames {
     for index in 0..<domain.count { copy[index] = domain[index] }
     self.domain = UnsafeRawBufferPointer(copy)
     lookupScratch = .allocate(byteCount: 1 + Name.maxLabelLength + 1, alignment: 1)
+    recordData = .allocate(byteCount: 2 * Name.maxLength, alignment: 8)
   }
 
   deinit {
     domain.deallocate()
     lookupScratch.deallocate()
+    recordData.deallocate()
   }
 
   /// The table queries are answered from.

@@ -45,14 +45,16 @@ final class LocalNameFiles {
   init(context: LoopContext, fingerprintKey: HashKey) {
     self.context = context
     self.fingerprintKey = fingerprintKey
-    let settings = context.settings
-    for (index, path) in (settings.hostsFiles + settings.leaseFiles).enumerated() {
-      files.append(
-        WatchedFile(
-          path: path, terminatedPath: path + [0], isLeases: index >= settings.hostsFiles.count))
-    }
     buffer = [UInt8](repeating: 0, count: Self.bufferBytes)
     loggedBadLines = [UInt64](repeating: 0, count: 64)
+    for path in context.settings.hostsFiles { watch(path, isLeases: false) }
+    for path in context.settings.leaseFiles { watch(path, isLeases: true) }
+  }
+
+  func watch(_ path: [UInt8], isLeases: Bool) {
+    var terminated = path
+    terminated.append(0)
+    files.append(WatchedFile(path: path, terminatedPath: terminated, isLeases: isLeases))
   }
 
   /// Reads the files the first time, and again when they changed or a
@@ -139,10 +141,12 @@ final class LocalNameFiles {
       if start >= filled {
         filled = 0
       } else if start > 0 {
-        // The partial line moves to the front; the buffer's indices only
-        // (an Array writes in place when nothing else holds it).
-        for offset in 0..<(filled - start) { buffer[offset] = buffer[start + offset] }
-        filled -= start
+        // The partial line moves to the front (memmove: they may overlap).
+        let kept = filled - start
+        buffer.withUnsafeMutableBytes { raw in
+          raw.baseAddress!.copyMemory(from: raw.baseAddress! + start, byteCount: kept)
+        }
+        filled = kept
       } else if filled == buffer.count {
         reportBadLine(
           buffer[0..<min(filled, 80)], problem: .tooLong, file: index, line: lineNumber + 1)
@@ -167,10 +171,10 @@ final class LocalNameFiles {
   func reportBadLine(
     _ line: ArraySlice<UInt8>, problem: LocalNameProblem, file index: Int, line lineNumber: Int
   ) {
-    var hasher = SipHasher(key: fingerprintKey)
-    hasher.combine(UInt64(index))
-    for byte in line { hasher.combine(byte) }
-    let fingerprint = hasher.finalize() | 1
+    let fingerprint =
+      line.withUnsafeBytes {
+        Name.hashIgnoringCase($0, key: fingerprintKey, tweak: UInt64(index))
+      } | 1
     guard !loggedBadLines.contains(fingerprint) else { return }
     loggedBadLines[nextLoggedBadLine] = fingerprint
     nextLoggedBadLine = (nextLoggedBadLine + 1) % loggedBadLines.count

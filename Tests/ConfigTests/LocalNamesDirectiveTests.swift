@@ -46,7 +46,7 @@ final class LocalNamesDirectiveTests: XCTestCase {
   func testBadLines() {
     assertBadLines([
       ("hosts etc/hosts", "hosts path 'etc/hosts' must be absolute", 1),
-      ("leases /tmp/", "leases path '/tmp/' names a directory; name a file in it", 1),
+      ("leases tmp/dhcp.leases", "leases path 'tmp/dhcp.leases' must be absolute", 1),
       ("hosts /a\nleases /b\nhosts /a", "duplicate file '/a' (first on line 4)", 3),
       ("hosts /a\nleases /a", "duplicate file '/a' (first on line 4)", 2),
       (
@@ -71,8 +71,8 @@ final class LocalNamesDirectiveTests: XCTestCase {
     let summary = ConfigGenerator.summary(settings)
     XCTAssertTrue(
       summary.contains(
-        "\nlocal names: hosts /etc/hosts, hosts /tmp/hosts/odhcpd, leases /tmp/dhcp.leases"
-          + " (up to 100 names), domain home.lan.\n"), summary)
+        "\nlocal names: 2 hosts and 1 lease files, up to 100 names; domain home.lan.\n"),
+      summary)
     let none = ConfigGenerator.summary(try XCTUnwrap(parse("")))
     XCTAssertFalse(none.contains("local names"), none)
   }
