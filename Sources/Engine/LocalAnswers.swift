@@ -164,7 +164,8 @@ extension Engine {
       var answers: UInt16 = 0
       var walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
       while let table, let index = walk.next(in: table) {
-        if try writeLocalRecord(&writer, table: table, record: index, isReverse: isReverse, type: type)
+        if try writeLocalRecord(
+          &writer, table: table, record: index, isReverse: isReverse, type: type)
         {
           answers += 1
         }
