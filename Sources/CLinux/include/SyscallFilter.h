@@ -98,7 +98,8 @@ static inline void clinux_filter_allow(struct clinux_filter_builder *builder, lo
 }
 
 // Installs the filter for this process (and children forked later). With
-// `allow_files` (a cache file is kept) files may be opened, synced, renamed
+// `allow_files` (a cache file is kept, or hosts and lease files are read
+// again when they change) files may be opened, stat-ed, synced, renamed
 // and removed. Returns 0, or the errno of the prctl that failed (EINVAL: a
 // kernel without CONFIG_SECCOMP_FILTER, or qemu-user, which refuses filters).
 static inline int clinux_install_syscall_filter(int allow_files) {
@@ -221,7 +222,8 @@ static inline int clinux_install_syscall_filter(int allow_files) {
   clinux_filter_allow(&builder, SYS_exit_group);
   if (allow_files) {
     // The cache file: written to a new file, synced, renamed over the old
-    // one, its directory synced; removed when a save fails.
+    // one, its directory synced; removed when a save fails. Hosts and lease
+    // files: stat-ed every second, opened and read when they changed.
     clinux_filter_allow(&builder, SYS_openat);
 #ifdef SYS_open
     clinux_filter_allow(&builder, SYS_open);
