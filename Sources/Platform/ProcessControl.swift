@@ -65,11 +65,13 @@ public enum ProcessControl {
 /// makes every other system call fail with EPERM for the rest of the
 /// process's life.
 public enum SystemCallFilter {
-  /// Installs the filter; `allowFiles` keeps the calls that save a cache
+  /// Installs the filter; `allowFiles` keeps the calls that open and stat
+  /// files (hosts and lease files are read again when they change), and
+  /// `writesFiles` with it those that save a cache
   /// file. Returns nil, or why the kernel refused (EINVAL: no seccomp
   /// filters in this kernel, or qemu-user).
-  public static func install(allowFiles: Bool) -> Errno? {
-    let code = clinux_install_syscall_filter(allowFiles ? 1 : 0)
+  public static func install(allowFiles: Bool, writesFiles: Bool = true) -> Errno? {
+    let code = clinux_install_syscall_filter(allowFiles ? (writesFiles ? 2 : 1) : 0)
     return code == 0 ? nil : Errno(rawValue: code)
   }
 }

@@ -14,11 +14,15 @@ final class SystemCallFilterTests: XCTestCase {
   /// The exit status of a child that installs the filter and then runs
   /// `checks`, which returns 0 when every call behaved, or the number of
   /// the first one that did not.
-  func statusOfFilteredChild(allowFiles: Bool, _ checks: () -> Int32) throws -> Int32 {
+  func statusOfFilteredChild(
+    allowFiles: Bool, writesFiles: Bool = true, _ checks: () -> Int32
+  ) throws -> Int32 {
     let pid = ProcessControl.forkWorker()
     XCTAssertGreaterThanOrEqual(pid, 0, "fork")
     if pid == 0 {
-      if SystemCallFilter.install(allowFiles: allowFiles) != nil { _exit(99) }
+      if SystemCallFilter.install(allowFiles: allowFiles, writesFiles: writesFiles) != nil {
+        _exit(99)
+      }
       _exit(checks())
     }
     return ProcessControl.wait(pid)
@@ -64,5 +68,27 @@ final class SystemCallFilterTests: XCTestCase {
       return 0
     }
     XCTAssertEqual(status, 0)
+  }
+
+  /// Hosts and lease files only: opened and stat-ed, never renamed or removed.
+  func testReadingFilesKeepsOpenAndStatButNotRenameOrUnlink() throws {
+    let passwd = strdup("/etc/passwd")!
+    let other = strdup("/tmp/dnsward-filter-test-\(getpid())")!
+    defer {
+      free(passwd)
+      free(other)
+    }
+    let status = try statusOfFilteredChild(allowFiles: true, writesFiles: false) {
+      let fd = open(passwd, O_RDONLY)
+      if fd < 0 { return 1 }
+      close(fd)
+      var info = stat()
+      if stat(passwd, &info) != 0 { return 2 }
+      if !Self.refused(rename(passwd, other)) { return 3 }
+      if !Self.refused(unlink(other)) { return 4 }
+      if !Self.refused(fsync(1)) { return 5 }
+      return 0
+    }
+    XCTAssertEqual(status, 0, "the first call that misbehaved, by number (99: not installed)")
   }
 }
