@@ -287,6 +287,21 @@ public struct Settings {
   /// loaded: a file with only the upstreams' CAs is kinder to a router).
   public var caFile: [UInt8] = []
 
+  // MARK: Local names (Engine/LocalNames.swift).
+
+  /// `local-names COUNT`: (name, address) pairs the hosts and lease files
+  /// may give, in each of the two tables allocated at start-up (only when a
+  /// file is named); more are dropped, counted and logged.
+  public var localNamesCapacity: Int = 4096
+  /// `hosts PATH`: files in /etc/hosts format, re-read when they change.
+  public var hostsFiles: [[UInt8]] = []
+  /// `leases PATH`: dnsmasq lease files, re-read when they change.
+  public var leaseFiles: [[UInt8]] = []
+  /// `domain NAME`: the LAN's domain as a lower-cased flat wire name; empty:
+  /// none. Bare local names answer as NAME.DOMAIN too, and unknown names at
+  /// or below it are NXDOMAIN, never forwarded.
+  public var localDomain: [UInt8] = []
+
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()
 

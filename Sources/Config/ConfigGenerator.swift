@@ -212,6 +212,12 @@ public enum ConfigGenerator {
     out.line("  settings.forwardPrivateReverse = \(settings.forwardPrivateReverse)")
     out.line("  settings.filterAAAA = \(settings.filterAAAA)")
     out.line("  settings.caFile = caFileBytes")
+    out.line("  settings.localNamesCapacity = \(settings.localNamesCapacity)")
+    out.paths("settings.hostsFiles", settings.hostsFiles)
+    out.paths("settings.leaseFiles", settings.leaseFiles)
+    out.line(
+      "  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
+    out.byteArray("  settings.localDomain = ", settings.localDomain, suffix: "")
     out.line("  settings.overrides = OverrideTable(")
     out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
     out.line(
@@ -355,6 +361,17 @@ struct SourceText {
 
   mutating func arrayEnd(isEmpty: Bool) {
     if !isEmpty { line("  ]") }
+  }
+
+  /// `  NAME = [[...], ...]`: file paths (`hosts`, `leases`), each with a
+  /// comment (the parser refused control characters, so it is one line).
+  mutating func paths(_ name: String, _ paths: [[UInt8]]) {
+    arrayStart(name, isEmpty: paths.isEmpty)
+    for path in paths {
+      line("    // \(escaped(path))")
+      byteArray("    ", path, suffix: ",")
+    }
+    arrayEnd(isEmpty: paths.isEmpty)
   }
 
   /// `  NAME = [AddressPrefix(...), ...]`, each prefix with a comment.

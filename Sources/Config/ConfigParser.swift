@@ -141,6 +141,8 @@ struct ConfigReader {
   let readFile: ConfigFileReader?
   /// `block-list`: each list's resolved path and the line naming it.
   var blockLists: [(path: [UInt8], line: Int)] = []
+  /// `hosts` and `leases`: each file and the line naming it.
+  var localNameFiles: [(path: [UInt8], line: Int)] = []
 
   init(fileName: String, readFile: ConfigFileReader?) {
     self.fileName = fileName
@@ -230,6 +232,9 @@ struct ConfigReader {
     case .filterAAAA: settings.filterAAAA = try onOff(value, for: directive)
     case .caFile: settings.caFile = try caFilePath(value)
     case .seccomp: settings.seccomp = try onOff(value, for: directive)
+    case .localNames: settings.localNamesCapacity = try number(value, for: directive)
+    case .hosts, .leases: try addLocalNameFile(value, for: directive, line: line)
+    case .domain: try setLocalDomain(value)
     }
   }
 

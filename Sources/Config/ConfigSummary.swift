@@ -55,6 +55,7 @@ extension ConfigGenerator {
       override-ttl: \(settings.overrideTTL)s
 
       """)
+    appendLocalNames(settings, to: &out)
     if settings.user.isEmpty {
       out.append("user: unchanged")
     } else {
@@ -292,5 +293,21 @@ extension ConfigGenerator {
   static func appendPrefixes(_ prefixes: [AddressPrefix], to out: inout MessageText) {
     guard !prefixes.isEmpty else { return out.append("none") }
     appendList(prefixes, to: &out)
+  }
+}
+
+extension ConfigGenerator {
+  /// `local names: ...` when a hosts or lease file or a domain is set.
+  static func appendLocalNames(_ settings: Settings, to out: inout MessageText) {
+    let hosts = settings.hostsFiles.count
+    let leases = settings.leaseFiles.count
+    guard hosts + leases > 0 || !settings.localDomain.isEmpty else { return }
+    out.append(
+      """
+      local names: \(hosts) hosts and \(leases) lease files, \
+      up to \(settings.localNamesCapacity) names; domain \
+      \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))
+
+      """)
   }
 }

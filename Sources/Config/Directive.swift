@@ -30,6 +30,7 @@ enum Directive: Int, CaseIterable {
   case strict
   case caFile
   case seccomp
+  case localNames, hosts, leases, domain
 }
 
 extension Directive {
@@ -368,6 +369,35 @@ extension Directive {
         seccomp on|off
         default off
         a seccomp filter lets the loop make only the system calls it needs
+        """)
+    case .localNames:
+      // Two tables of this many entries are allocated when a file is named.
+      return .init(
+        """
+        local-names COUNT
+        default 4096
+        (name, address) pairs the hosts and lease files may give; more are dropped
+        """, range: 16...1_048_576, unit: .count)
+    case .hosts:
+      return .init(
+        """
+        hosts PATH
+        absolute, e.g. /etc/hosts or /tmp/hosts/odhcpd
+        answer the names of this /etc/hosts-format file; re-read when it changes
+        """, repeatable: true)
+    case .leases:
+      return .init(
+        """
+        leases PATH
+        absolute, e.g. /tmp/dhcp.leases
+        answer the names of this dnsmasq lease file; re-read when it changes
+        """, repeatable: true)
+    case .domain:
+      return .init(
+        """
+        domain NAME
+        e.g. lan
+        the LAN's domain: bare local names answer as NAME.DOMAIN too; other names in it NXDOMAIN
         """)
     }
   }

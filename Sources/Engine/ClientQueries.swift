@@ -60,6 +60,16 @@ extension Engine {
         query: query, name: lowercased, match: match, client: client, environment: &environment)
       return
     }
+    // Precedence: override/block > local names > routed or forwarded.
+    if answerLocalName(query: query, name: lowercased, client: client, environment: &environment) {
+      return
+    }
+    // routed names (for DOMAIN) will bypass this
+    if answerUnknownInLocalDomain(
+      query: query, name: lowercased, client: client, environment: &environment)
+    {
+      return
+    }
     // routed names (upstream … for DOMAIN) will bypass this
     if answerNeverForwarded(
       query: query, name: lowercased, client: client, environment: &environment)

@@ -96,5 +96,13 @@ public struct EngineCounters {
   /// AAAA questions answered with NODATA by `filter-aaaa on`.
   public var aaaaFiltered: UInt64 = 0
 
+  // Local names (LocalAnswers.swift).
+
+  /// Answered from the `hosts` and `leases` names (addresses, PTR or NODATA).
+  public var localAnswers: UInt64 = 0
+  /// Names at or below `domain` that no local data answers: NXDOMAIN
+  /// (NODATA for the domain itself), never forwarded.
+  public var localNXDomain: UInt64 = 0
+
   public init() {}
 }

@@ -62,6 +62,9 @@ public final class Engine {
   public let cache: PacketCache
   /// `override-check`: the override addresses marked down (OverrideHealth.swift).
   public let overrideHealth = OverrideHealth()
+  /// `hosts`, `leases`, `domain`: the two tables of local names, filled by
+  /// the loop when the files change (LocalNames.swift).
+  public let localNames: LocalNames
   /// When the `prefetch` names were last checked (0: never).
   var lastPrefetchSweep: UInt64 = 0
 
@@ -110,6 +113,10 @@ public final class Engine {
     cache = PacketCache(
       capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
       hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
+    let hasLocalFiles = !settings.hostsFiles.isEmpty || !settings.leaseFiles.isEmpty
+    localNames = LocalNames(
+      capacity: hasLocalFiles ? settings.localNamesCapacity : 0, domain: settings.localDomain,
+      hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
     health = .allocate(capacity: max(upstreams.count, 1))
     health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
     learnedRedirects = .allocate(capacity: Self.learnedRedirectCapacity)

@@ -87,6 +87,8 @@ public enum QueryOutcome: Equatable {
   case badVersion
   /// A CHAOS-class statistics or version question, answered locally.
   case chaos
+  /// From the `hosts` and `leases` names, or NXDOMAIN within `domain`.
+  case localName
 }
 
 /// Everything the engine asks of the outside world. The loop implements it

@@ -34,7 +34,7 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 49
+  public static let statisticCount = 52
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -91,7 +91,10 @@ extension Engine {
     case 45: return ("overrideAddressesDown", c.overrideAddressesDown)
     case 46: return ("networkChanges", c.networkChanges)
     case 47: return ("notForwarded", c.notForwarded)
-    default: return ("aaaaFiltered", c.aaaaFiltered)
+    case 48: return ("aaaaFiltered", c.aaaaFiltered)
+    case 49: return ("localAnswers", c.localAnswers)
+    case 50: return ("localNXDomain", c.localNXDomain)
+    default: return ("localNamesDropped", UInt64(localNames.active.dropped))
     }
   }
 

@@ -156,6 +156,49 @@ extension Files {
   }
 }
 
+/// What tells that a file changed, from stat(2): a rewrite changes the
+/// size or the modification time, a replacement by rename the inode.
+public struct FileStamp: Equatable {
+  public var device: UInt64 = 0
+  public var inode: UInt64 = 0
+  public var size: UInt64 = 0
+  /// Nanoseconds since 1970.
+  public var modified: UInt64 = 0
+  public init() {}
+}
+
+extension Files {
+  /// The stamp of the file at `path`, a NUL-terminated path (so that
+  /// polling allocates nothing).
+  public static func stamp(terminatedPath path: [UInt8]) throws(Errno) -> FileStamp {
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    var size: UInt64 = 0
+    var modified: UInt64 = 0
+    let result = path.withUnsafeBufferPointer { pointer in
+      pointer.withMemoryRebound(to: CChar.self) {
+        clinux_file_stamp($0.baseAddress!, &device, &inode, &size, &modified)
+      }
+    }
+    guard result == 0 else { throw Errno(rawValue: clinux_errno()) }
+    var stamp = FileStamp()
+    stamp.device = device
+    stamp.inode = inode
+    stamp.size = size
+    stamp.modified = modified
+    return stamp
+  }
+
+  /// Opens the file at `path`, NUL-terminated, for reading.
+  public static func open(terminatedPath path: [UInt8]) throws(Errno) -> FileDescriptor {
+    let fd = path.withUnsafeBufferPointer { pointer in
+      pointer.withMemoryRebound(to: CChar.self) { clinux_open_read($0.baseAddress!) }
+    }
+    guard fd >= 0 else { throw Errno(rawValue: clinux_errno()) }
+    return FileDescriptor(rawValue: fd)
+  }
+}
+
 extension Errno {
   /// ENOENT: no such file or directory.
   public static var noSuchFile: Errno { Errno(rawValue: clinux_enoent()) }

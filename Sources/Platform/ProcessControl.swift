@@ -65,13 +65,18 @@ public enum ProcessControl {
 /// makes every other system call fail with EPERM for the rest of the
 /// process's life.
 public enum SystemCallFilter {
-  /// Installs the filter; `allowFiles` keeps the calls that save a cache
-  /// file; `allowNetfilterSockets` lets socket(2) open NETLINK_NETFILTER
-  /// sockets (and no other netlink protocol), for an nftables writer opened
-  /// after the filter. Returns nil, or why the kernel refused (EINVAL: no
-  /// seccomp filters in this kernel, or qemu-user).
-  public static func install(allowFiles: Bool, allowNetfilterSockets: Bool = false) -> Errno? {
-    let code = clinux_install_syscall_filter(allowFiles ? 1 : 0, allowNetfilterSockets ? 1 : 0)
+  /// Installs the filter; `allowFiles` keeps the calls that open and stat
+  /// files (hosts and lease files are read again when they change), and
+  /// `writesFiles` with it those that save a cache file;
+  /// `allowNetfilterSockets` lets socket(2) open NETLINK_NETFILTER sockets
+  /// (and no other netlink protocol), for an nftables writer opened after
+  /// the filter. Returns nil, or why the kernel refused (EINVAL: no seccomp
+  /// filters in this kernel, or qemu-user).
+  public static func install(
+    allowFiles: Bool, writesFiles: Bool = true, allowNetfilterSockets: Bool = false
+  ) -> Errno? {
+    let code = clinux_install_syscall_filter(
+      allowFiles ? (writesFiles ? 2 : 1) : 0, allowNetfilterSockets ? 1 : 0)
     return code == 0 ? nil : Errno(rawValue: code)
   }
 }

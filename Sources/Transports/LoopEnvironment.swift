@@ -102,6 +102,7 @@ final class LoopEnvironment: EngineEnvironment {
     case .notImp: log.append("NOTIMP")
     case .badVersion: log.append("BADVERS")
     case .chaos: log.append("chaos statistics")
+    case .localName: log.append("local name")
     }
     log.append(" in ").append(decimal: latencyMilliseconds).append(" ms")
     log.emit(severity)

@@ -47,6 +47,8 @@ public final class Server {
 
   /// `cache-file`: loaded at start-up, saved now and then and at shutdown.
   var cacheFile: CachePersistence
+  /// `hosts`, `leases`: read at start-up and again when they change.
+  let localNameFiles: LocalNameFiles?
 
   /// The event loop could not be set up: epoll or signalfd failed (`code`),
   /// or TLS for the DoT/DoH upstreams did (`tlsReason`, with mbedTLS's
@@ -89,6 +91,14 @@ public final class Server {
       epoll: epoll, engine: engine, log: log, settings: settings,
       upstreamAddresses: upstreams.map { SocketAddress($0.endpoint) })
     cacheFile = CachePersistence(settings: settings, engine: engine, log: log, worker: worker)
+    if settings.hostsFiles.isEmpty && settings.leaseFiles.isEmpty {
+      localNameFiles = nil
+    } else {
+      localNameFiles = LocalNameFiles(
+        context: context,
+        fingerprintKey: HashKey(k0: seedSource.nextUInt64(), k1: seedSource.nextUInt64()))
+      localNameFiles?.poll()
+    }
     // The largest UDP reply the engine writes (Engine.replyLimit).
     udpClients = UDPClients(
       listeners: listeners.udp, replySize: max(512, Int(settings.ednsPayloadSize)),
@@ -178,6 +188,7 @@ public final class Server {
         tcpUpstreams.closeIdle(now: now)
         httpdnsUpstreams.closeIdle(now: now)
         cacheFile.saveIfDue(now: now)
+        localNameFiles?.poll()
       }
     }
     answerPendingClients(environment: &environment)

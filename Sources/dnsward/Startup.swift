@@ -95,7 +95,12 @@ func dropPrivileges(_ settings: Settings, log: LogLine) -> Bool {
 /// kernel without seccomp filters (or qemu-user) is logged at warning and
 /// dnsward runs unfiltered: a LAN without its resolver would be worse.
 func installSystemCallFilter(_ settings: Settings, worker: Int, log: LogLine) {
-  if let refusal = SystemCallFilter.install(allowFiles: !settings.cacheFilePath.isEmpty) {
+  // The cache file is written; hosts and lease files are read again when they change.
+  let writesFiles = !settings.cacheFilePath.isEmpty
+  let readsFiles = !settings.hostsFiles.isEmpty || !settings.leaseFiles.isEmpty
+  if let refusal = SystemCallFilter.install(
+    allowFiles: writesFiles || readsFiles, writesFiles: writesFiles)
+  {
     log.start(.warning).append("seccomp: the kernel refused the system-call filter (")
       .append(errno: refusal).append("); running without it").emit(.warning)
   } else if worker == 0 {

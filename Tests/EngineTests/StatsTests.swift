@@ -167,8 +167,11 @@ final class StatsTests: XCTestCase {
       "upstream0.answers", "upstream0.timeouts", "upstream0.failures", "upstream0.srtt-ms",
       "upstream0.disagreements",
     ]
+    // `localNamesDropped`, the local-name table's state, comes last.
     XCTAssertEqual(
-      names, fields.prefix(30).map(\.0) + tables + fields.dropFirst(30).map(\.0) + upstream0)
+      names,
+      fields.prefix(30).map(\.0) + tables + fields.dropFirst(30).map(\.0) + ["localNamesDropped"]
+        + upstream0)
     for (label, value) in fields {
       XCTAssertEqual(values[label], value as? UInt64, label)
     }

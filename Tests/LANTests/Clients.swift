@@ -8,6 +8,8 @@ struct ClientAnswer: CustomStringConvertible {
   /// NODATA look alike through glibc).
   let status: String?
   let addresses: [String]
+  /// The PTR targets of the answer section, with their final dot.
+  var pointers: [String] = []
   let transcript: String
 
   var description: String { transcript }
@@ -27,6 +29,15 @@ enum Clients {
     let result = Command.run([
       "ip", "netns", "exec", namespace ?? topology.client, "dig", "@\(server)", "-p", "\(port)",
       name, type, tcp ? "+tcp" : "+notcp", "+tries=1", "+time=\(timeoutSeconds)",
+    ])
+    return parse(result)
+  }
+
+  /// `dig -x ADDRESS` from the client namespace to the router.
+  static func reverse(_ address: String, in topology: Topology) -> ClientAnswer {
+    let result = Command.run([
+      "ip", "netns", "exec", topology.client, "dig", "@\(Topology.routerLANAddress)", "-x",
+      address, "+notcp", "+tries=1", "+time=3",
     ])
     return parse(result)
   }
@@ -78,6 +89,7 @@ enum Clients {
   private static func parse(_ result: CommandResult) -> ClientAnswer {
     var status: String? = nil
     var addresses: [String] = []
+    var pointers: [String] = []
     var inAnswerSection = false
     for line in result.output.split(separator: "\n", omittingEmptySubsequences: false) {
       if let range = line.range(of: "status: ") {
@@ -94,7 +106,11 @@ enum Clients {
       {
         addresses.append(String(fields[4]))
       }
+      if inAnswerSection, fields.count >= 5, fields[2] == "IN", fields[3] == "PTR" {
+        pointers.append(String(fields[4]))
+      }
     }
-    return ClientAnswer(status: status, addresses: addresses, transcript: result.description)
+    return ClientAnswer(
+      status: status, addresses: addresses, pointers: pointers, transcript: result.description)
   }
 }

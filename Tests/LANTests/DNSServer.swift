@@ -26,6 +26,7 @@ final class DNSServer: @unchecked Sendable {
   private let lock = NSLock()
   private var running = true
   private var queryCounts: [String: Int] = [:]
+  private var nameCounts: [String: Int] = [:]
   private var sockets: [Int32] = []
   private var connections: Set<Int32> = []
   private let threads = DispatchGroup()
@@ -64,6 +65,19 @@ final class DNSServer: @unchecked Sendable {
     lock.withLock { queryCounts["\(transport)/\(port)"] ?? 0 }
   }
 
+  /// How many queries for `name` (lower-case, no final dot) arrived, over
+  /// any transport and port.
+  func queries(for name: String) -> Int {
+    lock.withLock { nameCounts[name] ?? 0 }
+  }
+
+  /// How many queries arrived for `name` or a name below it.
+  func queries(atOrBelow name: String) -> Int {
+    lock.withLock {
+      nameCounts.filter { $0.key == name || $0.key.hasSuffix("." + name) }.values.reduce(0, +)
+    }
+  }
+
   func stop() {
     let open = lock.withLock { () -> Set<Int32> in
       running = false
@@ -87,8 +101,11 @@ final class DNSServer: @unchecked Sendable {
     }
   }
 
-  private func count(_ transport: ServerTransport, port: UInt16) {
-    lock.withLock { queryCounts["\(transport)/\(port)", default: 0] += 1 }
+  private func count(_ query: DNSQuery, _ transport: ServerTransport, port: UInt16) {
+    lock.withLock {
+      queryCounts["\(transport)/\(port)", default: 0] += 1
+      nameCounts[query.name, default: 0] += 1
+    }
   }
 
   private func serveUDP(_ fd: Int32, port: UInt16) {
@@ -102,7 +119,7 @@ final class DNSServer: @unchecked Sendable {
         }
       }
       guard received > 0, let query = DNSQuery(Array(buffer[0..<received])) else { continue }
-      count(.udp, port: port)
+      count(query, .udp, port: port)
       let asker = peer
       for outgoing in respond(query, .udp) {
         if outgoing.delayMilliseconds == 0 {
@@ -168,7 +185,7 @@ final class DNSServer: @unchecked Sendable {
     while let length = readExactly(fd, 2) {
       guard let message = readExactly(fd, Int(length[0]) << 8 | Int(length[1])) else { return }
       guard let query = DNSQuery(message) else { return }
-      count(.tcp, port: port)
+      count(query, .tcp, port: port)
       for outgoing in respond(query, .tcp) {
         let framed =
           [UInt8(outgoing.bytes.count >> 8), UInt8(outgoing.bytes.count & 0xFF)] + outgoing.bytes

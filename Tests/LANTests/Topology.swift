@@ -23,6 +23,9 @@ final class Topology {
   static let ispAddress = "100.64.0.1"
   static let ispCoreAddress = "203.0.113.1"
   static let honestUpstreamAddress = "203.0.113.53"
+  /// The router's end of the office VPN (`addVPN()`), and the office's resolver.
+  static let routerVPNAddress = "10.8.0.2"
+  static let vpnResolverAddress = "10.8.0.1"
 
   let client: String
   let router: String
@@ -106,6 +109,22 @@ final class Topology {
     if result.status != 0 {
       throw XCTSkip("nft cannot install the port-53 DNAT rule in the ISP namespace: \(result)")
     }
+  }
+
+  /// A fifth namespace joined to the router only, by `PREFIXd0/d1`: an
+  /// office network behind a VPN tunnel, whose resolver at
+  /// `vpnResolverAddress` nobody but the router can reach. Returns its name.
+  func addVPN() throws -> String {
+    let vpn = "dwlan-\(getpid())-vpn"
+    _ = Command.run(["ip", "netns", "del", vpn])
+    try Command.require(["ip", "netns", "add", vpn])
+    created.append(vpn)
+    try inside(vpn, "ip link set lo up")
+    let link = Self.linkPrefix
+    try joinWithVeth(router, "\(link)d0", vpn, "\(link)d1")
+    try address(router, "\(link)d0", "\(Self.routerVPNAddress)/24")
+    try address(vpn, "\(link)d1", "\(Self.vpnResolverAddress)/24")
+    return vpn
   }
 
   /// Removes the namespaces (their veths go with them) and the /etc folder.

@@ -15,13 +15,15 @@ final class SystemCallFilterTests: XCTestCase {
   /// `checks`, which returns 0 when every call behaved, or the number of
   /// the first one that did not.
   func statusOfFilteredChild(
-    allowFiles: Bool, allowNetfilterSockets: Bool = false, _ checks: () -> Int32
+    allowFiles: Bool, writesFiles: Bool = true, allowNetfilterSockets: Bool = false,
+    _ checks: () -> Int32
   ) throws -> Int32 {
     let pid = ProcessControl.forkWorker()
     XCTAssertGreaterThanOrEqual(pid, 0, "fork")
     if pid == 0 {
       let refusal = SystemCallFilter.install(
-        allowFiles: allowFiles, allowNetfilterSockets: allowNetfilterSockets)
+        allowFiles: allowFiles, writesFiles: writesFiles,
+        allowNetfilterSockets: allowNetfilterSockets)
       if refusal != nil { _exit(99) }
       _exit(checks())
     }
@@ -94,5 +96,27 @@ final class SystemCallFilterTests: XCTestCase {
       return 0
     }
     XCTAssertEqual(with, 0, "the first call that misbehaved, by number (99: not installed)")
+  }
+
+  /// Hosts and lease files only: opened and stat-ed, never renamed or removed.
+  func testReadingFilesKeepsOpenAndStatButNotRenameOrUnlink() throws {
+    let passwd = strdup("/etc/passwd")!
+    let other = strdup("/tmp/dnsward-filter-test-\(getpid())")!
+    defer {
+      free(passwd)
+      free(other)
+    }
+    let status = try statusOfFilteredChild(allowFiles: true, writesFiles: false) {
+      let fd = open(passwd, O_RDONLY)
+      if fd < 0 { return 1 }
+      close(fd)
+      var info = stat()
+      if stat(passwd, &info) != 0 { return 2 }
+      if !Self.refused(rename(passwd, other)) { return 3 }
+      if !Self.refused(unlink(other)) { return 4 }
+      if !Self.refused(fsync(1)) { return 5 }
+      return 0
+    }
+    XCTAssertEqual(status, 0, "the first call that misbehaved, by number (99: not installed)")
   }
 }

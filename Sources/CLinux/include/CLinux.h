@@ -159,6 +159,19 @@ static inline int clinux_is_private_file(int fd) {
   return (info.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
+// stat(2) of `path`: what tells a changed file (device, inode, size and
+// modification time in nanoseconds). Returns 0, or -1 with errno set.
+static inline int clinux_file_stamp(const char *path, uint64_t *device, uint64_t *inode,
+                                    uint64_t *size, uint64_t *modified) {
+  struct stat info;
+  if (stat(path, &info) != 0) return -1;
+  *device = (uint64_t)info.st_dev;
+  *inode = (uint64_t)info.st_ino;
+  *size = (uint64_t)info.st_size;
+  *modified = (uint64_t)info.st_mtim.tv_sec * 1000000000u + (uint64_t)info.st_mtim.tv_nsec;
+  return 0;
+}
+
 // A directory, to fsync a rename in it.
 static inline int clinux_open_directory(const char *path) {
   return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

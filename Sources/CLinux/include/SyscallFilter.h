@@ -106,12 +106,13 @@ enum {
 };
 
 // Installs the filter for this process (and children forked later). With
-// `allow_files` (a cache file is kept) files may be opened, synced, renamed
-// and removed. With `allow_netfilter` socket(2) may also open
-// AF_NETLINK sockets of protocol NETLINK_NETFILTER (nftables), and no other
-// netlink protocol. The nftset writer opens its socket before the filter is
-// installed, as the rtnetlink monitor does, so it needs this only to open
-// one later. Returns 0, or the errno of the prctl that failed (EINVAL: a
+// `allow_files` 1 (hosts and lease files are read again when they change)
+// files may be opened and stat-ed; with 2 (a cache file is kept) also
+// synced, renamed and removed. With `allow_netfilter` socket(2) may also
+// open AF_NETLINK sockets of protocol NETLINK_NETFILTER (nftables), and no
+// other netlink protocol. The nftset writer opens its socket before the
+// filter is installed, as the rtnetlink monitor does, so it needs this only
+// to open one later. Returns 0, or the errno of the prctl that failed (EINVAL: a
 // kernel without CONFIG_SECCOMP_FILTER, or qemu-user, which refuses filters).
 static inline int clinux_install_syscall_filter(int allow_files, int allow_netfilter) {
 #ifndef CLINUX_AUDIT_ARCH
@@ -248,27 +249,12 @@ static inline int clinux_install_syscall_filter(int allow_files, int allow_netfi
   clinux_filter_allow(&builder, SYS_exit);
   clinux_filter_allow(&builder, SYS_exit_group);
   if (allow_files) {
-    // The cache file: written to a new file, synced, renamed over the old
-    // one, its directory synced; removed when a save fails.
+    // Hosts and lease files (and the cache file): opened, stat-ed every
+    // second, read again when they changed.
     clinux_filter_allow(&builder, SYS_openat);
 #ifdef SYS_open
     clinux_filter_allow(&builder, SYS_open);
 #endif
-    clinux_filter_allow(&builder, SYS_fsync);
-    clinux_filter_allow(&builder, SYS_fdatasync);
-#ifdef SYS_rename
-    clinux_filter_allow(&builder, SYS_rename);
-#endif
-#ifdef SYS_renameat
-    clinux_filter_allow(&builder, SYS_renameat);
-#endif
-#ifdef SYS_renameat2
-    clinux_filter_allow(&builder, SYS_renameat2);
-#endif
-#ifdef SYS_unlink
-    clinux_filter_allow(&builder, SYS_unlink);
-#endif
-    clinux_filter_allow(&builder, SYS_unlinkat);
 #ifdef SYS_fstat
     clinux_filter_allow(&builder, SYS_fstat);
 #endif
@@ -284,10 +270,35 @@ static inline int clinux_install_syscall_filter(int allow_files, int allow_netfi
 #ifdef SYS_statx
     clinux_filter_allow(&builder, SYS_statx);
 #endif
+#ifdef SYS_stat
+    clinux_filter_allow(&builder, SYS_stat);
+#endif
+#ifdef SYS_stat64
+    clinux_filter_allow(&builder, SYS_stat64);
+#endif
     clinux_filter_allow(&builder, SYS_lseek);
 #ifdef SYS__llseek
     clinux_filter_allow(&builder, SYS__llseek);
 #endif
+  }
+  if (allow_files > 1) {
+    // The cache file: written to a new file, synced, renamed over the old
+    // one, its directory synced; removed when a save fails.
+    clinux_filter_allow(&builder, SYS_fsync);
+    clinux_filter_allow(&builder, SYS_fdatasync);
+#ifdef SYS_rename
+    clinux_filter_allow(&builder, SYS_rename);
+#endif
+#ifdef SYS_renameat
+    clinux_filter_allow(&builder, SYS_renameat);
+#endif
+#ifdef SYS_renameat2
+    clinux_filter_allow(&builder, SYS_renameat2);
+#endif
+#ifdef SYS_unlink
+    clinux_filter_allow(&builder, SYS_unlink);
+#endif
+    clinux_filter_allow(&builder, SYS_unlinkat);
   }
   clinux_filter_emit(&builder, CLINUX_BPF_RETURN, 0, 0, deny);
   if (builder.overflowed) return E2BIG;

@@ -1,0 +1,262 @@
+import CompiledConfig
+import DNSWire
+
+/// Answers from the LAN's own names (`hosts`, `leases`, `domain`), after
+/// `override`/`block` and before the cache and the upstreams. As dnsmasq
+/// answers its hosts and DHCP names: authoritative (AA), TTL 0, A and AAAA
+/// for a known name, NODATA (NOERROR, no records) for its other types, PTR
+/// for its addresses.
+extension Engine {
+  /// TTL 0, dnsmasq's `local-ttl` default: a lease that moves or ends is
+  /// seen by the next question, and asking costs a LAN round trip.
+  static let localNameTTL: UInt32 = 0
+
+  /// Answers a question for a local name or a local address's reverse name
+  /// (`in-addr.arpa`, `ip6.arpa`); false when the active table knows
+  /// neither (the question goes on). `name` is the lower-cased question.
+  func answerLocalName<E: EngineEnvironment>(
+    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
+  ) -> Bool {
+    let table = localNames.active
+    guard table.count > 0, query.questionClass == .internet else { return false }
+    if let address = Self.reverseAddress(name) {
+      guard let record = table.firstRecord(for: address) else { return false }
+      writeLocalAnswer(
+        query: query, name: name, table: table, record: record, isReverse: true, client: client,
+        environment: &environment)
+      return true
+    }
+    // LABEL.DOMAIN is also the bare LABEL: both names' addresses answer.
+    let exact = table.firstRecord(named: name)
+    let bare = bareLocalName(name).flatMap { table.firstRecord(named: $0) }
+    guard let record = exact ?? bare else { return false }
+    writeLocalAnswer(
+      query: query, name: name, table: table, record: record, alsoRecord: exact == nil ? nil : bare,
+      isReverse: false, client: client, environment: &environment)
+    return true
+  }
+
+  /// A question at or below `domain` that local data did not answer:
+  /// NXDOMAIN, never forwarded (the domain itself gets NODATA, since its
+  /// names exist below it: RFC 8020). False outside the domain.
+  func answerUnknownInLocalDomain<E: EngineEnvironment>(
+    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
+  ) -> Bool {
+    let domain = localNames.domain
+    guard !domain.isEmpty, query.questionClass == .internet else { return false }
+    var offset = 0
+    while name.count - offset > domain.count {
+      offset += 1 + Int(name[offset])
+    }
+    guard name.count - offset == domain.count,
+      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain)
+    else { return false }
+    counters.localNXDomain += 1
+    writeLocalAnswer(
+      query: query, name: name, table: nil, record: 0, isReverse: false, client: client,
+      rcode: name.count == domain.count ? .noError : .nameError, environment: &environment)
+    return true
+  }
+
+  /// `LABEL.DOMAIN` as the flat bare name `LABEL` (in the table's scratch
+  /// space), or nil when `name` is not one label directly below `domain`.
+  func bareLocalName(_ name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    let domain = localNames.domain
+    guard !domain.isEmpty, !name.isEmpty else { return nil }
+    let labelEnd = 1 + Int(name[0])
+    guard name[0] != 0, name.count - labelEnd == domain.count,
+      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[labelEnd...]), domain)
+    else { return nil }
+    let scratch = localNames.lookupScratch
+    UnsafeMutableRawBufferPointer(rebasing: scratch[0..<labelEnd])
+      .copyMemory(from: UnsafeRawBufferPointer(rebasing: name[0..<labelEnd]))
+    scratch[labelEnd] = 0
+    return UnsafeRawBufferPointer(rebasing: scratch[0...labelEnd])
+  }
+
+  /// The address a reverse name stands for: four decimal labels under
+  /// `in-addr.arpa` (RFC 1035 §3.5) or 32 nibble labels under `ip6.arpa`
+  /// (RFC 3596 §2.5), lowest first; nil for anything else.
+  static func reverseAddress(_ name: UnsafeRawBufferPointer) -> IPAddress? {
+    let ipv4Suffix: StaticString = "\u{7}in-addr\u{4}arpa\0"
+    let ipv6Suffix: StaticString = "\u{3}ip6\u{4}arpa\0"
+    if hasSuffix(name, ipv4Suffix) {
+      var value: UInt32 = 0
+      var position = 0
+      for octet in 0..<4 {
+        let length = Int(name[position])
+        // 1...3 digits, no leading zero: the form RFC 1035 §3.5 writes.
+        guard length >= 1, length <= 3, length == 1 || name[position + 1] != 0x30 else {
+          return nil
+        }
+        var number: UInt32 = 0
+        for index in (position + 1)...(position + length) {
+          guard name[index] &- 0x30 < 10 else { return nil }
+          number = number * 10 + UInt32(name[index] &- 0x30)
+        }
+        guard number <= 255 else { return nil }
+        value |= number << (8 * UInt32(octet))
+        position += 1 + length
+      }
+      guard position + ipv4Suffix.utf8CodeUnitCount == name.count else { return nil }
+      return IPAddress(ipv4: value)
+    }
+    guard hasSuffix(name, ipv6Suffix), name.count == 64 + ipv6Suffix.utf8CodeUnitCount else {
+      return nil
+    }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for nibble in 0..<32 {
+      guard name[2 * nibble] == 1 else { return nil }
+      let digit = name[2 * nibble + 1]
+      let value: UInt8
+      if digit &- 0x30 < 10 {
+        value = digit &- 0x30
+      } else if digit &- 0x61 < 6 {
+        value = digit &- 0x61 + 10
+      } else {
+        return nil
+      }
+      if nibble < 16 {
+        low |= UInt64(value) << (4 * UInt64(nibble))
+      } else {
+        high |= UInt64(value) << (4 * UInt64(nibble - 16))
+      }
+    }
+    return IPAddress(high: high, low: low)
+  }
+
+  /// Writes and sends the answer for `record`'s name (`table` nil: no
+  /// records, `rcode`): the A and AAAA records of its chain and of
+  /// `alsoRecord`'s (without an address twice) that the type asks for, or
+  /// a PTR record naming its canonical name (as NAME.DOMAIN when the name
+  /// is bare and a `domain` is set). The answer count is patched in after.
+  func writeLocalAnswer<E: EngineEnvironment>(
+    query: Message, name lowercased: UnsafeRawBufferPointer, table: LocalNameTable?,
+    record: Int, alsoRecord: Int? = nil, isReverse: Bool, client: ClientRef,
+    rcode: ResponseCode = .noError, environment: inout E
+  ) {
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
+        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    flags.rcode = rcode
+    let type = query.questionType
+    let hasEDNS = query.opt != nil
+    let nameLength = query.copyQuestionName(into: scratchCaseName)
+    let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
+    var writer = MessageWriter(buffer: replyOutput)
+    var fits = true
+    do throws(WireError) {
+      try writer.writeHeader(
+        id: query.id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
+      try writer.writeQuestion(
+        name: name, type: type, rrClass: query.questionClass, compress: false)
+      var answers: UInt16 = 0
+      var walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
+      while let table, let index = walk.next(in: table) {
+        if try writeLocalRecord(
+          &writer, table: table, record: index, isReverse: isReverse, type: type)
+        {
+          answers += 1
+        }
+      }
+      writer.patchUInt16(answers, at: HeaderField.answerCount)
+      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+    } catch {
+      fits = false
+    }
+    let length = fitLocalReply(
+      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
+      name: lowercased, clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass)
+    if table != nil { counters.localAnswers += 1 }
+    send(replyLength: length, to: client, environment: &environment)
+    if environment.logsQueries {
+      environment.logQuery(
+        client: client, name: lowercased, type: type, outcome: .localName, upstream: -1,
+        latencyMilliseconds: 0)
+    }
+  }
+
+  /// One A, AAAA or PTR record for `record` if `type` asks for it (false
+  /// when not), its owner a pointer to the question name; the RDATA is
+  /// spelled in `localNames.recordData` first.
+  func writeLocalRecord(
+    _ writer: inout MessageWriter, table: LocalNameTable, record: Int, isReverse: Bool,
+    type: RRType
+  ) throws(WireError) -> Bool {
+    let address = table.address(of: record)
+    let recordType: RRType = isReverse ? .ptr : address.isIPv4 ? .a : .aaaa
+    guard type == recordType || type == .any else { return false }
+    let data = localNames.recordData
+    var length = 0
+    if isReverse {
+      let target = table.name(of: record)
+      let domain = localNames.domain
+      // A bare canonical name is named as NAME.DOMAIN, when that is a name
+      // (RFC 1035 §2.3.4: at most 255 octets).
+      length = target.count
+      UnsafeMutableRawBufferPointer(rebasing: data[0..<length]).copyMemory(from: target)
+      if !domain.isEmpty && Name.labelCount(target) == 1
+        && length - 1 + domain.count <= Name.maxLength
+      {
+        length -= 1
+        UnsafeMutableRawBufferPointer(rebasing: data[length..<(length + domain.count)])
+          .copyMemory(from: domain)
+        length += domain.count
+      }
+    } else {
+      length = address.isIPv4 ? 4 : 16
+      for index in 0..<length { data[index] = address.byte(16 - length + index) }
+    }
+    try writer.writeRecord(
+      pointerTo: HeaderField.size, type: recordType, rrClass: .internet, ttl: Self.localNameTTL,
+      rdata: UnsafeRawBufferPointer(rebasing: data[0..<length]))
+    return true
+  }
+}
+
+/// The records an answer is written from: the chain of `first`'s name,
+/// then that of `second`'s, skipping addresses `first`'s chain has; only
+/// `first` for a reverse name.
+struct LocalRecordWalk {
+  var current: Int?
+  let first: Int
+  let second: Int?
+  let isReverse: Bool
+  var inSecond = false
+
+  init(first: Int, second: Int?, isReverse: Bool) {
+    current = first
+    self.first = first
+    self.second = second
+    self.isReverse = isReverse
+  }
+
+  mutating func next(in table: LocalNameTable) -> Int? {
+    while let index = current {
+      if isReverse {
+        current = nil
+        return index
+      }
+      let isInSecond = inSecond
+      current = table.nextRecord(sameNameAs: index)
+      if current == nil && !inSecond {
+        inSecond = true
+        current = second
+      }
+      if isInSecond && hasAddressInFirstChain(index, table) { continue }
+      return index
+    }
+    return nil
+  }
+
+  func hasAddressInFirstChain(_ index: Int, _ table: LocalNameTable) -> Bool {
+    let address = table.address(of: index)
+    var candidate: Int? = first
+    while let other = candidate {
+      if table.address(of: other) == address { return true }
+      candidate = table.nextRecord(sameNameAs: other)
+    }
+    return false
+  }
+}
