@@ -8,6 +8,9 @@ public enum OverrideKind: UInt8, Equatable {
   case wildcard = 1
   /// `block NAME`: NAME and every name below it get NXDOMAIN.
   case block = 2
+  /// `upstream ... for NAME`: NAME and every name below it are forwarded
+  /// to the upstreams of one route group (`Settings.routes` only).
+  case route = 3
 }
 
 /// The result of a lookup.
@@ -74,6 +77,11 @@ public struct OverrideTable {
     withView { $0.match(index) }
   }
 
+  /// The route group of `.route` entry `index`.
+  public func routeGroup(at index: Int) -> UInt8 {
+    withView { $0.recordByte($0.recordOffset(index) + OverrideRecord.routeGroup) }
+  }
+
   /// Calls `body` with the flat name of entry `index`.
   public func withName<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
     withView { view in body(view.name(index)) }
@@ -119,6 +127,28 @@ public struct OverrideTable {
     }
   }
 
+  /// The route group of `name` (a flat name; case is ignored): the group
+  /// of the nearest entry at or above it, the longest matching domain; 0
+  /// when none matches. One binary search per label, no allocation.
+  public func routeGroup(_ name: UnsafeRawBufferPointer) -> UInt8 {
+    guard count > 0 else { return 0 }
+    return withView { view -> UInt8 in
+      var suffix = 0
+      while suffix < name.count {
+        let candidate = UnsafeRawBufferPointer(rebasing: name[suffix...])
+        let entry = view.lowerBound(candidate)
+        if entry < view.count, view.compareName(entry, candidate) == 0,
+          view.kind(entry) == .route
+        {
+          return view.recordByte(view.recordOffset(entry) + OverrideRecord.routeGroup)
+        }
+        guard name[suffix] != 0 else { break }
+        suffix += 1 + Int(name[suffix])
+      }
+      return 0
+    }
+  }
+
   func withView<R>(_ body: (OverrideTableView) -> R) -> R {
     records.withUnsafeBytes { records in
       index.withUnsafeBytes { index in
@@ -135,15 +165,18 @@ public struct OverrideTable {
 ///
 /// ```
 /// +0  kind            OverrideKind raw value
+///     route entries only:
+/// +1  route group     1 digit (1…127)
 ///     exact and wildcard entries only:
 /// +1  IPv4 count      2 digits (at most 255)
 /// +3  IPv6 count      2 digits (at most 255)
 /// +5  address offset  4 digits, into `addressBytes`
-/// +1 or +9            the flat name (RFC 1035 §3.1), lower-cased, ending
+/// +1, +2 or +9       the flat name (RFC 1035 §3.1), lower-cased, ending
 ///                     in its zero root octet
 /// ```
 public enum OverrideRecord {
   static let kind = 0
+  static let routeGroup = 1
   static let ipv4Count = 1..<3
   static let ipv6Count = 3..<5
   static let addressOffset = 5..<9
@@ -159,7 +192,11 @@ public enum OverrideRecord {
   public static let fenceKeySize = 8
 
   public static func headerSize(_ kind: OverrideKind) -> Int {
-    kind == .block ? 1 : addressOffset.upperBound
+    switch kind {
+    case .block: return 1
+    case .route: return 2
+    case .exact, .wildcard: return addressOffset.upperBound
+    }
   }
 
   /// Appends `value` (below 128^digits) as base-128 digits, least significant first.

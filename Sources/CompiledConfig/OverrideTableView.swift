@@ -36,7 +36,7 @@ struct OverrideTableView {
   func match(_ entry: Int) -> OverrideMatch {
     let record = recordOffset(entry)
     let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
-    guard kind != .block else {
+    guard kind == .exact || kind == .wildcard else {
       return OverrideMatch(kind: kind, ipv4Offset: 0, ipv4Count: 0, ipv6Count: 0)
     }
     return OverrideMatch(
