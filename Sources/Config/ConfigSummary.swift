@@ -103,7 +103,9 @@ extension ConfigGenerator {
     guard routes.count > 0 else { return }
     var perGroup = [Int](repeating: 0, count: 64)
     for index in 0..<routes.count { perGroup[Int(routes.routeGroup(at: index) & 63)] += 1 }
-    out.append("routes: \(routes.count) domains, the other names to the upstreams without 'for'\n")
+    let plural: StaticString = routes.count == 1 ? "" : "s"
+    out.append(
+      "routes: \(routes.count) domain\(plural), the other names to the upstreams without 'for'\n")
     for server in settings.upstreams where server.routeGroups != 0 {
       var domains = 0
       for group in 1..<64 where server.routeGroups & (1 << UInt64(group)) != 0 {
@@ -111,7 +113,8 @@ extension ConfigGenerator {
       }
       out.append("  ")
       appendUpstream(server, to: &out)
-      out.append(": \(domains) domains\n")
+      let plural: StaticString = domains == 1 ? "" : "s"
+      out.append(": \(domains) domain\(plural)\n")
     }
   }
 
