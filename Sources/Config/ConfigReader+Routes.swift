@@ -57,8 +57,7 @@ extension ConfigReader {
 
   /// Adds the routes of the upstream just added (the last of
   /// `settings.upstreams`).
-  mutating func addRoutes(_ routes: [(isList: Bool, value: ArraySlice<UInt8>)]) throws(LineError)
-  {
+  mutating func addRoutes(_ routes: [(isList: Bool, value: ArraySlice<UInt8>)]) throws(LineError) {
     guard !routes.isEmpty else { return }
     let upstream = settings.upstreams.count - 1
     guard upstream < Self.routedUpstreamLimit else {

@@ -77,7 +77,9 @@ final class RouteDirectiveTests: XCTestCase {
     XCTAssertEqual(files.reads, ["conf/china.conf"])
     XCTAssertTrue(lines.skippedListLines.isEmpty)
     XCTAssertEqual(settings.routes.count, 6)
-    for name in ["www.baidu.com", "qq.com", "x.weixin.qq.com", "a.local.example", "taobao.com", "jd.com"] {
+    for name in [
+      "www.baidu.com", "qq.com", "x.weixin.qq.com", "a.local.example", "taobao.com", "jd.com",
+    ] {
       XCTAssertEqual(upstreams(settings, name), [1], name)
     }
     XCTAssertEqual(upstreams(settings, "google.com"), [0])

@@ -24,7 +24,8 @@ final class RouteGeneratedSourceTests: XCTestCase {
   func testTheRouteTableAndGroupsAreGenerated() throws {
     let settings = try XCTUnwrap(parseOrFail(Self.config))
     let source = ConfigGenerator.swiftSource(settings, sourceName: "routes.conf")
-    XCTAssertEqual(staticStringBytes(of: "routeRecords", in: source), Array(settings.routes.records))
+    XCTAssertEqual(
+      staticStringBytes(of: "routeRecords", in: source), Array(settings.routes.records))
     XCTAssertEqual(staticStringBytes(of: "routeIndex", in: source), Array(settings.routes.index))
     XCTAssertTrue(source.contains("\n  settings.routes = OverrideTable(\n"), source)
     XCTAssertTrue(

@@ -140,7 +140,8 @@ final class RoutingTests: XCTestCase {
     harness.ask(makeQuery(id: 1, name: "a.lab.corp.example"))
     let query = harness.queries[0]
     XCTAssertEqual(query.upstream, 4)
-    XCTAssertTrue(harness.answer(makeReply(to: query.bytes, addresses: [forged]), to: query).isEmpty)
+    XCTAssertTrue(
+      harness.answer(makeReply(to: query.bytes, addresses: [forged]), to: query).isEmpty)
     XCTAssertEqual(harness.counters.bogusDropped, 1)
     // An injected answer without EDNS, then the real one: hold-on keeps the real.
     harness.answer(

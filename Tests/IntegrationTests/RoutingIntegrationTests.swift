@@ -32,7 +32,9 @@ final class RoutingIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     XCTAssertTrue(dnsward.log.contains("\(list.path):5: one domain per line"), dnsward.log)
 
-    let domesticNames = ["www.baidu.example", "qq.example", "a.weixin.qq.example", "taobao.example"]
+    let domesticNames = [
+      "www.baidu.example", "qq.example", "a.weixin.qq.example", "taobao.example",
+    ]
     let trustedNames = ["www.example.com", "baidu.example.com", "example"]
     for (index, name) in (domesticNames + trustedNames).enumerated() {
       let reply = Reply(
