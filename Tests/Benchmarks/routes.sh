@@ -211,7 +211,7 @@ for _ in $(seq "$ROUNDS"); do
   measure list/unrouted "$LIST_PID" "$PROXY" unrouted
   measure no-routes/unrouted "$PLAIN_PID" "$PLAIN" unrouted
 done | tee "$WORK/cpu"
-awk '{ cost[$1] += $5; runs[$1]++ } END {
+awk '{ cost[$1] += $4; runs[$1]++ } END {
   r = cost["list/routed"] / runs["list/routed"]
   u = cost["list/unrouted"] / runs["list/unrouted"]
   p = cost["no-routes/unrouted"] / runs["no-routes/unrouted"]
