@@ -16,6 +16,7 @@ public enum OverrideKind: UInt8, Equatable {
 /// The result of a lookup.
 public struct OverrideMatch {
   public var kind: OverrideKind
+  /// For a `.route` entry, its route group.
   /// A records' RDATA, 4 bytes each, in `OverrideTable.addressBytes`.
   public var ipv4Offset: Int
   public var ipv4Count: Int
@@ -79,7 +80,7 @@ public struct OverrideTable {
 
   /// The route group of `.route` entry `index`.
   public func routeGroup(at index: Int) -> UInt8 {
-    withView { $0.recordByte($0.recordOffset(index) + OverrideRecord.routeGroup) }
+    UInt8(truncatingIfNeeded: match(at: index).ipv4Count)
   }
 
   /// Calls `body` with the flat name of entry `index`.
@@ -99,7 +100,8 @@ public struct OverrideTable {
   ///
   /// The most specific entry wins: an exact override or a block of the name
   /// itself, then, walking up one label at a time, the nearest ancestor with
-  /// a block or a wildcard override.
+  /// a block or a wildcard override. A `.route` entry (only in a table of
+  /// routes) matches like a block, its group in `ipv4Count`.
   public func lookup(_ name: UnsafeRawBufferPointer) -> OverrideMatch? {
     guard count > 0 else { return nil }
     return withView { view -> OverrideMatch? in
@@ -110,7 +112,7 @@ public struct OverrideTable {
         var entry = view.lowerBound(candidate)
         while entry < view.count, view.compareName(entry, candidate) == 0 {
           switch view.kind(entry) {
-          case .exact where isQueriedName, .block:
+          case .exact where isQueriedName, .block, .route:
             return view.match(entry)
           case .wildcard where !isQueriedName:
             return view.match(entry)
@@ -127,26 +129,12 @@ public struct OverrideTable {
     }
   }
 
-  /// The route group of `name` (a flat name; case is ignored): the group
-  /// of the nearest entry at or above it, the longest matching domain; 0
-  /// when none matches. One binary search per label, no allocation.
+  /// The route group of `name` (a flat name; case is ignored): that of
+  /// the nearest `.route` entry at or above it, the longest matching
+  /// domain; 0 when none matches. `lookup` on a table of routes.
   public func routeGroup(_ name: UnsafeRawBufferPointer) -> UInt8 {
-    guard count > 0 else { return 0 }
-    return withView { view -> UInt8 in
-      var suffix = 0
-      while suffix < name.count {
-        let candidate = UnsafeRawBufferPointer(rebasing: name[suffix...])
-        let entry = view.lowerBound(candidate)
-        if entry < view.count, view.compareName(entry, candidate) == 0,
-          view.kind(entry) == .route
-        {
-          return view.recordByte(view.recordOffset(entry) + OverrideRecord.routeGroup)
-        }
-        guard name[suffix] != 0 else { break }
-        suffix += 1 + Int(name[suffix])
-      }
-      return 0
-    }
+    guard let match = lookup(name), match.kind == .route else { return 0 }
+    return UInt8(truncatingIfNeeded: match.ipv4Count)
   }
 
   func withView<R>(_ body: (OverrideTableView) -> R) -> R {

@@ -86,18 +86,12 @@ public struct OverrideTableBuilder {
     return build(routeGroups: &routeGroups)
   }
 
-  /// The table of `.route` entries: a name listed for several upstreams is
-  /// kept once, with the group of that set of upstreams; `routeGroups[g - 1]`
-  /// is the set of group g, one bit per upstream, groups numbered in table
-  /// order from 1. Beyond 127 sets, entries get group 127 (the caller
-  /// rejects that many).
-  public func buildRoutes() -> (table: OverrideTable, routeGroups: [UInt64]) {
-    var routeGroups: [UInt64] = []
-    let table = build(routeGroups: &routeGroups)
-    return (table, routeGroups)
-  }
-
-  func build(routeGroups: inout [UInt64]) -> OverrideTable {
+  /// The same, for `.route` entries: a name listed for several upstreams
+  /// is kept once, with the group of that set of upstreams; `routeGroups[g
+  /// - 1]` becomes the set of group g, one bit per upstream, groups
+  /// numbered in table order from 1. Beyond 127 sets, entries get group 127
+  /// (the caller rejects that many).
+  public func build(routeGroups: inout [UInt64]) -> OverrideTable {
     let order = sortedEntries()
     var records: [UInt8] = []
     var index: [UInt8] = []

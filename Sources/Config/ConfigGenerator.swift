@@ -86,7 +86,8 @@ public enum ConfigGenerator {
     out.line("let \(prefix)AddressBytes: [UInt8] = [")
     for index in 0..<table.count {
       let match = table.match(at: index)
-      guard match.ipv4Count + match.ipv6Count > 0 else { continue }
+      // A route's group is in `ipv4Count`; it has no addresses.
+      guard match.kind != .route, match.ipv4Count + match.ipv6Count > 0 else { continue }
       out.line("  // \(entryLabel(table, index))")
       for address in 0..<match.ipv4Count {
         let start = match.ipv4Offset + 4 * address

@@ -28,47 +28,41 @@ extension ConfigReader {
   static let routeGroupLimit = 63
 
   /// Splits the `for NAME` and `for-list PATH` pairs off an upstream's
-  /// options: the other options, and the pairs (`isList`, value) in order.
+  /// options: the other options, and the pairs, keyword then value.
   func routeOptions(_ options: ArraySlice<ArraySlice<UInt8>>) throws(LineError) -> (
-    rest: ArraySlice<ArraySlice<UInt8>>, routes: [(isList: Bool, value: ArraySlice<UInt8>)]
+    rest: ArraySlice<ArraySlice<UInt8>>, routes: [ArraySlice<UInt8>]
   ) {
     var rest: [ArraySlice<UInt8>] = []
-    var routes: [(isList: Bool, value: ArraySlice<UInt8>)] = []
+    var routes: [ArraySlice<UInt8>] = []
     var index = options.startIndex
     while index < options.endIndex {
       let token = options[index]
-      let isList = isWord(token, "for-list")
-      guard isList || isWord(token, "for") else {
+      index += 1
+      guard isWord(token, "for") || isWord(token, "for-list") else {
         rest.append(token)
-        index += 1
         continue
       }
-      guard index + 1 < options.endIndex else {
-        throw LineError(
-          isList
-            ? "missing file after 'for-list' (e.g. for-list china.conf)"
-            : "missing domain after 'for' (e.g. for corp.example)")
+      guard index < options.endIndex else {
+        throw LineError("missing \(quoted: token) value (e.g. for corp.example, for-list cn.conf)")
       }
-      routes.append((isList, options[index + 1]))
-      index += 2
+      routes += [token, options[index]]
+      index += 1
     }
     return (rest[...], routes)
   }
 
-  /// Adds the routes of the upstream just added (the last of
-  /// `settings.upstreams`).
-  mutating func addRoutes(_ routes: [(isList: Bool, value: ArraySlice<UInt8>)]) throws(LineError) {
-    guard !routes.isEmpty else { return }
+  /// Adds the routes (`routeOptions`) of the upstream just added, the last
+  /// of `settings.upstreams`.
+  mutating func addRoutes(_ routes: [ArraySlice<UInt8>]) throws(LineError) {
     let upstream = settings.upstreams.count - 1
-    guard upstream < Self.routedUpstreamLimit else {
-      throw LineError(
-        "'for' is allowed on the first \(Self.routedUpstreamLimit) upstreams only")
+    guard routes.isEmpty || upstream < Self.routedUpstreamLimit else {
+      throw LineError("'for' is allowed on the first \(Self.routedUpstreamLimit) upstreams only")
     }
-    for route in routes {
-      if route.isList {
-        try addRouteList(route.value, upstream: upstream)
+    for pair in stride(from: 0, to: routes.count, by: 2) {
+      if isWord(routes[pair], "for") {
+        try addRoute(routes[pair + 1], upstream: upstream)
       } else {
-        try addRoute(route.value, upstream: upstream)
+        try addRouteList(routes[pair + 1], upstream: upstream)
       }
     }
   }
@@ -95,28 +89,12 @@ extension ConfigReader {
 
   /// `for-list PATH`: every domain of the file; bad lines are skipped.
   mutating func addRouteList(_ token: ArraySlice<UInt8>, upstream: Int) throws(LineError) {
-    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-      throw LineError("bad for-list path \(quoted: token)")
-    }
-    let path = resolvedPath(token)
-    let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
-    let contents: [UInt8]
-    switch read {
-    case .success(let bytes): contents = bytes
-    case .failure(let error):
-      throw LineError("cannot read for-list \(quoted: path): \(error.reason)")
-    }
+    let path = try listPath(token, directive: "for-list")
+    let contents = try readList(path, directive: "for-list")
     let listName = String(decoding: path, as: UTF8.self)
-    var lineNumber = 0
-    var lineStart = 0
-    while lineStart < contents.count {
-      lineNumber += 1
-      let lineEnd = contents[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? contents.count
-      let tokens = ConfigParser.tokenize(contents[lineStart..<lineEnd])
-      lineStart = lineEnd + 1
-      guard !tokens.isEmpty else { continue }
+    try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
       do throws(LineError) {
-        for domain in try listedDomains(tokens) { try addRoute(domain, upstream: upstream) }
+        try addListedRoute(tokens, upstream: upstream)
       } catch {
         skippedListLines.append(
           ConfigError(file: listName, line: lineNumber, message: error.message))
@@ -124,44 +102,49 @@ extension ConfigReader {
     }
   }
 
-  /// The domains of one list line: the line itself, or those of a dnsmasq
-  /// `server=/DOMAIN/.../ADDRESS` line.
-  func listedDomains(_ tokens: [ArraySlice<UInt8>]) throws(LineError) -> [ArraySlice<UInt8>] {
+  /// The domain of one list line, or those of a dnsmasq
+  /// `server=/DOMAIN/.../ADDRESS` line (all of them or, if one is bad, none).
+  mutating func addListedRoute(_ tokens: [ArraySlice<UInt8>], upstream: Int) throws(LineError) {
     guard tokens.count == 1 else {
       throw LineError(
         "one domain per line, found \(quoted: tokens[1]) after \(quoted: tokens[0])")
     }
     let token = tokens[0]
-    let prefix: [UInt8] = Array("server=/".utf8)
-    guard token.starts(with: prefix) else { return [token] }
-    // The pieces between the slashes are domains; the last is the address.
-    let pieces = token.dropFirst(prefix.count).split(
-      separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-    let domains = pieces.dropLast()
-    guard !domains.isEmpty, !domains.contains(where: { $0.isEmpty }) else {
+    let prefix = spelling("server=/")
+    guard token.starts(with: prefix) else { return try addRoute(token, upstream: upstream) }
+    // Each piece that a '/' ends is a domain; what follows the last, the address.
+    var domains: [ArraySlice<UInt8>] = []
+    var start = token.startIndex + prefix.count
+    while let slash = token[start...].firstIndex(of: UInt8(ascii: "/")), slash > start {
+      domains.append(token[start..<slash])
+      start = slash + 1
+    }
+    // An empty domain (`//`) stops the walk before a '/'.
+    guard !domains.isEmpty, !token[start...].contains(UInt8(ascii: "/")) else {
       throw LineError(
         "bad dnsmasq line \(quoted: token) (expected server=/DOMAIN/[DOMAIN/...]ADDRESS)")
     }
-    return Array(domains)
+    for domain in domains { _ = try flatName(domain, written: domain) }
+    for domain in domains { try addRoute(domain, upstream: upstream) }
   }
 
   /// Builds the route table and gives each upstream its groups.
   mutating func finishRoutes() throws(LineError) {
     guard routes.count > 0 else { return }
-    let built = routes.buildRoutes()
-    guard built.routeGroups.count <= Self.routeGroupLimit else {
+    var groups: [UInt64] = []
+    settings.routes = routes.build(routeGroups: &groups)
+    guard groups.count <= Self.routeGroupLimit else {
       throw LineError(
         """
-        \(built.routeGroups.count) different sets of upstreams share routed domains; \
+        \(groups.count) different sets of upstreams share routed domains; \
         at most \(Self.routeGroupLimit) are allowed
         """)
     }
-    for (index, members) in built.routeGroups.enumerated() {
+    for (index, members) in groups.enumerated() {
       for upstream in 0..<min(settings.upstreams.count, Self.routedUpstreamLimit)
       where members & (1 << UInt64(upstream)) != 0 {
         settings.upstreams[upstream].routeGroups |= 1 << UInt64(index + 1)
       }
     }
-    settings.routes = built.table
   }
 }

@@ -93,6 +93,8 @@ final class RouteDirectiveTests: XCTestCase {
       good.example
       two names.example
       server=//114.114.114.114
+      server=/a.example/bad!name.example/114.114.114.114
+      server=/no-slash.example
       bad!name.example
       *.wild.example
       also-good.example
@@ -105,6 +107,7 @@ final class RouteDirectiveTests: XCTestCase {
     XCTAssertEqual(upstreams(settings, "good.example"), [1])
     XCTAssertEqual(upstreams(settings, "also-good.example"), [1])
     XCTAssertEqual(settings.routes.count, 2)
+    XCTAssertEqual(group(settings, "a.example"), 0, "a bad line routes none of its domains")
     XCTAssertEqual(
       lines.skippedListLines.map(\.description),
       [
@@ -113,17 +116,24 @@ final class RouteDirectiveTests: XCTestCase {
           + "(expected server=/DOMAIN/[DOMAIN/...]ADDRESS)",
         "conf/list.txt:4: bad name 'bad!name.example': unexpected character '!' "
           + "(use letters, digits, '-' and '_')",
-        "conf/list.txt:5: 'for' takes a domain, not a wildcard: '*.wild.example' already "
+        "conf/list.txt:5: bad dnsmasq line 'server=/no-slash.example' "
+          + "(expected server=/DOMAIN/[DOMAIN/...]ADDRESS)",
+        "conf/list.txt:6: bad name 'bad!name.example': unexpected character '!' "
+          + "(use letters, digits, '-' and '_')",
+        "conf/list.txt:7: 'for' takes a domain, not a wildcard: '*.wild.example' already "
           + "covers every name below it",
       ])
   }
 
   func testBadLines() {
     assertBadLines([
-      ("upstream udp 192.0.2.1 for", "missing domain after 'for' (e.g. for corp.example)", 1),
+      (
+        "upstream udp 192.0.2.1 for",
+        "missing 'for' value (e.g. for corp.example, for-list cn.conf)", 1
+      ),
       (
         "upstream udp 192.0.2.1 for-list",
-        "missing file after 'for-list' (e.g. for-list china.conf)", 1
+        "missing 'for-list' value (e.g. for corp.example, for-list cn.conf)", 1
       ),
       (
         "upstream udp 192.0.2.1\nupstream tcp 192.0.2.2 for .",
