@@ -19,8 +19,9 @@
 #
 #   bash Tests/Benchmarks/routes.sh                 # N=100000
 #   N=1000000 DURATION=20 bash Tests/Benchmarks/routes.sh
+#   CALLGRIND=1 ...                                  # and instructions per query (valgrind)
 #
-# Needs dnsperf, gcc and python3. Only 127.0.0.1 is used. Not a test: the
+# Needs dnsperf, gcc and python3 (valgrind for CALLGRIND=1). Only 127.0.0.1 is used. Not a test: the
 # figures go in Tests/Benchmarks/README.md and Sources/Config/README.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -218,3 +219,27 @@ awk '{ cost[$1] += $4; runs[$1]++ } END {
   printf "mean CPU per query: routed %.2f us, unrouted %.2f us, without routes %.2f us\n", r, u, p
   printf "routed/unrouted %.3f, routed/without routes %.3f, unrouted/without routes %.3f\n",
     r / u, r / p, u / p }' "$WORK/cpu"
+
+# --- CALLGRIND=1: instructions per query in Engine.handleClientQuery (the
+# route lookup is inlined there), 2,000 queries each under valgrind: routed
+# and unrouted names with the list, unrouted names without routes.
+[[ -n ${CALLGRIND:-} ]] || exit 0
+kill "$LIST_PID" "$PLAIN_PID" 2>/dev/null || true
+wait "$LIST_PID" "$PLAIN_PID" 2>/dev/null || true
+callgrind() {  # callgrind LABEL CONFIG PORT WORKLOAD
+  head -2000 "$WORK/$4.txt" >"$WORK/$1.cg.txt"
+  valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" "$BIN/dnsward" --config "$2" \
+    2>"$WORK/$1.vg.log" &
+  local pid=$! completed
+  sleep 8
+  completed=$(dnsperf -s 127.0.0.1 -p "$3" -d "$WORK/$1.cg.txt" -n 1 -c 1 -Q 200 2>&1 |
+    awk '/Queries completed/ {print $3}')
+  kill -INT "$pid"
+  wait "$pid" || true
+  callgrind_annotate --inclusive=yes "$WORK/$1.cg" | grep 'handleClientQuery_4from' |
+    grep -v '=>' | head -1 | awk -v n="$completed" -v w="$1" \
+    '{ gsub(",", "", $1); printf "%-18s %d instructions per query in handleClientQuery\n", w, $1 / n }'
+}
+callgrind list/routed "$WORK/list.conf" "$PROXY" routed
+callgrind list/unrouted "$WORK/list.conf" "$PROXY" unrouted
+callgrind no-routes/unrouted "$WORK/plain.conf" "$PLAIN" unrouted
