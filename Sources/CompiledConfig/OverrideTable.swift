@@ -16,8 +16,8 @@ public enum OverrideKind: UInt8, Equatable {
 /// The result of a lookup.
 public struct OverrideMatch {
   public var kind: OverrideKind
-  /// For a `.route` entry, its route group.
-  /// A records' RDATA, 4 bytes each, in `OverrideTable.addressBytes`.
+  /// A records' RDATA, 4 bytes each, in `OverrideTable.addressBytes`; for
+  /// a `.route` entry, no addresses and its route group in `ipv4Count`.
   public var ipv4Offset: Int
   public var ipv4Count: Int
   /// AAAA records' RDATA, 16 bytes each, just after the IPv4 ones.

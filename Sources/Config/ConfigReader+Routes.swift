@@ -9,7 +9,7 @@ import DNSWire
 /// longest matching domain decides. Upstreams naming the same domain answer
 /// it together (failover in config order). Each domain lands in
 /// `Settings.routes` with the group of the set of upstreams naming it
-/// (`OverrideTableBuilder.buildRoutes`); each upstream's `routeGroups` has a
+/// (`OverrideTableBuilder.build(routeGroups:)`); each upstream's `routeGroups` has a
 /// bit for each group it serves.
 ///
 /// A `for-list` file has one domain per line, `#` comments, or dnsmasq's
