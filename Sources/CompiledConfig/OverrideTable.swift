@@ -8,12 +8,16 @@ public enum OverrideKind: UInt8, Equatable {
   case wildcard = 1
   /// `block NAME`: NAME and every name below it get NXDOMAIN.
   case block = 2
+  /// `upstream ... for NAME`: NAME and every name below it are forwarded
+  /// to the upstreams of one route group (`Settings.routes` only).
+  case route = 3
 }
 
 /// The result of a lookup.
 public struct OverrideMatch {
   public var kind: OverrideKind
-  /// A records' RDATA, 4 bytes each, in `OverrideTable.addressBytes`.
+  /// A records' RDATA, 4 bytes each, in `OverrideTable.addressBytes`; for
+  /// a `.route` entry, no addresses and its route group in `ipv4Count`.
   public var ipv4Offset: Int
   public var ipv4Count: Int
   /// AAAA records' RDATA, 16 bytes each, just after the IPv4 ones.
@@ -74,6 +78,11 @@ public struct OverrideTable {
     withView { $0.match(index) }
   }
 
+  /// The route group of `.route` entry `index`.
+  public func routeGroup(at index: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: match(at: index).ipv4Count)
+  }
+
   /// Calls `body` with the flat name of entry `index`.
   public func withName<R>(at index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
     withView { view in body(view.name(index)) }
@@ -91,7 +100,8 @@ public struct OverrideTable {
   ///
   /// The most specific entry wins: an exact override or a block of the name
   /// itself, then, walking up one label at a time, the nearest ancestor with
-  /// a block or a wildcard override.
+  /// a block or a wildcard override. A `.route` entry (only in a table of
+  /// routes) matches like a block, its group in `ipv4Count`.
   public func lookup(_ name: UnsafeRawBufferPointer) -> OverrideMatch? {
     guard count > 0 else { return nil }
     return withView { view -> OverrideMatch? in
@@ -102,7 +112,7 @@ public struct OverrideTable {
         var entry = view.lowerBound(candidate)
         while entry < view.count, view.compareName(entry, candidate) == 0 {
           switch view.kind(entry) {
-          case .exact where isQueriedName, .block:
+          case .exact where isQueriedName, .block, .route:
             return view.match(entry)
           case .wildcard where !isQueriedName:
             return view.match(entry)
@@ -117,6 +127,14 @@ public struct OverrideTable {
       }
       return nil
     }
+  }
+
+  /// The route group of `name` (a flat name; case is ignored): that of
+  /// the nearest `.route` entry at or above it, the longest matching
+  /// domain; 0 when none matches. `lookup` on a table of routes.
+  public func routeGroup(_ name: UnsafeRawBufferPointer) -> UInt8 {
+    guard let match = lookup(name), match.kind == .route else { return 0 }
+    return UInt8(truncatingIfNeeded: match.ipv4Count)
   }
 
   func withView<R>(_ body: (OverrideTableView) -> R) -> R {
@@ -135,15 +153,18 @@ public struct OverrideTable {
 ///
 /// ```
 /// +0  kind            OverrideKind raw value
+///     route entries only:
+/// +1  route group     1 digit (1…127)
 ///     exact and wildcard entries only:
 /// +1  IPv4 count      2 digits (at most 255)
 /// +3  IPv6 count      2 digits (at most 255)
 /// +5  address offset  4 digits, into `addressBytes`
-/// +1 or +9            the flat name (RFC 1035 §3.1), lower-cased, ending
+/// +1, +2 or +9       the flat name (RFC 1035 §3.1), lower-cased, ending
 ///                     in its zero root octet
 /// ```
 public enum OverrideRecord {
   static let kind = 0
+  static let routeGroup = 1
   static let ipv4Count = 1..<3
   static let ipv6Count = 3..<5
   static let addressOffset = 5..<9
@@ -159,7 +180,11 @@ public enum OverrideRecord {
   public static let fenceKeySize = 8
 
   public static func headerSize(_ kind: OverrideKind) -> Int {
-    kind == .block ? 1 : addressOffset.upperBound
+    switch kind {
+    case .block: return 1
+    case .route: return 2
+    case .exact, .wildcard: return addressOffset.upperBound
+    }
   }
 
   /// Appends `value` (below 128^digits) as base-128 digits, least significant first.

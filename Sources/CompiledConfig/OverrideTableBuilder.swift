@@ -12,11 +12,18 @@ public struct OverrideTableBuilder {
     public var kind: OverrideKind
     public var ipv4: [UInt8]
     public var ipv6: [UInt8]
-    public init(name: [UInt8], kind: OverrideKind, ipv4: [UInt8] = [], ipv6: [UInt8] = []) {
+    /// `.route` entries: the upstream (its index in the config, below 64)
+    /// that answers the name.
+    public var upstream: UInt8
+    public init(
+      name: [UInt8], kind: OverrideKind, ipv4: [UInt8] = [], ipv6: [UInt8] = [],
+      upstream: UInt8 = 0
+    ) {
       self.name = name
       self.kind = kind
       self.ipv4 = ipv4
       self.ipv6 = ipv6
+      self.upstream = upstream
     }
   }
 
@@ -28,6 +35,7 @@ public struct OverrideTableBuilder {
     var addressStart: UInt32
     var nameLength: UInt8
     var kind: OverrideKind
+    /// The A record count, or for a `.route` entry its upstream.
     var ipv4Count: UInt8
     var ipv6Count: UInt8
   }
@@ -62,7 +70,8 @@ public struct OverrideTableBuilder {
       Pending(
         nameStart: UInt32(names.count), addressStart: UInt32(addresses.count),
         nameLength: UInt8(entry.name.count), kind: entry.kind,
-        ipv4Count: UInt8(entry.ipv4.count / 4), ipv6Count: UInt8(entry.ipv6.count / 16)))
+        ipv4Count: entry.kind == .route ? entry.upstream : UInt8(entry.ipv4.count / 4),
+        ipv6Count: UInt8(entry.ipv6.count / 16)))
     for byte in entry.name { names.append(Name.asciiLowercased(byte)) }
     addresses.append(contentsOf: entry.ipv4)
     addresses.append(contentsOf: entry.ipv6)
@@ -73,6 +82,16 @@ public struct OverrideTableBuilder {
   /// the same name kept once (block lists overlap; one entry answers the
   /// same). Addresses are laid out in table order.
   public func build() -> OverrideTable {
+    var routeGroups: [UInt64] = []
+    return build(routeGroups: &routeGroups)
+  }
+
+  /// The same, for `.route` entries: a name listed for several upstreams
+  /// is kept once, with the group of that set of upstreams; `routeGroups[g
+  /// - 1]` becomes the set of group g, one bit per upstream, groups
+  /// numbered in table order from 1. Beyond 127 sets, entries get group 127
+  /// (the caller rejects that many).
+  public func build(routeGroups: inout [UInt64]) -> OverrideTable {
     let order = sortedEntries()
     var records: [UInt8] = []
     var index: [UInt8] = []
@@ -81,15 +100,29 @@ public struct OverrideTableBuilder {
     records.reserveCapacity(recordBytes)
     index.reserveCapacity(order.count * OverrideRecord.offsetDigits)
     addressBytes.reserveCapacity(addresses.count)
+    // The set of upstreams of the route entry written last, and where its
+    // group digit is.
+    var routeSet: UInt64 = 0
+    var routeGroupOffset = -1
     names.withUnsafeBytes { names in
       var previous: Int? = nil
       for (key, entry) in order {
-        var isDuplicateBlock = false
-        if let previous, pending[previous].kind == .block, pending[entry].kind == .block {
-          isDuplicateBlock = Self.compare(name(entry, in: names), name(previous, in: names)) == 0
+        var isDuplicate = false
+        if let previous, pending[previous].kind == pending[entry].kind,
+          pending[entry].kind == .block || pending[entry].kind == .route
+        {
+          isDuplicate = Self.compare(name(entry, in: names), name(previous, in: names)) == 0
         }
         previous = entry
-        if isDuplicateBlock { continue }
+        if pending[entry].kind == .route {
+          if !isDuplicate {
+            Self.closeRoute(routeSet, at: routeGroupOffset, in: &records, groups: &routeGroups)
+            routeSet = 0
+            routeGroupOffset = records.count + OverrideRecord.routeGroup
+          }
+          routeSet |= 1 << UInt64(pending[entry].ipv4Count & 63)
+        }
+        if isDuplicate { continue }
         let kept = index.count / OverrideRecord.offsetDigits
         if kept % OverrideRecord.fenceStride == 0 {
           // The fence key is the sort key: the name's first eight bytes.
@@ -102,9 +135,22 @@ public struct OverrideTableBuilder {
         appendRecord(entry, names: names, records: &records, addressBytes: &addressBytes)
       }
     }
+    Self.closeRoute(routeSet, at: routeGroupOffset, in: &records, groups: &routeGroups)
     return OverrideTable(
       records: TableBytes(records), index: TableBytes(index), fences: TableBytes(fences),
       addressBytes: TableBytes(addressBytes))
+  }
+
+  /// Writes the group of the upstream set `set` at `offset` (none if
+  /// negative), numbering a set not seen before.
+  static func closeRoute(
+    _ set: UInt64, at offset: Int, in records: inout [UInt8], groups: inout [UInt64]
+  ) {
+    guard offset >= 0 else { return }
+    var group = 0
+    while group < groups.count && groups[group] != set { group += 1 }
+    if group == groups.count { groups.append(set) }
+    records[offset] = UInt8(min(group + 1, 127))
   }
 
   /// The entries in table order: by name, then by kind. Names are compared
@@ -211,7 +257,9 @@ public struct OverrideTableBuilder {
   ) {
     let added = pending[entry]
     records.append(added.kind.rawValue)
-    if added.kind != .block {
+    if added.kind == .route {
+      records.append(0)  // The group, written by `closeRoute`.
+    } else if added.kind != .block {
       OverrideRecord.appendDigits(Int(added.ipv4Count), count: 2, to: &records)
       OverrideRecord.appendDigits(Int(added.ipv6Count), count: 2, to: &records)
       OverrideRecord.appendDigits(

@@ -36,8 +36,9 @@ struct OverrideTableView {
   func match(_ entry: Int) -> OverrideMatch {
     let record = recordOffset(entry)
     let kind = OverrideKind(rawValue: recordByte(record + OverrideRecord.kind)) ?? .block
-    guard kind != .block else {
-      return OverrideMatch(kind: kind, ipv4Offset: 0, ipv4Count: 0, ipv6Count: 0)
+    guard kind == .exact || kind == .wildcard else {
+      let group = kind == .route ? Int(recordByte(record + OverrideRecord.routeGroup)) : 0
+      return OverrideMatch(kind: kind, ipv4Offset: 0, ipv4Count: group, ipv6Count: 0)
     }
     return OverrideMatch(
       kind: kind, ipv4Offset: digits(OverrideRecord.addressOffset, from: record),

@@ -63,11 +63,15 @@ public struct UpstreamServer: Equatable, Sendable {
   /// request path; empty for the format's usual one (`/dns-query`,
   /// `/resolve`).
   public var path: [UInt8]
+  /// `for NAME`, `for-list PATH`: bit g set when the upstream answers the
+  /// names of route group g (1…63, `Settings.routes`). 0: it answers the
+  /// names no route matches, and only those.
+  public var routeGroups: UInt64
 
   public init(
     transport: UpstreamTransport, endpoint: Endpoint, trusted: Bool = false,
     httpdnsFormat: HTTPDNSFormat = .json, account: [UInt8] = [], secret: [UInt8] = [],
-    tlsName: [UInt8] = [], pin: [UInt8] = [], path: [UInt8] = []
+    tlsName: [UInt8] = [], pin: [UInt8] = [], path: [UInt8] = [], routeGroups: UInt64 = 0
   ) {
     self.transport = transport
     self.endpoint = endpoint
@@ -78,6 +82,12 @@ public struct UpstreamServer: Equatable, Sendable {
     self.tlsName = tlsName
     self.pin = pin
     self.path = path
+    self.routeGroups = routeGroups
+  }
+
+  /// Whether it answers names of route group `group` (0: unrouted names).
+  public func serves(routeGroup group: UInt8) -> Bool {
+    group == 0 ? routeGroups == 0 : routeGroups & (1 << UInt64(group & 63)) != 0
   }
 
   /// Whether it can answer every question type; the `alibaba` and `dnspod`
@@ -304,6 +314,10 @@ public struct Settings {
 
   /// The static override and block table.
   public var overrides: OverrideTable = OverrideTable()
+  /// `upstream ... for NAME` and `for-list PATH`: each routed domain with
+  /// its route group (`OverrideKind.route` entries); the upstreams of group
+  /// g are those whose `routeGroups` has bit g. Empty: nothing is routed.
+  public var routes: OverrideTable = OverrideTable()
 
   public init() {}
 

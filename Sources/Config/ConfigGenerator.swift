@@ -24,7 +24,8 @@ public enum ConfigGenerator {
     out.line()
     out.line("import CompiledConfig")
     out.line()
-    emitOverrideTables(settings.overrides, into: &out)
+    emitOverrideTables(settings.overrides, prefix: "override", into: &out)
+    emitOverrideTables(settings.routes, prefix: "route", into: &out)
     out.line("/// `upstream resolv-conf`: \(describePath(settings.resolvConfPath)).")
     out.byteArray("resolvConfPathBytes", settings.resolvConfPath)
     out.line()
@@ -46,19 +47,22 @@ public enum ConfigGenerator {
     return out.text
   }
 
-  static func emitOverrideTables(_ table: OverrideTable, into out: inout SourceText) {
+  static func emitOverrideTables(
+    _ table: OverrideTable, prefix: String, into out: inout SourceText
+  ) {
     let records = Array(table.records)
     let recordRanges = (0..<table.count).map { table.recordRange(at: $0) }
-    out.line("/// Override records in table order, one per line (`OverrideRecord`): the kind")
-    out.line("/// (0 exact, 1 wildcard, 2 block); for overrides the A count, AAAA count and")
-    out.line("/// address offset in base-128 digits; the lower-cased flat name (RFC 1035 §3.1).")
+    out.line("/// `\(prefix)` records in table order, one per line (`OverrideRecord`): the")
+    out.line("/// kind (0 exact, 1 wildcard, 2 block, 3 route); for a route its group; for an")
+    out.line("/// override the A count, AAAA count and address offset in base-128 digits; the")
+    out.line("/// lower-cased flat name (RFC 1035 §3.1).")
     if StaticStringLiteral.canEncode(records) {
       out.lines(
         StaticStringLiteral.declaration(
-          "overrideRecords", pieces: recordRanges.map { records[$0] }, piecePerLine: true))
+          prefix + "Records", pieces: recordRanges.map { records[$0] }, piecePerLine: true))
     } else {
       // A byte 0x80 or above has no one-byte spelling in a string literal.
-      out.line("let overrideRecords: [UInt8] = [")
+      out.line("let \(prefix)Records: [UInt8] = [")
       for (index, range) in recordRanges.enumerated() {
         out.line("  // \(entryLabel(table, index))")
         out.values(records[range].map { "0x" + hexDigits(UInt64($0), width: 2) }, perLine: 12)
@@ -66,23 +70,24 @@ public enum ConfigGenerator {
       out.line("]")
     }
     out.line()
-    out.line("/// Where each record starts in `overrideRecords`: \(OverrideRecord.offsetDigits)")
+    out.line("/// Where each record starts in `\(prefix)Records`: \(OverrideRecord.offsetDigits)")
     out.line("/// base-128 digits per entry, least significant first.")
     let index = Array(table.index)
     let digits = OverrideRecord.offsetDigits
     out.lines(
       StaticStringLiteral.declaration(
-        "overrideIndex",
+        prefix + "Index",
         pieces: stride(from: 0, to: index.count, by: digits).map { index[$0..<($0 + digits)] },
         piecePerLine: false))
     out.line()
-    emitFences(table, into: &out)
+    emitFences(table, prefix: prefix, into: &out)
     out.line()
     out.line("/// Override RDATA: each entry's A records (4 bytes), then its AAAA records (16).")
-    out.line("let overrideAddressBytes: [UInt8] = [")
+    out.line("let \(prefix)AddressBytes: [UInt8] = [")
     for index in 0..<table.count {
       let match = table.match(at: index)
-      guard match.ipv4Count + match.ipv6Count > 0 else { continue }
+      // A route's group is in `ipv4Count`; it has no addresses.
+      guard match.kind != .route, match.ipv4Count + match.ipv6Count > 0 else { continue }
       out.line("  // \(entryLabel(table, index))")
       for address in 0..<match.ipv4Count {
         let start = match.ipv4Offset + 4 * address
@@ -99,9 +104,9 @@ public enum ConfigGenerator {
     out.line()
   }
 
-  /// `overrideFences`: a string literal, or an array where a name holds a
+  /// `overrideFences` (`routeFences`): a string literal, or an array where a name holds a
   /// byte 0x80 or above (then so may its fence).
-  static func emitFences(_ table: OverrideTable, into out: inout SourceText) {
+  static func emitFences(_ table: OverrideTable, prefix: String, into out: inout SourceText) {
     let fences = Array(table.fences)
     let keySize = OverrideRecord.fenceKeySize
     out.line(
@@ -110,13 +115,13 @@ public enum ConfigGenerator {
     if StaticStringLiteral.canEncode(fences) {
       out.lines(
         StaticStringLiteral.declaration(
-          "overrideFences",
+          prefix + "Fences",
           pieces: stride(from: 0, to: fences.count, by: keySize).map {
             fences[$0..<($0 + keySize)]
           },
           piecePerLine: false))
     } else {
-      out.byteArray("overrideFences", fences)
+      out.byteArray(prefix + "Fences", fences)
     }
   }
 
@@ -137,8 +142,13 @@ public enum ConfigGenerator {
       out.line("      transport: .\(server.transport.name),")
       out.endpoint(server.endpoint, indent: "      ", label: "endpoint: ", suffix: ",")
       let transport = server.transport
+      // `for`: the route groups close the call when there are any.
+      let routeGroups =
+        server.routeGroups == 0
+        ? "" : "      routeGroups: 0x\(hexDigits(server.routeGroups, width: 16))),"
       guard transport.isHTTP || transport.usesTLS else {
-        out.line("      trusted: \(server.trusted)),")
+        out.line("      trusted: \(server.trusted)\(routeGroups.isEmpty ? ")," : ",")")
+        if !routeGroups.isEmpty { out.line(routeGroups) }
         continue
       }
       out.line("      trusted: \(server.trusted),")
@@ -166,9 +176,10 @@ public enum ConfigGenerator {
         arguments.append(("path", server.path))
       }
       for (index, argument) in arguments.enumerated() {
-        let suffix = index == arguments.count - 1 ? ")," : ","
+        let suffix = index == arguments.count - 1 && routeGroups.isEmpty ? ")," : ","
         out.byteArray("      \(argument.label): ", argument.bytes, suffix: suffix)
       }
+      if !routeGroups.isEmpty { out.line(routeGroups) }
     }
     out.arrayEnd(isEmpty: settings.upstreams.isEmpty)
     out.line("  settings.resolvConfPath = resolvConfPathBytes")
@@ -218,10 +229,12 @@ public enum ConfigGenerator {
     out.line(
       "  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
     out.byteArray("  settings.localDomain = ", settings.localDomain, suffix: "")
-    out.line("  settings.overrides = OverrideTable(")
-    out.line("    records: TableBytes(overrideRecords), index: TableBytes(overrideIndex),")
-    out.line(
-      "    fences: TableBytes(overrideFences), addressBytes: TableBytes(overrideAddressBytes))")
+    for (field, prefix) in [("overrides", "override"), ("routes", "route")] {
+      out.line("  settings.\(field) = OverrideTable(")
+      out.line("    records: TableBytes(\(prefix)Records), index: TableBytes(\(prefix)Index),")
+      out.line(
+        "    fences: TableBytes(\(prefix)Fences), addressBytes: TableBytes(\(prefix)AddressBytes))")
+    }
     out.line("  return settings")
     out.line("}")
   }
@@ -273,6 +286,7 @@ public enum ConfigGenerator {
     case .exact: return "\(name) exact"
     case .wildcard: return "*.\(name) wildcard"
     case .block: return "\(name) block"
+    case .route: return "\(name) route group \(table.routeGroup(at: index))"
     }
   }
 

@@ -63,6 +63,7 @@ public enum ConfigParser {
     do throws(LineError) {
       let settings = try reader.finish()
       lines = SourceLines(bogus: reader.bogusLines, bogusNXDomain: reader.bogusNXDomainLines)
+      lines.skippedListLines = reader.skippedListLines
       return settings
     } catch {
       // A problem of the whole file, or one reported on the line it stems from.
@@ -103,6 +104,9 @@ public struct SourceLines {
   public var bogus: [Int] = []
   /// `bogus-nxdomain`: the line of each of `Settings.bogusNXDomainPrefixes`.
   public var bogusNXDomain: [Int] = []
+  /// `for-list` lines that were skipped, each as `LIST:LINE: message`:
+  /// `dnsward` logs them and serves the rest, `dnsward-confgen` fails.
+  public var skippedListLines: [ConfigError] = []
 
   public init(bogus: [Int] = [], bogusNXDomain: [Int] = []) {
     self.bogus = bogus
@@ -125,6 +129,9 @@ struct NameLines {
 struct ConfigReader {
   var settings = Settings()
   var overrides = OverrideTableBuilder()
+  /// `for`, `for-list`: the routed domains (`ConfigReader+Routes`).
+  var routes = OverrideTableBuilder()
+  var skippedListLines: [ConfigError] = []
   /// Indexed by `Directive.rawValue`; 0: not seen yet.
   var firstLine = [Int](repeating: 0, count: Directive.allCases.count)
   var listenLines: [Int] = []
@@ -269,6 +276,7 @@ struct ConfigReader {
     }
     try checkVerifyHasTrustedUpstream()
     settings.overrides = overrides.build()
+    try finishRoutes()
     return settings
   }
 }

@@ -40,22 +40,39 @@ public struct ConfigFileError: Error {
 ///   below it.
 extension ConfigReader {
   mutating func addBlockList(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
-    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-      throw LineError("bad block-list path \(quoted: token)")
-    }
-    let path = resolvedPath(token)
+    let path = try listPath(token, directive: "block-list")
     if let first = blockLists.first(where: { $0.path == path }) {
       throw .duplicate("block-list \(quoted: token)", firstOn: first.line)
     }
     blockLists.append((path, line))
-    let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
-    let contents: [UInt8]
-    switch read {
-    case .success(let bytes): contents = bytes
-    case .failure(let error):
-      throw LineError("cannot read block-list \(quoted: path): \(error.reason)")
+    let contents = try readList(path, directive: "block-list")
+    let listName = String(decoding: path, as: UTF8.self)
+    try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
+      do throws(LineError) {
+        try addListedName(tokens)
+      } catch {
+        throw LineError(error.message, file: listName, line: lineNumber)
+      }
     }
-    try addListedNames(contents, listName: String(decoding: path, as: UTF8.self))
+  }
+
+  /// The path of a list file (`block-list`, `for-list`) as written: as is
+  /// when absolute, else relative to the config's folder.
+  func listPath(_ token: ArraySlice<UInt8>, directive: StaticString) throws(LineError) -> [UInt8] {
+    guard token.count < 4096, !token.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+      throw LineError("bad \(directive) path \(quoted: token)")
+    }
+    return resolvedPath(token)
+  }
+
+  /// The contents of a list file; unreadable, it fails the config.
+  func readList(_ path: [UInt8], directive: StaticString) throws(LineError) -> [UInt8] {
+    let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
+    switch read {
+    case .success(let bytes): return bytes
+    case .failure(let error):
+      throw LineError("cannot read \(directive) \(quoted: path): \(error.reason)")
+    }
   }
 
   /// `token` as is when absolute, else relative to the config's folder
@@ -69,8 +86,11 @@ extension ConfigReader {
     return Array(config[...lastSlash]) + token
   }
 
-  /// Blocks every name of a list file, stopping at the first bad line.
-  mutating func addListedNames(_ contents: [UInt8], listName: String) throws(LineError) {
+  /// Calls `body` with the tokens and the 1-based number of each line of a
+  /// list file that has any, stopping at the first error it throws.
+  static func forEachListLine(
+    _ contents: [UInt8], _ body: ([ArraySlice<UInt8>], Int) throws(LineError) -> Void
+  ) throws(LineError) {
     var lineNumber = 0
     var lineStart = 0
     while lineStart < contents.count {
@@ -78,12 +98,7 @@ extension ConfigReader {
       let lineEnd = contents[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? contents.count
       let tokens = ConfigParser.tokenize(contents[lineStart..<lineEnd])
       lineStart = lineEnd + 1
-      guard !tokens.isEmpty else { continue }
-      do throws(LineError) {
-        try addListedName(tokens)
-      } catch {
-        throw LineError(error.message, file: listName, line: lineNumber)
-      }
+      if !tokens.isEmpty { try body(tokens, lineNumber) }
     }
   }
 

@@ -31,8 +31,9 @@ extension ConfigReader {
   /// resolv-conf PATH`.
   mutating func addUpstream(
     _ transportToken: ArraySlice<UInt8>, _ target: ArraySlice<UInt8>,
-    _ options: ArraySlice<ArraySlice<UInt8>>, line: Int
+    _ allOptions: ArraySlice<ArraySlice<UInt8>>, line: Int
   ) throws(LineError) {
+    let (options, routes) = try routeOptions(allOptions)
     // nil: resolv-conf.
     let transport: UpstreamTransport?
     if isWord(transportToken, "udp") {
@@ -75,6 +76,10 @@ extension ConfigReader {
       }
     }
     guard let transport else {
+      guard routes.isEmpty else {
+        throw LineError(
+          "'upstream resolv-conf' takes no 'for': route domains to an upstream udp or tcp instead")
+      }
       guard resolvConfLine == 0 else {
         throw LineError(
           "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed"
@@ -114,6 +119,7 @@ extension ConfigReader {
     }
     settings.upstreams.append(server)
     upstreamLines.append(line)
+    try addRoutes(routes)
   }
 
   /// `override NAME ADDRESS...` or `override *.NAME ADDRESS...`.

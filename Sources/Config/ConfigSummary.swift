@@ -39,10 +39,11 @@ extension ConfigGenerator {
     }
     if count == 0 { out.append("none (overrides only)") }
     out.append("\n")
+    appendRoutes(settings, to: &out)
     appendCAFile(settings, to: &out)
     let timeout = describeDuration(milliseconds: settings.timeoutMilliseconds)
     out.append("timeout: \(timeout), inflight: \(settings.inflight)\n")
-    var counts = [0, 0, 0]
+    var counts = [0, 0, 0, 0]
     for index in 0..<settings.overrides.count {
       counts[Int(settings.overrides.kind(at: index).rawValue)] += 1
     }
@@ -94,6 +95,28 @@ extension ConfigGenerator {
     if !server.pin.isEmpty { out.append(" pin=sha256/\(escaped: encodeBase64(server.pin))") }
     if server.trusted { out.append(" trusted") }
     if !server.answersEveryType { out.append(" (A/AAAA only)") }
+  }
+
+  /// `routes: N domains` and, for each upstream with `for`, the domains it
+  /// answers: `  udp 10.8.0.1:53: 2 domains`. Nothing when no name is routed.
+  static func appendRoutes(_ settings: Settings, to out: inout MessageText) {
+    let routes = settings.routes
+    guard routes.count > 0 else { return }
+    var perGroup = [Int](repeating: 0, count: 64)
+    for index in 0..<routes.count { perGroup[Int(routes.routeGroup(at: index) & 63)] += 1 }
+    let plural: StaticString = routes.count == 1 ? "" : "s"
+    out.append(
+      "routes: \(routes.count) domain\(plural), the other names to the upstreams without 'for'\n")
+    for server in settings.upstreams where server.routeGroups != 0 {
+      var domains = 0
+      for group in 1..<64 where server.routeGroups & (1 << UInt64(group)) != 0 {
+        domains += perGroup[group]
+      }
+      out.append("  ")
+      appendUpstream(server, to: &out)
+      let plural: StaticString = domains == 1 ? "" : "s"
+      out.append(": \(domains) domain\(plural)\n")
+    }
   }
 
   /// `ca-file: PATH` or `ca-file: the system bundle (...)`, when a tls or

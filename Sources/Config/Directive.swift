@@ -60,7 +60,7 @@ extension Directive {
         [pin=sha256/BASE64]; https name=NAME [path=/PATH] [format=dns-message|json] \
         [pin=...]; httpdns [format=alibaba|dnspod|json|dns-message] [account=ID] \
         [secret=KEY] [path=/PATH] (format=alibaba with account=, else json); \
-        trusted: verify asks it
+        trusted: verify asks it; for DOMAIN, for-list PATH: it answers only those names
         """, repeatable: true)
     case .timeout:
       return .init(

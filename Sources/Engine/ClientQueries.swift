@@ -60,17 +60,17 @@ extension Engine {
         query: query, name: lowercased, match: match, client: client, environment: &environment)
       return
     }
-    // Precedence: override/block > local names > routed or forwarded.
+    // Precedence: override/block > local names > routed names > names
+    // never forwarded (unknown in `domain`, single-label, RFC 6303 zones) >
+    // forwarded; the two checks below let routed names through.
     if answerLocalName(query: query, name: lowercased, client: client, environment: &environment) {
       return
     }
-    // routed names (for DOMAIN) will bypass this
     if answerUnknownInLocalDomain(
       query: query, name: lowercased, client: client, environment: &environment)
     {
       return
     }
-    // routed names (upstream … for DOMAIN) will bypass this
     if answerNeverForwarded(
       query: query, name: lowercased, client: client, environment: &environment)
     {
@@ -155,7 +155,8 @@ extension Engine {
   func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
     guard !settings.verifyNames.isEmpty, isVerified(name(slot: slot)) else { return nil }
     transactions[slot].trustedOnly = settings.strict
-    return trustedUpstream(for: transactions[slot].type, now: now)
+    return trustedUpstream(
+      for: transactions[slot].type, route: transactions[slot].route, now: now)
   }
 
   /// Takes a slot for a new question (lower-cased `name`), for the caller
@@ -168,7 +169,20 @@ extension Engine {
   ) -> Int? {
     table.allocate(
       name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-      checkingDisabled: checkingDisabled, purpose: purpose)
+      checkingDisabled: checkingDisabled, purpose: purpose, route: route(for: name))
+  }
+
+  /// The route group of lower-cased flat `name`: that of the longest domain
+  /// at or above it named by an upstream's `for` or `for-list`, 0 when none
+  /// is (or no upstream has one). One binary search per label of `name` in
+  /// the static route table, no allocation; skipped when nothing is routed.
+  ///
+  /// The route decides which upstreams may be asked (`chooseUpstream`): a
+  /// routed name only those of its group, an unrouted one only upstreams
+  /// without `for`. Checks that keep names local ("never forward") must let
+  /// a routed name (non-zero group) through: the operator named its server.
+  public func route(for name: UnsafeRawBufferPointer) -> UInt8 {
+    settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name)
   }
 
   /// The `.answer` transaction asking this question, if one is in flight.

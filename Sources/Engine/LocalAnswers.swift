@@ -49,7 +49,10 @@ extension Engine {
       offset += 1 + Int(name[offset])
     }
     guard name.count - offset == domain.count,
-      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain)
+      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain),
+      // A name routed with `for` (`upstream udp 127.0.0.1:5353 for lan`)
+      // goes to the server the operator named for it.
+      route(for: name) == 0
     else { return false }
     counters.localNXDomain += 1
     writeLocalAnswer(

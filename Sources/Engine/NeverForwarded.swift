@@ -41,14 +41,19 @@ extension Engine {
   ) -> Bool {
     guard query.questionClass == .internet else { return false }
     let type = query.questionType
-    if !settings.forwardPrivateReverse, let zone = Self.locallyServedZone(name) {
+    // A name routed with `for` (`for 168.192.in-addr.arpa`) goes to the
+    // server the operator named for it; the route is looked up only for a
+    // name that would otherwise be kept here.
+    if !settings.forwardPrivateReverse, let zone = Self.locallyServedZone(name),
+      route(for: name) == 0
+    {
       counters.notForwarded += 1
       answerLocalZone(
         query: query, name: name, zone: zone, client: client, environment: &environment)
       return true
     }
     if !settings.forwardSingleLabel, Self.isSingleLabel(name),
-      type == .a || type == .aaaa || type == .any || type == .https
+      type == .a || type == .aaaa || type == .any || type == .https, route(for: name) == 0
     {
       counters.notForwarded += 1
       replyError(

@@ -97,7 +97,7 @@ struct TransactionTable: ~Copyable {
   /// `capacity` slots are active.
   mutating func allocate(
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose
+    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose, route: UInt8 = 0
   ) -> Int? {
     guard freeSlots >= 0 else { return nil }
     let slot = Int(freeSlots)
@@ -113,6 +113,7 @@ struct TransactionTable: ~Copyable {
     fresh.checkingDisabled = checkingDisabled
     fresh.nameLength = name.count
     fresh.nameHash = hash
+    fresh.route = route
     slots[slot] = fresh
     let start = slot * Self.nameStride
     UnsafeMutableRawBufferPointer(rebasing: names[start..<(start + Self.nameStride)]).copyMemory(
@@ -255,6 +256,9 @@ struct Transaction {
   var sentAt: UInt64 = 0
   var upstream: Int16 = -1
   var transport: UpstreamTransport = .udp
+  /// The route group of the name (`Engine.route(for:)`), computed once when
+  /// the slot is taken: only upstreams serving it are asked. 0: unrouted.
+  fileprivate(set) var route: UInt8 = 0
   /// Upstreams already tried, one bit each (the first 64).
   var tried: UInt64 = 0
   /// `strict`: a `verify` name, to be asked of trusted upstreams only.

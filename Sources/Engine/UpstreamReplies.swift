@@ -159,7 +159,10 @@ extension Engine {
       if transaction.transport != .udp { failOver(slot: slot, now: now, environment: &environment) }
       return true
     }
+    // A name routed to an upstream on a private address (a VPN's or the
+    // LAN's resolver) is private by nature: implicitly `rebind-allow`ed.
     if settings.rebindProtection && screen.hasPrivateAddress
+      && !(transaction.route != 0 && isPrivate(upstreams[upstream].endpoint.address))
       && !Self.isNameOrBelow(name, anyOf: settings.rebindAllowNames)
       && settings.overrides.lookup(name) == nil
     {

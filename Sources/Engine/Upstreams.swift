@@ -114,8 +114,8 @@ extension Engine {
   }
 
   /// The next upstream for `slot`'s question: the first untried one that
-  /// can answer its type (and is trusted, for a `strict` verify name) and
-  /// is not down; if all such are down, the first of them anyway (a down
+  /// serves its route group, can answer its type (and is trusted, for a
+  /// `strict` verify name) and is not down; if all such are down, the first of them anyway (a down
   /// upstream beats no answer).
   func chooseUpstream(for slot: Int, now: UInt64) -> Int? {
     let transaction = transactions[slot]
@@ -126,6 +126,7 @@ extension Engine {
       if index >= 64 && tried == ~0 { continue }
       if !canAnswer(transaction.type, upstream: index) { continue }
       if transaction.trustedOnly && !upstreams[index].trusted { continue }
+      if !upstreams[index].serves(routeGroup: transaction.route) { continue }
       if !isDown(upstream: index, now: now) { return index }
       if fallback == nil { fallback = index }
     }

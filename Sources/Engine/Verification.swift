@@ -63,11 +63,13 @@ struct VerificationTable {
 }
 
 extension Engine {
-  /// The first trusted upstream that can answer `type` and is not down,
-  /// for a `verify` name.
-  func trustedUpstream(for type: RRType, now: UInt64) -> Int? {
+  /// The first trusted upstream that serves `route`, can answer `type` and
+  /// is not down, for a `verify` name.
+  func trustedUpstream(for type: RRType, route: UInt8, now: UInt64) -> Int? {
     for index in 0..<upstreams.count
-    where upstreams[index].trusted && canAnswer(type, upstream: index) {
+    where upstreams[index].trusted && upstreams[index].serves(routeGroup: route)
+      && canAnswer(type, upstream: index)
+    {
       if !isDown(upstream: index, now: now) { return index }
     }
     return nil
@@ -91,7 +93,11 @@ extension Engine {
     var plainTried: UInt64 = 0
     var hasPlain = false
     for index in 0..<min(upstreams.count, 64) {
-      if upstreams[index].trusted { plainTried |= 1 << UInt64(index) } else { hasPlain = true }
+      if upstreams[index].trusted {
+        plainTried |= 1 << UInt64(index)
+      } else if upstreams[index].serves(routeGroup: transaction.route) {
+        hasPlain = true
+      }
     }
     guard hasPlain, let entry = verifications.take() else { return }
     verifications.rcodes[entry] = reply.rcode.rawValue

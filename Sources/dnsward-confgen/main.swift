@@ -92,7 +92,14 @@ guard let input = readFile(inputPath) else {
 
 let generated: String
 do throws(ConfigError) {
-  let settings = try ConfigParser.parse(bytes: input, fileName: inputPath, readFile: readListFile)
+  var lines = SourceLines()
+  let settings = try ConfigParser.parse(
+    bytes: input, fileName: inputPath, readFile: readListFile, lines: &lines)
+  // The compiled-in config is checked at build time: a bad `for-list` line,
+  // which `--config` would skip, fails the build.
+  if let skipped = lines.skippedListLines.first {
+    throw skipped
+  }
   generated = ConfigGenerator.swiftSource(settings, sourceName: shortName(inputPath))
 } catch {
   let location = error.line > 0 ? "\(error.file):\(error.line)" : error.file

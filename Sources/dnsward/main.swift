@@ -85,9 +85,16 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
-      return try ConfigParser.parse(
+      let settings = try ConfigParser.parse(
         bytes: bytes, fileName: String(decoding: path, as: UTF8.self), readFile: readBlockList,
         lines: &lines)
+      // A bad line of a `for-list` (data fetched from elsewhere) is skipped:
+      // the rest of the list and the config are served.
+      for skipped in lines.skippedListLines {
+        ProcessControl.printError(
+          Array(skipped.description.utf8) + Array(" (line skipped)\n".utf8))
+      }
+      return settings
     } catch {
       ProcessControl.printError(Array(error.description.utf8) + [0x0A])
       ProcessControl.exit(1)

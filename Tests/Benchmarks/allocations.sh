@@ -54,6 +54,10 @@
 #                  8 s), with the release build and with the host firmware
 #                  (-DDNSWARD_TLS=ON); the debug build allocates (1 and
 #                  about 200 per query, in unoptimized stdlib iteration)
+#   routed         distinct names forwarded through a route: Knot's upstream
+#                  line has `for cold.example.test for 168.192.in-addr.arpa`
+#                  and a route table of 1,000 more domains (`for-list`), so
+#                  each question's route is looked up in the table
 #   dead-upstream  distinct names, the only upstream a closed port: SERVFAIL
 #   stale          the upstream gone, every answer an expired entry served
 #                  stale (`stale 1d`, entries cached with max-ttl 1s by a
@@ -119,7 +123,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
 QUERIES=${QUERIES:-100000}
-ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh dead-upstream stale defended workers"
+ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed dead-upstream stale defended workers"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 TLS_SCRATCH=${ALLOC_TLS_SCRATCH:-/tmp/alloc-build-tls}
@@ -342,6 +346,12 @@ instance() {
           echo "ca-file $WORK/tls/ca.pem" >>"$WORK/$name.conf"
           binary=$DNSWARD_TLS
           ;;
+        routed)
+          awk 'BEGIN { for (i = 0; i < 1000; i++) print "server=/r" i ".example/192.0.2.53" }' \
+            >"$WORK/routes.conf"
+          write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache" udp \
+            "for cold.example.test for 168.192.in-addr.arpa for-list $WORK/routes.conf"
+          ;;
         dead-upstream)
           take_port upstream  # nothing listens there: ICMP port unreachable
           write_config "$WORK/$name.conf" "$port" "$upstream" "$WORK/$name.cache"
@@ -537,6 +547,8 @@ names 'dotw%d.cold.example.test' 0 5000 A AAAA >"$WORK/dot-warm.txt"
 names 'dot%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/dot.txt"
 names 'dohw%d.cold.example.test' 0 2000 A AAAA >"$WORK/doh-warm.txt"
 names 'doh%d.cold.example.test' 0 "$DOH_QUERIES" A AAAA >"$WORK/doh.txt"
+names 'rw%d.cold.example.test' 0 5000 A AAAA >"$WORK/routed-warm.txt"
+names 'r%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/routed.txt"
 names 'e%d.cold.example.test' 0 5000 A AAAA >"$WORK/dead-warm.txt"
 names 'f%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/dead.txt"
 
@@ -655,7 +667,7 @@ echo "(hits .. tc: the engine's own counters over the run; local = overridden + 
 header | tee "$TABLE"
 for workload in $WORKLOADS; do
   case $workload in
-    upstream-tcp | dead-upstream | stale)
+    upstream-tcp | routed | dead-upstream | stale)
       if ! can_configure; then
         echo "$workload: skipped (needs a second dnsward with --config, which this binary lacks)" |
           tee -a "$TABLE"
@@ -710,6 +722,7 @@ for workload in $WORKLOADS; do
       ;;
     dot) measure dot dot udp "$WORK/dot-warm.txt" 1 "$WORK/dot.txt" ;;
     doh) QUERIES=$DOH_QUERIES measure doh doh udp "$WORK/doh-warm.txt" 1 "$WORK/doh.txt" -q 32 ;;
+    routed) measure routed routed udp "$WORK/routed-warm.txt" 1 "$WORK/routed.txt" ;;
     dead-upstream) measure dead-upstream dead-upstream udp "$WORK/dead-warm.txt" 1 "$WORK/dead.txt" ;;
     stale)
       # Cache the hot names (max-ttl 1s), stop their Knot, let them expire;

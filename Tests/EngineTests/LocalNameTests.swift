@@ -140,9 +140,10 @@ final class LocalNameTests: XCTestCase {
   }
 
   /// A reverse name local data lacks, or one that is not a whole address
-  /// in canonical form (no leading zero), goes on (the upstream, here).
+  /// in canonical form (no leading zero), goes on: to the upstream with
+  /// `forward-private-reverse on`, to the RFC 6303 empty zone without.
   func testUnknownReverseNamesAreForwarded() {
-    let harness = makeHarness()
+    let harness = makeHarness(Self.config + "\nforward-private-reverse on")
     for name in [
       "51.1.168.192.in-addr.arpa", "1.168.192.in-addr.arpa", "050.1.168.192.in-addr.arpa",
       "256.1.168.192.in-addr.arpa",
@@ -163,9 +164,10 @@ final class LocalNameTests: XCTestCase {
     assertLocal(apex, harness)
     XCTAssertEqual(apex.answerCount, 0)
     XCTAssertEqual(harness.counters.localNXDomain, 3)
-    // Outside the domain (a longer last label is another domain) is forwarded.
-    for name in ["phone.plan", "lan.example", "phone"] {
-      XCTAssertTrue(harness.ask(makeQuery(id: 2, name: name, type: .a)).isEmpty, name)
+    // Outside the domain (a longer last label is another domain) is
+    // forwarded (a single-label name's MX too: only its addresses stay home).
+    for (name, type) in [("phone.plan", RRType.a), ("lan.example", .a), ("phone", .mx)] {
+      XCTAssertTrue(harness.ask(makeQuery(id: 2, name: name, type: type)).isEmpty, name)
     }
     XCTAssertEqual(harness.queries.count, 3)
   }

@@ -1,0 +1,106 @@
+import CompiledConfig
+import Config
+import Foundation
+import XCTest
+
+/// Routes through the generator (the compiled-in config): the route table's
+/// bytes land in string literals, each routed upstream carries its groups,
+/// and the source compiled by swiftc routes names as the parsed settings do.
+final class RouteGeneratedSourceTests: XCTestCase {
+  static let config = """
+    listen 127.0.0.1
+    upstream tls 9.9.9.9 name=dns.quad9.net trusted
+    upstream udp 223.5.5.5 for baidu.com for qq.com
+    upstream udp 10.8.0.1 for corp.example for qq.com
+    upstream httpdns 192.0.2.5 format=json for cdn.example
+    upstream udp 127.0.0.1:5353 for lan for 168.192.in-addr.arpa
+    """
+
+  static let probeNames = [
+    "www.baidu.com", "qq.com", "a.corp.example", "x.cdn.example", "printer.lan",
+    "1.1.168.192.in-addr.arpa", "google.com",
+  ]
+
+  func testTheRouteTableAndGroupsAreGenerated() throws {
+    let settings = try XCTUnwrap(parseOrFail(Self.config))
+    let source = ConfigGenerator.swiftSource(settings, sourceName: "routes.conf")
+    XCTAssertEqual(
+      staticStringBytes(of: "routeRecords", in: source), Array(settings.routes.records))
+    XCTAssertEqual(staticStringBytes(of: "routeIndex", in: source), Array(settings.routes.index))
+    XCTAssertTrue(source.contains("\n  settings.routes = OverrideTable(\n"), source)
+    XCTAssertTrue(
+      source.contains(
+        "      trusted: false,\n      routeGroups: 0x\(String(format: "%016X", settings.upstreams[1].routeGroups))),\n"
+      ), source)
+    XCTAssertNotEqual(settings.upstreams[1].routeGroups, settings.upstreams[2].routeGroups)
+    assertNoStringValues(source)
+    // Without routes, the upstreams are written as before.
+    let plain = ConfigGenerator.swiftSource(
+      try XCTUnwrap(parseOrFail("listen 127.0.0.1\nupstream udp 192.0.2.1")), sourceName: "p.conf")
+    XCTAssertFalse(plain.contains("routeGroups"))
+    XCTAssertTrue(plain.contains("\nlet routeRecords: StaticString = \"\"\n"), plain)
+  }
+
+  func testCompiledRoutesMatchTheParsedOnes() throws {
+    guard let swiftc = swiftCompiler() else { throw XCTSkip("swiftc not found") }
+    let settings = try XCTUnwrap(parseOrFail(Self.config))
+    let generated = ConfigGenerator.swiftSource(settings, sourceName: "routes.conf")
+    let root = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let work = FileManager.default.temporaryDirectory
+      .appendingPathComponent("dnsward-routes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: work) }
+    var sources: [String] = []
+    for module in ["DNSWire", "CompiledConfig"] {
+      let folder = root.appendingPathComponent("Sources/\(module)")
+      for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+      where file.hasSuffix(".swift") {
+        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+        let copy = work.appendingPathComponent("\(module)-\(file)")
+        try withoutImports(text).write(to: copy, atomically: true, encoding: .utf8)
+        sources.append(copy.path)
+      }
+    }
+    let generatedFile = work.appendingPathComponent("Generated.swift")
+    try withoutImports(generated).write(to: generatedFile, atomically: true, encoding: .utf8)
+    let mainFile = work.appendingPathComponent("main.swift")
+    let probeMain = """
+      let settings = compiledSettings()
+      print(settings.upstreams.map { String($0.routeGroups) }.joined(separator: " "))
+      for text in [\(Self.probeNames.map { "\"\($0)\"" }.joined(separator: ", "))] {
+        var name = [UInt8](repeating: 0, count: 256)
+        let count = Array(text.utf8).withUnsafeBytes { textBytes in
+          name.withUnsafeMutableBytes { try! Name.parse(text: textBytes, into: $0) }
+        }
+        print(Array(name[..<count]).withUnsafeBytes { settings.routes.routeGroup($0) })
+      }
+      """
+    try probeMain.write(to: mainFile, atomically: true, encoding: .utf8)
+    let probe = work.appendingPathComponent("probe")
+    let compile = try runProcess(
+      swiftc,
+      ["-Onone", "-module-name", "Probe", "-o", probe.path, generatedFile.path, mainFile.path]
+        + sources)
+    XCTAssertEqual(compile.status, 0, compile.error)
+    guard compile.status == 0 else { return }
+    let result = try runProcess(probe, [])
+    XCTAssertEqual(result.status, 0, result.error)
+    let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(
+      String.init)
+    let expected =
+      [settings.upstreams.map { String($0.routeGroups) }.joined(separator: " ")]
+      + Self.probeNames.map { name in
+        String(flatName(name).withUnsafeBytes { settings.routes.routeGroup($0) })
+      }
+    XCTAssertEqual(lines, expected)
+    XCTAssertEqual(expected.last, "0", "an unrouted name")
+  }
+
+  /// The text without its `import` lines: every module is one here.
+  func withoutImports(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { !$0.hasPrefix("import ") }
+      .joined(separator: "\n")
+  }
+}
