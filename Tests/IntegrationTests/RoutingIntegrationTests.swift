@@ -35,7 +35,7 @@ final class RoutingIntegrationTests: XCTestCase {
     let domesticNames = [
       "www.baidu.example", "qq.example", "a.weixin.qq.example", "taobao.example",
     ]
-    let trustedNames = ["www.example.com", "baidu.example.com", "example"]
+    let trustedNames = ["www.example.com", "baidu.example.com", "example.net"]
     for (index, name) in (domesticNames + trustedNames).enumerated() {
       let reply = Reply(
         StubClient.udp(StubClient.query(name, id: UInt16(index + 1)), port: dnsward.port))
