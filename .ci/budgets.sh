@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # .ci/budgets.sh — the firmware budgets, measured (issue 3):
-#   - aarch64 stripped binary, dynamically linked: at most 260,000 bytes
-#     (issue 14 cut it from 300 KiB: LTO, and no String output in main;
-#     Board/README.md, Size);
+#   - aarch64 stripped binary, dynamically linked: at most 295,000 bytes
+#     (issue 14 cut it from 300 KiB to 257,408 so that issue 15's local
+#     names, routing and never-forwarded zones fit; Board/README.md, Size);
 #   - peak RSS (VmHWM) after 10,000 queries with the generic-aarch64 board
 #     config: at most 2 MB for the native Embedded build (x86_64 host target);
 #     under qemu-user the ARM figures are reported as the difference from a
@@ -18,7 +18,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/.ci/lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-budgets.XXXXXX")
-SIZE_BUDGET=260000
+SIZE_BUDGET=295000
 RSS_BUDGET_KB=2048
 QUERIES=10000
 PIDS=()
