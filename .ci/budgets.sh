@@ -8,8 +8,8 @@
 #     under qemu-user the ARM figures are reported as the difference from a
 #     trivial C program run the same way (qemu itself takes ~16 MB).
 # The board config is compiled with its listen address moved to a free
-# loopback port and its upstream to a loopback Knot; every other table and
-# tunable is the board's. Only 127.0.0.1 is used.
+# loopback port, its upstream to a loopback Knot and its lease file to one
+# written here; every other table and tunable is the board's. Only 127.0.0.1 is used.
 #
 #   bash .ci/budgets.sh
 #
@@ -36,9 +36,14 @@ UPSTREAM=$(free_port $((PORT + 1)))
 start_knot "$UPSTREAM"
 
 BOARD_CONFIG=$ROOT/Board/generic-aarch64/dnsward.conf
-# Every listen line becomes the test port (duplicates are then dropped).
+# Every listen line becomes the test port (duplicates are then dropped); the
+# lease file is one of 50 leases here, as a DHCP server on the board writes it.
+for i in $(seq 1 50); do
+  echo "$(($(date +%s) + 3600)) 02:00:00:00:00:$(printf %02x "$i") 192.168.1.$((100 + i)) host$i *"
+done >"$WORK/dhcp.leases"
 sed -e "s|^listen .*|listen 127.0.0.1:$PORT|" \
   -e "s|^upstream .*|upstream udp 127.0.0.1:$UPSTREAM|" \
+  -e "s|^leases .*|leases $WORK/dhcp.leases|" \
   -e "s|^user .*||" "$BOARD_CONFIG" | awk '!seen[$0]++ || !/^listen/' >"$WORK/board.conf"
 grep -q "^listen 127.0.0.1:$PORT" "$WORK/board.conf" || fail "could not rewrite $BOARD_CONFIG"
 echo "override budget.test 192.0.2.1" >>"$WORK/board.conf"
