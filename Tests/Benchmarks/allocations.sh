@@ -58,6 +58,10 @@
 #                  line has `for cold.example.test for 168.192.in-addr.arpa`
 #                  and a route table of 1,000 more domains (`for-list`), so
 #                  each question's route is looked up in the table
+#   local          the LAN's own names, none forwarded: A, AAAA, NODATA and
+#                  PTR from a hosts file and a lease file of 500 names each
+#                  (`domain lan`), NXDOMAIN for an unknown name in the
+#                  domain, a single-label name and an RFC 6303 reverse name
 #   dead-upstream  distinct names, the only upstream a closed port: SERVFAIL
 #   stale          the upstream gone, every answer an expired entry served
 #                  stale (`stale 1d`, entries cached with max-ttl 1s by a
@@ -123,7 +127,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
 QUERIES=${QUERIES:-100000}
-ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed dead-upstream stale defended workers"
+ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local dead-upstream stale defended workers"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 TLS_SCRATCH=${ALLOC_TLS_SCRATCH:-/tmp/alloc-build-tls}
@@ -352,6 +356,16 @@ instance() {
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache" udp \
             "for cold.example.test for 168.192.in-addr.arpa for-list $WORK/routes.conf"
           ;;
+        local)
+          awk 'BEGIN { for (i = 1; i <= 500; i++) printf "10.1.%d.%d nas%d nas%d.lan\n", i / 250, i % 250, i, i }' \
+            >"$WORK/local.hosts"
+          awk -v now="$(date +%s)" 'BEGIN { for (i = 1; i <= 500; i++)
+            printf "%d 02:00:00:00:%02x:%02x 192.168.%d.%d host%d *\n", now + 86400, i / 256, i % 256, 1 + i / 250, i % 250, i }' \
+            >"$WORK/local.leases"
+          write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
+          printf 'hosts %s\nleases %s\ndomain lan\n' "$WORK/local.hosts" "$WORK/local.leases" \
+            >>"$WORK/$name.conf"
+          ;;
         dead-upstream)
           take_port upstream  # nothing listens there: ICMP port unreachable
           write_config "$WORK/$name.conf" "$port" "$upstream" "$WORK/$name.cache"
@@ -549,6 +563,18 @@ names 'dohw%d.cold.example.test' 0 2000 A AAAA >"$WORK/doh-warm.txt"
 names 'doh%d.cold.example.test' 0 "$DOH_QUERIES" A AAAA >"$WORK/doh.txt"
 names 'rw%d.cold.example.test' 0 5000 A AAAA >"$WORK/routed-warm.txt"
 names 'r%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/routed.txt"
+cat >"$WORK/local.txt" <<'Q'
+host7.lan A
+host7.lan AAAA
+host300 A
+7.1.168.192.in-addr.arpa PTR
+nas7.lan A
+nas7.lan MX
+7.0.1.10.in-addr.arpa PTR
+ghost.lan A
+fileserver A
+3.2.16.172.in-addr.arpa PTR
+Q
 names 'e%d.cold.example.test' 0 5000 A AAAA >"$WORK/dead-warm.txt"
 names 'f%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/dead.txt"
 
@@ -667,7 +693,7 @@ echo "(hits .. tc: the engine's own counters over the run; local = overridden + 
 header | tee "$TABLE"
 for workload in $WORKLOADS; do
   case $workload in
-    upstream-tcp | routed | dead-upstream | stale)
+    upstream-tcp | routed | local | dead-upstream | stale)
       if ! can_configure; then
         echo "$workload: skipped (needs a second dnsward with --config, which this binary lacks)" |
           tee -a "$TABLE"
@@ -723,6 +749,7 @@ for workload in $WORKLOADS; do
     dot) measure dot dot udp "$WORK/dot-warm.txt" 1 "$WORK/dot.txt" ;;
     doh) QUERIES=$DOH_QUERIES measure doh doh udp "$WORK/doh-warm.txt" 1 "$WORK/doh.txt" -q 32 ;;
     routed) measure routed routed udp "$WORK/routed-warm.txt" 1 "$WORK/routed.txt" ;;
+    local) measure local local udp "$WORK/local.txt" 10 "$WORK/local.txt" ;;
     dead-upstream) measure dead-upstream dead-upstream udp "$WORK/dead-warm.txt" 1 "$WORK/dead.txt" ;;
     stale)
       # Cache the hot names (max-ttl 1s), stop their Knot, let them expire;
