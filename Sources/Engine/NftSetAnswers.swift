@@ -54,3 +54,18 @@ extension Engine {
     }
   }
 }
+
+extension Engine {
+  /// The loop's netlink writer's totals, for `stats.dnsward.` and the
+  /// counters log (the engine cannot see the writer: it is in Platform).
+  public func noteNftSetWriter(
+    elementsSent: Int, elementsDropped: Int, batchesFailed: Int, elementsFailed: Int,
+    elementsUnsupported: Int
+  ) {
+    counters.nftsetElementsSent = UInt64(elementsSent)
+    counters.nftsetElementsDropped = UInt64(elementsDropped)
+    counters.nftsetBatchesFailed = UInt64(batchesFailed)
+    counters.nftsetElementsFailed = UInt64(elementsFailed)
+    counters.nftsetElementsUnsupported = UInt64(elementsUnsupported)
+  }
+}
