@@ -26,30 +26,14 @@ extension ConfigGenerator {
     out.arrayEnd(isEmpty: settings.nftsetGroups.isEmpty)
   }
 
-  /// `nftsets: N domains` and each directive: `  inet fw vpn4,vpn6: 2 domains`.
+  /// `nftsets: 2 directives, 5 domains, addresses kept for their TTL`.
   static func appendNftSets(_ settings: Settings, to out: inout MessageText) {
-    let names = settings.nftsetNames
     guard !settings.nftsets.isEmpty else { return }
-    var perGroup = [Int](repeating: 0, count: 128)
-    for index in 0..<names.count { perGroup[Int(names.routeGroup(at: index) & 127)] += 1 }
-    let plural: StaticString = names.count == 1 ? "" : "s"
-    out.append("nftsets: \(names.count) domain\(plural), addresses kept for their TTL\n")
-    for (index, target) in settings.nftsets.enumerated() {
-      var domains = 0
-      for (group, members) in settings.nftsetGroups.enumerated()
-      where members & (1 << UInt64(index)) != 0 {
-        domains += perGroup[group + 1]
-      }
-      let family: StaticString =
-        target.family == NftSetTarget.ip ? "ip" : target.family == NftSetTarget.ip6 ? "ip6" : "inet"
-      out.append("  \(family) \(escaped: target.table) ")
-      if target.family == NftSetTarget.inet {
-        out.append("\(escaped: target.ipv4Set),\(escaped: target.ipv6Set)")
-      } else {
-        out.append("\(escaped: target.ipv4Set)\(escaped: target.ipv6Set)")
-      }
-      let plural: StaticString = domains == 1 ? "" : "s"
-      out.append(": \(domains) domain\(plural)\n")
-    }
+    out.append(
+      """
+      nftsets: \(settings.nftsets.count) directives, \(settings.nftsetNames.count) domains, \
+      addresses kept for their TTL
+
+      """)
   }
 }

@@ -21,47 +21,36 @@ extension ConfigReader {
   static let nftNameLimit = 255
 
   mutating func addNftSet(_ arguments: [ArraySlice<UInt8>]) throws(LineError) {
-    let usage: StaticString =
-      "usage: nftset inet|ip|ip6 TABLE SET[,SET6] for DOMAIN [for DOMAIN...] | for-list PATH"
-    guard arguments.count >= 3 else { throw LineError("missing arguments (\(usage))") }
     guard settings.nftsets.count < Self.nftsetLimit else {
-      throw LineError("at most \(Self.nftsetLimit) 'nftset' directives are allowed")
+      throw LineError("at most 64 'nftset' directives are allowed")
     }
-    let family: UInt8
-    if isWord(arguments[0], "inet") {
-      family = NftSetTarget.inet
-    } else if isWord(arguments[0], "ip") {
+    var family = NftSetTarget.inet
+    if isWord(arguments[0], "ip") {
       family = NftSetTarget.ip
     } else if isWord(arguments[0], "ip6") {
       family = NftSetTarget.ip6
-    } else {
-      throw LineError("unknown family \(quoted: arguments[0]) (\(usage))")
+    } else if !isWord(arguments[0], "inet") {
+      throw LineError("unknown family \(quoted: arguments[0]) (inet, ip or ip6)")
     }
     let table = try nftName(arguments[1], what: "table")
+    // `SET`, `SET,SET6` or `,SET6`; a comma only for inet.
     let sets = arguments[2]
+    let comma = sets.firstIndex(of: UInt8(ascii: ",")) ?? sets.endIndex
+    guard comma == sets.endIndex || family == NftSetTarget.inet else {
+      throw LineError("\(quoted: sets): SET,SET6 is for family inet")
+    }
     var ipv4Set: [UInt8] = []
     var ipv6Set: [UInt8] = []
-    if let comma = sets.firstIndex(of: UInt8(ascii: ",")) {
-      guard family == NftSetTarget.inet else {
-        throw LineError(
-          """
-          \(quoted: sets): two sets for family \(quoted: arguments[0]), which has one address \
-          family (SET,SET6 is for inet)
-          """)
-      }
-      let first = sets[..<comma]
-      let second = sets[(comma + 1)...]
-      if !first.isEmpty { ipv4Set = try nftName(first, what: "set") }
-      ipv6Set = try nftName(second, what: "set")
+    if comma < sets.endIndex {
+      if comma > sets.startIndex { ipv4Set = try nftName(sets[..<comma], what: "set") }
+      ipv6Set = try nftName(sets[(comma + 1)...], what: "set")
     } else if family == NftSetTarget.ip6 {
       ipv6Set = try nftName(sets, what: "set")
     } else {
       ipv4Set = try nftName(sets, what: "set")
     }
     let (rest, domains) = try routeOptions(arguments[3...])
-    if let extra = rest.first {
-      throw LineError("unexpected \(quoted: extra) (\(usage))")
-    }
+    if let extra = rest.first { throw LineError("unexpected \(quoted: extra)") }
     guard !domains.isEmpty else { throw LineError("missing 'for DOMAIN' or 'for-list PATH'") }
     settings.nftsets.append(
       NftSetTarget(family: family, table: table, ipv4Set: ipv4Set, ipv6Set: ipv6Set))
@@ -78,13 +67,9 @@ extension ConfigReader {
   /// A table or set name: 1…255 printable ASCII bytes (a `#` would start a
   /// comment, and a `,` separates the two sets).
   func nftName(_ token: ArraySlice<UInt8>, what: StaticString) throws(LineError) -> [UInt8] {
-    guard !token.isEmpty else { throw LineError("empty \(what) name") }
-    guard token.count <= Self.nftNameLimit else {
-      throw LineError("\(what) name longer than \(Self.nftNameLimit) characters")
-    }
-    for byte in token where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "#") {
-      throw LineError("bad \(what) name \(quoted: token) (printable ASCII)")
-    }
+    guard !token.isEmpty, token.count <= Self.nftNameLimit,
+      !token.contains(where: { $0 <= 0x20 || $0 >= 0x7F })
+    else { throw LineError("bad \(what) name \(quoted: token) (1-255 printable ASCII bytes)") }
     return Array(token)
   }
 
@@ -95,9 +80,7 @@ extension ConfigReader {
     settings.nftsetNames = nftsetNames.build(routeGroups: &groups)
     // A record keeps its group in 7 bits (`OverrideTableBuilder.closeRoute`).
     guard groups.count <= 127 else {
-      throw LineError(
-        "\(groups.count) different sets of 'nftset' directives share domains; at most 127 are allowed"
-      )
+      throw LineError("over 127 different sets of 'nftset' directives share domains")
     }
     settings.nftsetGroups = groups
   }

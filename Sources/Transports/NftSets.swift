@@ -11,8 +11,8 @@ import Platform
 /// its sets' batches and returns; the loop flushes once per turn (one
 /// non-blocking write per set that has elements) and reads the kernel's
 /// acknowledgements when the socket is readable. A directive's IPv4 and
-/// IPv6 sets are writer sets of their own; sets named by several
-/// directives are one writer set.
+/// IPv6 sets are writer sets of their own (a set named by two directives
+/// is two writer sets: two batches to one set, which the kernel takes).
 final class NftSetSink {
   let writer: NetfilterSetWriter
   let engine: Engine
@@ -35,20 +35,11 @@ final class NftSetSink {
     }
     self.writer = writer
     self.engine = engine
-    var named: [(family: UInt8, table: [UInt8], set: [UInt8], index: Int)] = []
     func index(_ target: NftSetTarget, _ set: [UInt8], keyLength: Int) -> Int {
       guard !set.isEmpty else { return -1 }
-      for entry in named
-      where entry.family == target.family && entry.table == target.table && entry.set == set {
-        return entry.index
-      }
-      guard
-        let added = writer.addSet(
-          family: NetfilterFamily(rawValue: target.family), table: target.table, set: set,
-          keyLength: keyLength)
-      else { return -1 }
-      named.append((target.family, target.table, set, added))
-      return added
+      return writer.addSet(
+        family: NetfilterFamily(rawValue: target.family), table: target.table, set: set,
+        keyLength: keyLength) ?? -1
     }
     var ipv4Sets: [Int] = []
     var ipv6Sets: [Int] = []
