@@ -82,7 +82,7 @@ extension ConfigReader {
         "'for .' would route every name: leave 'for' out for the upstreams of the other names")
     }
     let entry = OverrideTableBuilder.Entry(name: name, kind: .route, upstream: UInt8(upstream))
-    guard (forSets ? nftsetNames : routes).hasRoom(for: entry) else {
+    guard forSets ? nftsetNames.hasRoom(for: entry) : routes.hasRoom(for: entry) else {
       throw LineError(
         "too many routed domains: the route table holds at most \(OverrideRecord.offsetLimit >> 20) MiB of names"
       )

@@ -16,53 +16,50 @@ import Platform
 final class NftSetSink {
   let writer: NetfilterSetWriter
   let engine: Engine
-  /// Per directive: the writer's set for A addresses, and for AAAA
-  /// addresses; -1: none.
-  let ipv4Sets: [Int]
-  let ipv6Sets: [Int]
+  /// Per directive d: the writer's set for A addresses at 2d, for AAAA
+  /// addresses at 2d + 1; -1: none.
+  let sets: UnsafeMutableBufferPointer<Int>
 
   /// Nil without `nftset`, or when no netlink socket can be opened (logged:
   /// the answers go on without the sets).
   init?(settings: Settings, engine: Engine, log: LogLine) {
-    guard !settings.nftsets.isEmpty else { return nil }
-    let writer: NetfilterSetWriter
+    let count = settings.nftsets.count
+    guard count > 0 else { return nil }
     do {
-      writer = try NetfilterSetWriter(log: log, setCapacity: 2 * settings.nftsets.count)
+      writer = try NetfilterSetWriter(log: log, setCapacity: 2 * count)
     } catch {
       log.start(.error).append("nftset: cannot open a NETLINK_NETFILTER socket: ")
         .append(errno: error).append("; sets are not filled").emit(.error)
       return nil
     }
-    self.writer = writer
     self.engine = engine
-    func index(_ target: NftSetTarget, _ set: [UInt8], keyLength: Int) -> Int {
-      guard !set.isEmpty else { return -1 }
-      return writer.addSet(
-        family: NetfilterFamily(rawValue: target.family), table: target.table, set: set,
-        keyLength: keyLength) ?? -1
+    sets = .allocate(capacity: 2 * count)
+    for index in 0..<(2 * count) {
+      let target = settings.nftsets[index >> 1]
+      let name = index & 1 == 0 ? target.ipv4Set : target.ipv6Set
+      sets[index] =
+        name.isEmpty
+        ? -1
+        : writer.addSet(
+          family: NetfilterFamily(rawValue: target.family), table: target.table, set: name,
+          keyLength: index & 1 == 0 ? 4 : 16) ?? -1
     }
-    var ipv4Sets: [Int] = []
-    var ipv6Sets: [Int] = []
-    for target in settings.nftsets {
-      ipv4Sets.append(index(target, target.ipv4Set, keyLength: 4))
-      ipv6Sets.append(index(target, target.ipv6Set, keyLength: 16))
-    }
-    self.ipv4Sets = ipv4Sets
-    self.ipv6Sets = ipv6Sets
     writer.querySets()
   }
+
+  deinit { sets.deallocate() }
 
   /// Queues `address` for the sets of `directives` (bit i: directive i),
   /// to expire after `ttl` seconds (at least one).
   func add(directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32) {
-    let sets = address.count == 4 ? ipv4Sets : ipv6Sets
+    let family = address.count == 4 ? 0 : 1
     let milliseconds = UInt64(max(ttl, 1)) * 1000
     var remaining = directives
     while remaining != 0 {
-      let directive = remaining.trailingZeroBitCount
+      let slot = 2 * remaining.trailingZeroBitCount + family
       remaining &= remaining - 1
-      guard directive < sets.count, sets[directive] >= 0 else { continue }
-      writer.add(address, to: sets[directive], timeoutMilliseconds: milliseconds)
+      guard slot < sets.count, sets[slot] >= 0 else { continue }
+      writer.add(address, to: sets[slot], timeoutMilliseconds: milliseconds)
     }
   }
 
