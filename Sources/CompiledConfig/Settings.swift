@@ -110,6 +110,30 @@ public enum LogLevel: UInt8, Comparable, Sendable {
 /// without the directive gets. The range each directive accepts is declared
 /// once, with the directive, in Sources/Config/Directive.swift (a test checks
 /// that the defaults declared there are the ones here).
+/// One `nftset` directive: where the addresses of answers for its domains
+/// go. Names are the bytes `nft` shows (at most 255, NFT_NAME_MAXLEN less
+/// its NUL).
+public struct NftSetTarget: Equatable, Sendable {
+  /// NFPROTO_INET (1), NFPROTO_IPV4 (2) or NFPROTO_IPV6 (10).
+  public var family: UInt8
+  public var table: [UInt8]
+  /// The set for A records' addresses; empty: none.
+  public var ipv4Set: [UInt8]
+  /// The set for AAAA records' addresses; empty: none.
+  public var ipv6Set: [UInt8]
+
+  public init(family: UInt8, table: [UInt8], ipv4Set: [UInt8], ipv6Set: [UInt8]) {
+    self.family = family
+    self.table = table
+    self.ipv4Set = ipv4Set
+    self.ipv6Set = ipv6Set
+  }
+
+  public static let inet: UInt8 = 1
+  public static let ip: UInt8 = 2
+  public static let ip6: UInt8 = 10
+}
+
 public struct Settings {
   /// `listen`: UDP and TCP sockets for clients.
   public var listen: [Endpoint] = []
@@ -318,6 +342,14 @@ public struct Settings {
   /// its route group (`OverrideKind.route` entries); the upstreams of group
   /// g are those whose `routeGroups` has bit g. Empty: nothing is routed.
   public var routes: OverrideTable = OverrideTable()
+  /// `nftset FAMILY TABLE SET[,SET6] for NAME | for-list PATH`: the sets, one
+  /// per directive, in config order.
+  public var nftsets: [NftSetTarget] = []
+  /// The domains of the `nftset` directives (`OverrideKind.route` entries, as
+  /// in `routes`); the directives of group g are the bits of
+  /// `nftsetGroups[g - 1]`. Empty: no name is looked up.
+  public var nftsetNames: OverrideTable = OverrideTable()
+  public var nftsetGroups: [UInt64] = []
 
   public init() {}
 

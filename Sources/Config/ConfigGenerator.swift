@@ -26,6 +26,7 @@ public enum ConfigGenerator {
     out.line()
     emitOverrideTables(settings.overrides, prefix: "override", into: &out)
     emitOverrideTables(settings.routes, prefix: "route", into: &out)
+    emitOverrideTables(settings.nftsetNames, prefix: "nftset", into: &out)
     out.line("/// `upstream resolv-conf`: \(describePath(settings.resolvConfPath)).")
     out.byteArray("resolvConfPathBytes", settings.resolvConfPath)
     out.line()
@@ -229,7 +230,10 @@ public enum ConfigGenerator {
     out.line(
       "  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
     out.byteArray("  settings.localDomain = ", settings.localDomain, suffix: "")
-    for (field, prefix) in [("overrides", "override"), ("routes", "route")] {
+    emitNftSets(settings, into: &out)
+    for (field, prefix) in [
+      ("overrides", "override"), ("routes", "route"), ("nftsetNames", "nftset"),
+    ] {
       out.line("  settings.\(field) = OverrideTable(")
       out.line("    records: TableBytes(\(prefix)Records), index: TableBytes(\(prefix)Index),")
       out.line(

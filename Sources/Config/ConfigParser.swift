@@ -131,6 +131,8 @@ struct ConfigReader {
   var overrides = OverrideTableBuilder()
   /// `for`, `for-list`: the routed domains (`ConfigReader+Routes`).
   var routes = OverrideTableBuilder()
+  /// `nftset`: the domains whose answers fill sets (`ConfigReader+NftSets`).
+  var nftsetNames = OverrideTableBuilder()
   var skippedListLines: [ConfigError] = []
   /// Indexed by `Directive.rawValue`; 0: not seen yet.
   var firstLine = [Int](repeating: 0, count: Directive.allCases.count)
@@ -242,6 +244,7 @@ struct ConfigReader {
     case .localNames: settings.localNamesCapacity = try number(value, for: directive)
     case .hosts, .leases: try addLocalNameFile(value, for: directive, line: line)
     case .domain: try setLocalDomain(value)
+    case .nftset: try addNftSet(arguments)
     }
   }
 
@@ -277,6 +280,7 @@ struct ConfigReader {
     try checkVerifyHasTrustedUpstream()
     settings.overrides = overrides.build()
     try finishRoutes()
+    try finishNftSets()
     return settings
   }
 }

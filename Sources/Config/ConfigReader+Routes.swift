@@ -67,8 +67,11 @@ extension ConfigReader {
     }
   }
 
-  /// One routed domain: a name (not `*.`, not the root).
-  mutating func addRoute(_ token: ArraySlice<UInt8>, upstream: Int) throws(LineError) {
+  /// One routed domain: a name (not `*.`, not the root). `upstream` is the
+  /// upstream's index, or for `nftset` (`forSets`) the directive's.
+  mutating func addRoute(_ token: ArraySlice<UInt8>, upstream: Int, forSets: Bool = false)
+    throws(LineError)
+  {
     if token.first == UInt8(ascii: "*") {
       throw LineError(
         "'for' takes a domain, not a wildcard: \(quoted: token) already covers every name below it")
@@ -79,22 +82,24 @@ extension ConfigReader {
         "'for .' would route every name: leave 'for' out for the upstreams of the other names")
     }
     let entry = OverrideTableBuilder.Entry(name: name, kind: .route, upstream: UInt8(upstream))
-    guard routes.hasRoom(for: entry) else {
+    guard forSets ? nftsetNames.hasRoom(for: entry) : routes.hasRoom(for: entry) else {
       throw LineError(
         "too many routed domains: the route table holds at most \(OverrideRecord.offsetLimit >> 20) MiB of names"
       )
     }
-    routes.add(entry)
+    if forSets { nftsetNames.add(entry) } else { routes.add(entry) }
   }
 
   /// `for-list PATH`: every domain of the file; bad lines are skipped.
-  mutating func addRouteList(_ token: ArraySlice<UInt8>, upstream: Int) throws(LineError) {
+  mutating func addRouteList(_ token: ArraySlice<UInt8>, upstream: Int, forSets: Bool = false)
+    throws(LineError)
+  {
     let path = try listPath(token, directive: "for-list")
     let contents = try readList(path, directive: "for-list")
     let listName = String(decoding: path, as: UTF8.self)
     try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
       do throws(LineError) {
-        try addListedRoute(tokens, upstream: upstream)
+        try addListedRoute(tokens, upstream: upstream, forSets: forSets)
       } catch {
         skippedListLines.append(
           ConfigError(file: listName, line: lineNumber, message: error.message))
@@ -103,15 +108,22 @@ extension ConfigReader {
   }
 
   /// The domain of one list line, or those of a dnsmasq
-  /// `server=/DOMAIN/.../ADDRESS` line (all of them or, if one is bad, none).
-  mutating func addListedRoute(_ tokens: [ArraySlice<UInt8>], upstream: Int) throws(LineError) {
+  /// `server=/DOMAIN/.../ADDRESS` or `nftset=/DOMAIN/.../[4|6]#FAMILY#TABLE#SET`
+  /// line (all of them or, if one is bad, none; what follows the last '/'
+  /// is dnsmasq's and ignored: the directive naming the list decides).
+  mutating func addListedRoute(
+    _ tokens: [ArraySlice<UInt8>], upstream: Int, forSets: Bool = false
+  ) throws(LineError) {
     guard tokens.count == 1 else {
       throw LineError(
         "one domain per line, found \(quoted: tokens[1]) after \(quoted: tokens[0])")
     }
     let token = tokens[0]
-    let prefix = spelling("server=/")
-    guard token.starts(with: prefix) else { return try addRoute(token, upstream: upstream) }
+    var prefix = spelling("server=/")
+    if !token.starts(with: prefix) { prefix = spelling("nftset=/") }
+    guard token.starts(with: prefix) else {
+      return try addRoute(token, upstream: upstream, forSets: forSets)
+    }
     // Each piece that a '/' ends is a domain; what follows the last, the address.
     var domains: [ArraySlice<UInt8>] = []
     var start = token.startIndex + prefix.count
@@ -122,10 +134,13 @@ extension ConfigReader {
     // An empty domain (`//`) stops the walk before a '/'.
     guard !domains.isEmpty, !token[start...].contains(UInt8(ascii: "/")) else {
       throw LineError(
-        "bad dnsmasq line \(quoted: token) (expected server=/DOMAIN/[DOMAIN/...]ADDRESS)")
+        token.starts(with: spelling("server=/"))
+          ? "bad dnsmasq line \(quoted: token) (expected server=/DOMAIN/[DOMAIN/...]ADDRESS)"
+          : "bad dnsmasq line \(quoted: token) (expected nftset=/DOMAIN/[DOMAIN/...]4#inet#TABLE#SET)"
+      )
     }
     for domain in domains { _ = try flatName(domain, written: domain) }
-    for domain in domains { try addRoute(domain, upstream: upstream) }
+    for domain in domains { try addRoute(domain, upstream: upstream, forSets: forSets) }
   }
 
   /// Builds the route table and gives each upstream its groups.

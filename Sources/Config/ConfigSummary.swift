@@ -40,6 +40,7 @@ extension ConfigGenerator {
     if count == 0 { out.append("none (overrides only)") }
     out.append("\n")
     appendRoutes(settings, to: &out)
+    appendNftSets(settings, to: &out)
     appendCAFile(settings, to: &out)
     let timeout = describeDuration(milliseconds: settings.timeoutMilliseconds)
     out.append("timeout: \(timeout), inflight: \(settings.inflight)\n")

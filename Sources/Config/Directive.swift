@@ -31,6 +31,7 @@ enum Directive: Int, CaseIterable {
   case caFile
   case seccomp
   case localNames, hosts, leases, domain
+  case nftset
 }
 
 extension Directive {
@@ -399,6 +400,13 @@ extension Directive {
         e.g. lan
         the LAN's domain: bare local names answer as NAME.DOMAIN too; other names in it NXDOMAIN
         """)
+    case .nftset:
+      return .init(
+        """
+        nftset inet|ip|ip6 TABLE SET[,SET6] for DOMAIN [for DOMAIN...] | for-list PATH
+        e.g. nftset inet fw vpn4,vpn6 for video.example
+        add the A (SET) and AAAA (SET6) addresses of answers for DOMAIN to nftables sets
+        """, repeatable: true)
     }
   }
 }

@@ -14,6 +14,7 @@ extension Directive {
   var argumentCount: ClosedRange<Int> {
     switch self {
     case .override, .upstream: return 2...Int.max
+    case .nftset: return 3...Int.max
     default: return 1...1
     }
   }

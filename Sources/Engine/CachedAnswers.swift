@@ -151,6 +151,7 @@ extension Engine {
         extendedRcode: 0)
     }
     send(replyLength: length, to: waiter.client, environment: &environment)
+    addToNftSets(message, name: name, age: age, stale: stale, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
         client: waiter.client, name: name, type: message.questionType,

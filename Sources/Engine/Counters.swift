@@ -104,5 +104,23 @@ public struct EngineCounters {
   /// (NODATA for the domain itself), never forwarded.
   public var localNXDomain: UInt64 = 0
 
+  // nftset (NftSetAnswers.swift). The engine counts the addresses it hands
+  // over; the loop copies its netlink writer's counts into the others after
+  // each flush (`Server.flushNftSets`).
+
+  /// A and AAAA addresses of answers for `nftset` names, handed to the sets.
+  public var nftsetAddresses: UInt64 = 0
+  /// Elements the writer sent to the kernel.
+  public var nftsetElementsSent: UInt64 = 0
+  /// Elements not sent: the netlink socket would not take their batch.
+  public var nftsetElementsDropped: UInt64 = 0
+  /// Batches the kernel refused (a missing set, no CAP_NET_ADMIN, ...), and
+  /// the elements they carried.
+  public var nftsetBatchesFailed: UInt64 = 0
+  public var nftsetElementsFailed: UInt64 = 0
+  /// Elements for a set that is an interval set, a map, or of the other
+  /// address family: not written.
+  public var nftsetElementsUnsupported: UInt64 = 0
+
   public init() {}
 }

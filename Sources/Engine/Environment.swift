@@ -122,6 +122,8 @@ public protocol EngineEnvironment {
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64)
+  /// See the default implementation below (`nftset`).
+  mutating func addToNftSet(directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32)
 }
 
 extension EngineEnvironment {
@@ -143,5 +145,14 @@ extension EngineEnvironment {
   public mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64
+  ) {}
+
+  /// An address (4 or 16 bytes, network order) of an answer sent to a
+  /// client, for the sets of the `nftset` directives whose bits are set in
+  /// `directives` (bit i: `Settings.nftsets[i]`), to be kept `ttl` seconds.
+  /// Must not block: queue it and return. Called only when `nftset` names
+  /// the answer's question.
+  public mutating func addToNftSet(
+    directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32
   ) {}
 }

@@ -73,7 +73,12 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
+    var sentToAClient = false
     for waiter in table.waiters(of: slot) {
+      if !sentToAClient {
+        sentToAClient = true
+        addToNftSets(reply, name: name, environment: &environment)
+      }
       // RA: dnsward offers recursion whatever the upstream says of itself.
       var flags = reply.flags
       flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)

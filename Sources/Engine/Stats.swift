@@ -34,7 +34,7 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 52
+  public static let statisticCount = 58
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -94,7 +94,13 @@ extension Engine {
     case 48: return ("aaaaFiltered", c.aaaaFiltered)
     case 49: return ("localAnswers", c.localAnswers)
     case 50: return ("localNXDomain", c.localNXDomain)
-    default: return ("localNamesDropped", UInt64(localNames.active.dropped))
+    case 51: return ("localNamesDropped", UInt64(localNames.active.dropped))
+    case 52: return ("nftsetAddresses", c.nftsetAddresses)
+    case 53: return ("nftsetElementsSent", c.nftsetElementsSent)
+    case 54: return ("nftsetElementsDropped", c.nftsetElementsDropped)
+    case 55: return ("nftsetBatchesFailed", c.nftsetBatchesFailed)
+    case 56: return ("nftsetElementsFailed", c.nftsetElementsFailed)
+    default: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
     }
   }
 

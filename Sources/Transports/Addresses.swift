@@ -30,6 +30,7 @@ enum Token {
     case overrideProbe = 7
     case upstreamHTTP = 8
     case routeMonitor = 9
+    case nftsetWriter = 10
   }
 
   static func make(_ kind: Kind, slot: Int, generation: UInt32 = 0) -> UInt64 {

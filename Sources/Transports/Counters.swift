@@ -97,6 +97,18 @@ extension Server {
       .append(" rate-limited ").append(decimal: engineCounters.rateLimited)
       .append(" any-refused ").append(decimal: engineCounters.anyRefused)
       .emit(.info)
+    // `nftset`: addresses handed to the sets, and what the kernel made of them.
+    if !settings.nftsets.isEmpty {
+      startCounterLine()
+      log.append("nftset addresses ").append(decimal: engineCounters.nftsetAddresses)
+        .append(" elements-sent ").append(decimal: engineCounters.nftsetElementsSent)
+        .append(" elements-dropped ").append(decimal: engineCounters.nftsetElementsDropped)
+        .append(" batches-failed ").append(decimal: engineCounters.nftsetBatchesFailed)
+        .append(" elements-failed ").append(decimal: engineCounters.nftsetElementsFailed)
+        .append(" elements-unsupported ")
+        .append(decimal: engineCounters.nftsetElementsUnsupported)
+        .emit(.info)
+    }
     // One line per upstream: its answers, timeouts, failures, smoothed RTT
     // and disagreements with the trusted upstream.
     for upstream in 0..<engine.upstreams.count {

@@ -16,6 +16,8 @@ final class LoopEnvironment: EngineEnvironment {
   let udpUpstreams: UDPUpstreamPool
   let tcpUpstreams: TCPUpstreamPool
   let httpdnsUpstreams: HTTPDNSUpstreamPool
+  /// `nftset`: nil without it.
+  let nftsets: NftSetSink?
   let random = SecureRandom()
   /// A name in presentation form for the log: every octet may take four
   /// characters (`\DDD`).
@@ -24,7 +26,7 @@ final class LoopEnvironment: EngineEnvironment {
   init(
     context: LoopContext, udpClients: UDPClients, tcpClients: TCPClientPool,
     udpUpstreams: UDPUpstreamPool, tcpUpstreams: TCPUpstreamPool,
-    httpdnsUpstreams: HTTPDNSUpstreamPool
+    httpdnsUpstreams: HTTPDNSUpstreamPool, nftsets: NftSetSink?
   ) {
     self.context = context
     self.udpClients = udpClients
@@ -32,6 +34,7 @@ final class LoopEnvironment: EngineEnvironment {
     self.udpUpstreams = udpUpstreams
     self.tcpUpstreams = tcpUpstreams
     self.httpdnsUpstreams = httpdnsUpstreams
+    self.nftsets = nftsets
     nameText = .allocate(byteCount: 4 * Name.maxLength, alignment: 1)
   }
 
@@ -69,6 +72,10 @@ final class LoopEnvironment: EngineEnvironment {
   }
 
   func randomUInt64() -> UInt64 { random.nextUInt64() }
+
+  func addToNftSet(directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32) {
+    nftsets?.add(directives: directives, address: address, ttl: ttl)
+  }
 
   /// With `log-queries on` the query lines are written at info (shown with
   /// the default `log info`); otherwise at debug.

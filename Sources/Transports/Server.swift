@@ -36,6 +36,8 @@ public final class Server {
   let httpdnsUpstreams: HTTPDNSUpstreamPool
   /// rtnetlink: WAN address, route and link changes (nil where unavailable).
   let routeMonitor: RouteMonitor?
+  /// `nftset`: the netlink writer (NftSets.swift); nil without it.
+  let nftsets: NftSetSink?
   /// When a burst of route changes is acted on (0: none pending): a PPPoE
   /// reconnect brings a link, addresses and routes one after the other.
   var networkChangeDue: UInt64 = 0
@@ -116,16 +118,23 @@ public final class Server {
       throw StartError(code: Errno(rawValue: 0), tlsReason: error.reason, tlsCode: error.code)
     }
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
+    nftsets = NftSetSink(settings: settings, engine: engine, log: log)
     overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
     environment = LoopEnvironment(
       context: context, udpClients: udpClients, tcpClients: tcpClients,
-      udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams)
+      udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams,
+      nftsets: nftsets)
     do {
       try context.epoll.add(signals, events: Epoll.readable, token: Token.make(.signal, slot: 0))
       if let routeMonitor {
         try context.epoll.add(
           routeMonitor.descriptor, events: Epoll.readable,
           token: Token.make(.routeMonitor, slot: 0))
+      }
+      if let nftsets {
+        try context.epoll.add(
+          nftsets.writer.descriptor, events: Epoll.readable,
+          token: Token.make(.nftsetWriter, slot: 0))
       }
       for index in 0..<udpClients.listeners.count {
         try context.epoll.add(
@@ -182,6 +191,7 @@ public final class Server {
       httpdnsUpstreams.processBroken(now: now, environment: &environment)
       overrideProbes.poll(now: now)
       udpClients.flush()
+      nftsets?.flush()
       if now &- lastHousekeeping >= 1000 {
         lastHousekeeping = now
         tcpClients.closeIdle(now: now)
@@ -201,6 +211,7 @@ public final class Server {
     let waiting = engine.answerPendingAtShutdown(
       now: MonotonicClock.nowMilliseconds(), environment: &environment)
     udpClients.flush()
+    nftsets?.flush()
     if waiting > 0 {
       log.start(.info).append("answered ").append(decimal: waiting)
         .append(" waiting clients before stopping").emit(.info)
@@ -240,6 +251,8 @@ public final class Server {
       if let routeMonitor, routeMonitor.drain() > 0, networkChangeDue == 0 {
         networkChangeDue = now + Self.networkChangeSettleMilliseconds
       }
+    case .nftsetWriter:
+      nftsets?.drainReplies()
     case .overrideProbe:
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), now: now)

@@ -77,7 +77,9 @@ func dropPrivileges(_ settings: Settings, log: LogLine) -> Bool {
     return true
   }
   do {
-    try Privileges.drop(to: settings.user)
+    // `nftset`: the kernel checks CAP_NET_ADMIN at every netlink batch.
+    try Privileges.drop(
+      to: settings.user, keepingNetworkAdministration: !settings.nftsets.isEmpty)
     log.start(.info).append("running as user ").append(settings.user).emit(.info)
     return true
   } catch {

@@ -5,7 +5,8 @@ import XCTest
 
 /// Routes through the generator (the compiled-in config): the route table's
 /// bytes land in string literals, each routed upstream carries its groups,
-/// and the source compiled by swiftc routes names as the parsed settings do.
+/// and the source compiled by swiftc routes names as the parsed settings do;
+/// the `nftset` table and directives too.
 final class RouteGeneratedSourceTests: XCTestCase {
   static let config = """
     listen 127.0.0.1
@@ -14,6 +15,8 @@ final class RouteGeneratedSourceTests: XCTestCase {
     upstream udp 10.8.0.1 for corp.example for qq.com
     upstream httpdns 192.0.2.5 format=json for cdn.example
     upstream udp 127.0.0.1:5353 for lan for 168.192.in-addr.arpa
+    nftset inet fw vpn4,vpn6 for cdn.example for qq.com
+    nftset ip6 fw six for qq.com
     """
 
   static let probeNames = [
@@ -73,8 +76,13 @@ final class RouteGeneratedSourceTests: XCTestCase {
         let count = Array(text.utf8).withUnsafeBytes { textBytes in
           name.withUnsafeMutableBytes { try! Name.parse(text: textBytes, into: $0) }
         }
-        print(Array(name[..<count]).withUnsafeBytes { settings.routes.routeGroup($0) })
+        let flat = Array(name[..<count])
+        let sets = Int(flat.withUnsafeBytes { settings.nftsetNames.routeGroup($0) })
+        print(
+          flat.withUnsafeBytes { settings.routes.routeGroup($0) },
+          sets == 0 ? 0 : settings.nftsetGroups[sets - 1])
       }
+      print(settings.nftsets.map { "\\($0.family) \\($0.ipv4Set.count) \\($0.ipv6Set.count)" })
       """
     try probeMain.write(to: mainFile, atomically: true, encoding: .utf8)
     let probe = work.appendingPathComponent("probe")
@@ -91,10 +99,13 @@ final class RouteGeneratedSourceTests: XCTestCase {
     let expected =
       [settings.upstreams.map { String($0.routeGroups) }.joined(separator: " ")]
       + Self.probeNames.map { name in
-        String(flatName(name).withUnsafeBytes { settings.routes.routeGroup($0) })
-      }
+        let sets = Int(flatName(name).withUnsafeBytes { settings.nftsetNames.routeGroup($0) })
+        let route = flatName(name).withUnsafeBytes { settings.routes.routeGroup($0) }
+        return "\(route) \(sets == 0 ? 0 : settings.nftsetGroups[sets - 1])"
+      } + [#"["1 4 4", "10 0 3"]"#]
     XCTAssertEqual(lines, expected)
-    XCTAssertEqual(expected.last, "0", "an unrouted name")
+    XCTAssertEqual(expected[expected.count - 2], "0 0", "an unrouted name")
+    XCTAssertTrue(expected.contains { $0.hasSuffix(" 3") }, "qq.com fills both directives")
   }
 
   /// The text without its `import` lines: every module is one here.

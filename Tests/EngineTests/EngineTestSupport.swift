@@ -56,6 +56,12 @@ struct ReportedDefence: Equatable {
 
 /// Implements `EngineEnvironment` with arrays. Every buffer the engine hands
 /// over is copied out at once (it is valid only during the call).
+struct NftSetAdd: Equatable {
+  var directives: UInt64
+  var address: [UInt8]
+  var ttl: UInt32
+}
+
 struct FakeEnvironment: EngineEnvironment {
   var replies: [SentReply] = []
   /// Every send attempt, accepted or not, in order.
@@ -120,6 +126,13 @@ struct FakeEnvironment: EngineEnvironment {
       ReportedDefence(
         event: event, name: name.isEmpty ? "" : nameText(Array(name)), address: address,
         upstream: upstream))
+  }
+
+  /// `nftset`: every address handed to the sets, in order.
+  var nftsetAdds: [NftSetAdd] = []
+
+  mutating func addToNftSet(directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32) {
+    nftsetAdds.append(NftSetAdd(directives: directives, address: Array(address), ttl: ttl))
   }
 
   /// Whether `logQuery` is wanted (and `loggedQueries` recorded).

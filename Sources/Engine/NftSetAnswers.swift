@@ -1,0 +1,71 @@
+import CompiledConfig
+import DNSWire
+
+/// `nftset`: the addresses of answers sent to clients for the names of an
+/// `nftset` directive go to its sets, through the environment
+/// (`EngineEnvironment.addToNftSet`), which queues them for the loop's
+/// netlink writer and returns at once: an answer is never delayed or
+/// dropped for a set.
+///
+/// Which records. The question name decides, by the longest matching
+/// domain as for routes (`Settings.nftsetNames`), and every A and AAAA
+/// record of class IN in the answer section counts, whatever its owner: a
+/// CNAME chain's final records are what the client will connect to, so
+/// `www.video.example CNAME edge.cdn.example` fills the sets of
+/// `video.example` with the addresses of `edge.cdn.example` (as dnsmasq
+/// does). A name matched only as a CNAME target fills nothing: the
+/// question is what a client asked. Only NOERROR answers carry addresses.
+///
+/// The TTL is the one the client gets: the record's, less the time spent in
+/// the cache, or the stale TTL (RFC 8767).
+extension Engine {
+  /// The `nftset` directives (bit per directive) whose domains match the
+  /// lower-cased flat `name`; 0 at once without `nftset`.
+  func nftsetDirectives(for name: UnsafeRawBufferPointer) -> UInt64 {
+    guard settings.nftsetNames.count > 0 else { return 0 }
+    let group = Int(settings.nftsetNames.routeGroup(name))
+    guard group > 0, group <= settings.nftsetGroups.count else { return 0 }
+    return settings.nftsetGroups[group - 1]
+  }
+
+  /// Hands the answer's A and AAAA addresses for `name` to the environment;
+  /// `age` seconds in the cache are taken off each TTL (`stale`: the stale
+  /// TTL instead).
+  func addToNftSets<E: EngineEnvironment>(
+    _ message: Message, name: UnsafeRawBufferPointer, age: UInt32 = 0, stale: Bool = false,
+    environment: inout E
+  ) {
+    let directives = nftsetDirectives(for: name)
+    guard directives != 0, message.rcode == .noError else { return }
+    var records = message.records()
+    var remaining = message.answerCount
+    while remaining > 0, let record = records.next() {
+      remaining -= 1
+      guard record.rrClass == .internet,
+        record.type == .a && record.rdataLength == 4
+          || record.type == .aaaa && record.rdataLength == 16
+      else { continue }
+      let ttl = stale ? Self.staleTTL : (record.ttl > age ? record.ttl - age : 0)
+      counters.nftsetAddresses += 1
+      environment.addToNftSet(
+        directives: directives,
+        address: UnsafeRawBufferPointer(rebasing: message.bytes[record.rdataOffset..<record.end]),
+        ttl: ttl)
+    }
+  }
+}
+
+extension Engine {
+  /// The loop's netlink writer's totals, for `stats.dnsward.` and the
+  /// counters log (the engine cannot see the writer: it is in Platform).
+  public func noteNftSetWriter(
+    elementsSent: Int, elementsDropped: Int, batchesFailed: Int, elementsFailed: Int,
+    elementsUnsupported: Int
+  ) {
+    counters.nftsetElementsSent = UInt64(elementsSent)
+    counters.nftsetElementsDropped = UInt64(elementsDropped)
+    counters.nftsetBatchesFailed = UInt64(batchesFailed)
+    counters.nftsetElementsFailed = UInt64(elementsFailed)
+    counters.nftsetElementsUnsupported = UInt64(elementsUnsupported)
+  }
+}

@@ -1,0 +1,170 @@
+import DNSWire
+import Foundation
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `nftset` with the real binary: dnsward, a fake upstream and the client
+/// in a network namespace the test creates, with real nftables sets. A
+/// question for a listed name fills the sets (`nft list set`) with the
+/// answer's addresses, a cached answer refreshes them, another name adds
+/// nothing, and the TTL's timeout empties them. dnsward runs as `nobody`
+/// (keeping only CAP_NET_ADMIN) under its seccomp filter, as on a router.
+/// Root only, with `ip` and `nft`; otherwise the test skips and says why.
+final class NftSetIntegrationTests: XCTestCase {
+  var namespace = ""
+  typealias SetNamespace = @convention(c) (Int32, Int32) -> Int32
+  static let newNetwork: Int32 = 0x4000_0000  // CLONE_NEWNET
+
+  override func setUpWithError() throws {
+    guard getuid() == 0 else {
+      throw XCTSkip("needs root: it creates a network namespace and nftables sets")
+    }
+    guard !DnswardBinary.isEmulated else {
+      throw XCTSkip("qemu-user does not pass netlink through")
+    }
+    guard Self.run(["nft", "--version"]).status == 0 else {
+      throw XCTSkip("nft is not installed (apt-get install nftables)")
+    }
+    namespace = "dwnftset-\(getpid())"
+    _ = Self.run(["ip", "netns", "del", namespace])  // left by a crashed run
+    guard Self.run(["ip", "netns", "add", namespace]).status == 0 else {
+      namespace = ""
+      throw XCTSkip("cannot create a network namespace (ip netns add)")
+    }
+    XCTAssertEqual(Self.run(["ip", "-n", namespace, "link", "set", "lo", "up"]).status, 0)
+    let loaded = nft(
+      """
+      table inet fw {
+        set vpn4 { type ipv4_addr; flags timeout; }
+        set vpn6 { type ipv6_addr; flags timeout; }
+      }
+      """)
+    XCTAssertEqual(loaded.status, 0, loaded.output)
+  }
+
+  override func tearDown() {
+    if !namespace.isEmpty { _ = Self.run(["ip", "netns", "del", namespace]) }
+  }
+
+  /// A answers of TTL 3 s for `*.video.example`, AAAA answers for
+  /// `six.video.example`, 3600 s for other names.
+  static func answer(_ query: [UInt8]) -> [[UInt8]] {
+    guard let end = query.withUnsafeBytes({ try? Message(validating: $0).questionEnd }) else {
+      return []
+    }
+    let name = Array(query[12..<(end - 4)])
+    let type = UInt16(query[end - 4]) << 8 | UInt16(query[end - 3])
+    // dnsward randomizes the case of the question (0x20).
+    let listed = String(decoding: name, as: UTF8.self).lowercased().contains("video")
+    let ttl: [UInt8] = listed ? [0, 0, 0, 3] : [0, 0, 0x0E, 0x10]
+    var reply = DNSAnswer.header(for: query, rcode: 0, answers: 1, truncated: false)
+    reply += DNSAnswer.question(query, name: name)
+    if type == 28 {
+      reply += [0xC0, 0x0C, 0x00, 28, 0x00, 0x01] + ttl + [0x00, 16]
+      reply += [0x20, 0x01, 0x0D, 0xB8] + [UInt8](repeating: 0, count: 11) + [7]
+    } else {
+      reply += [0xC0, 0x0C, 0x00, 0x01, 0x00, 0x01] + ttl + [0x00, 0x04]
+      reply += listed ? [192, 0, 2, 77] : [198, 51, 100, 5]
+    }
+    return [reply]
+  }
+
+  func testAListedNameFillsTheSetsAndTheTimeoutEmptiesThem() throws {
+    let symbol = try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns"))
+    let setNamespace = unsafeBitCast(symbol, to: SetNamespace.self)
+    let home = open("/proc/thread-self/ns/net", O_RDONLY)
+    let target = open("/run/netns/\(namespace)", O_RDONLY)
+    defer {
+      close(home)
+      close(target)
+    }
+    XCTAssertGreaterThanOrEqual(home, 0)
+    // From here on this thread, the sockets it opens and the processes it
+    // starts are in the namespace; the defer brings the thread back.
+    XCTAssertEqual(setNamespace(target, Self.newNetwork), 0, "entering \(namespace)")
+    defer { XCTAssertEqual(setNamespace(home, Self.newNetwork), 0, "coming back") }
+
+    let upstream = try FakeUpstream(.custom(Self.answer))
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(upstream.port)
+        nftset inet fw vpn4,vpn6 for video.example
+        user nobody
+        seccomp on
+        timeout 500ms
+        """)
+    defer { dnsward.stop() }
+
+    let unlisted = Reply(StubClient.udp(StubClient.query("www.example.com"), port: dnsward.port))
+    XCTAssertEqual(unlisted?.addresses, ["198.51.100.5"])
+    let reply = Reply(
+      StubClient.udp(StubClient.query("www.video.example", id: 2), port: dnsward.port))
+    XCTAssertEqual(reply?.addresses, ["192.0.2.77"], "the answer is not held back")
+    let six = Reply(
+      StubClient.udp(StubClient.query("six.video.example", type: 28, id: 3), port: dnsward.port))
+    XCTAssertEqual(six?.rcode, 0)
+
+    // The writer flushes at the end of the loop turn: poll, bounded.
+    XCTAssertTrue(waitForSet("vpn4", toContain: "192.0.2.77", seconds: 2), listSet("vpn4"))
+    XCTAssertTrue(waitForSet("vpn6", toContain: "2001:db8::7", seconds: 2), listSet("vpn6"))
+    XCTAssertFalse(listSet("vpn4").contains("198.51.100.5"), "an unlisted name adds nothing")
+    XCTAssertTrue(listSet("vpn4").contains("expires"), "with the answer's TTL as timeout")
+
+    // A cache hit sends the address again (with the remaining TTL).
+    let cached = Reply(
+      StubClient.udp(StubClient.query("www.video.example", id: 4), port: dnsward.port))
+    XCTAssertEqual(cached?.addresses, ["192.0.2.77"])
+
+    // The 3 s timeout empties the set (no more questions meanwhile).
+    XCTAssertTrue(waitForSet("vpn4", toLose: "192.0.2.77", seconds: 6), listSet("vpn4"))
+
+    let counters = dnsward.counters()
+    XCTAssertEqual(counters["nftsetAddresses"], 3, "\(counters)")
+    XCTAssertEqual(counters["nftsetElementsSent"], 3, "\(counters)")
+    XCTAssertEqual(counters["nftsetBatchesFailed"], 0, "CAP_NET_ADMIN kept as nobody: \(counters)")
+    XCTAssertFalse(dnsward.log.contains("refused"), dnsward.log)
+    XCTAssertTrue(dnsward.log.contains("running as user nobody"), dnsward.log)
+  }
+
+  func listSet(_ set: String) -> String { nft("list set inet fw \(set)").output }
+
+  func waitForSet(_ set: String, toContain text: String, seconds: TimeInterval) -> Bool {
+    poll(seconds) { self.listSet(set).contains(text) }
+  }
+
+  func waitForSet(_ set: String, toLose text: String, seconds: TimeInterval) -> Bool {
+    poll(seconds) { !self.listSet(set).contains(text) }
+  }
+
+  func poll(_ seconds: TimeInterval, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    return condition()
+  }
+
+  func nft(_ command: String) -> (status: Int32, output: String) {
+    Self.run(["ip", "netns", "exec", namespace, "nft", command])
+  }
+
+  static func run(_ arguments: [String]) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do { try process.run() } catch { return (-1, "\(error)") }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+}
