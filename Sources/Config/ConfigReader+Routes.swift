@@ -91,13 +91,12 @@ extension ConfigReader {
   mutating func addRouteList(_ token: ArraySlice<UInt8>, upstream: Int) throws(LineError) {
     let path = try listPath(token, directive: "for-list")
     let contents = try readList(path, directive: "for-list")
-    let listName = String(decoding: path, as: UTF8.self)
     try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
       do throws(LineError) {
         try addListedRoute(tokens, upstream: upstream)
       } catch {
         skippedListLines.append(
-          ConfigError(file: listName, line: lineNumber, message: error.message))
+          ConfigError(fileBytes: path, line: lineNumber, messageBytes: error.message))
       }
     }
   }

@@ -1,4 +1,5 @@
 import CompiledConfig
+import DNSWire
 
 /// Text for messages and summaries, built from pieces by out-of-line calls.
 ///
@@ -52,6 +53,22 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
   @inline(never)
   mutating func appendInterpolation(_ text: MessageText) {
     bytes.append(contentsOf: text.bytes)
+  }
+
+  /// UTF-8 text made elsewhere (a file name, a message), as is.
+  @inline(never)
+  mutating func appendInterpolation(bytes text: [UInt8]) {
+    bytes.append(contentsOf: text)
+  }
+
+  /// The presentation form of a flat wire name (`printer.lan.`).
+  @inline(never)
+  mutating func appendInterpolation(name flatName: [UInt8]) {
+    var text = [UInt8](repeating: 0, count: 4 * Name.maxLength + 1)
+    let count = flatName.withUnsafeBytes { name in
+      text.withUnsafeMutableBytes { Name.format(name, into: $0) }
+    }
+    bytes.append(contentsOf: text[..<count])
   }
 
   @inline(never)
