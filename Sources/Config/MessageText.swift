@@ -85,14 +85,15 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
   /// A number in decimal.
   @inline(never)
   mutating func appendInterpolation(_ value: Int) {
-    var digits: [UInt8] = []
-    var magnitude = value.magnitude
-    repeat {
-      digits.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
+    let magnitude = value.magnitude
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
-    bytes.append(contentsOf: digits.reversed())
+    // The power of ten of the leading digit, then each digit from there.
+    var unit: UInt = 1
+    while magnitude / unit >= 10 { unit *= 10 }
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / unit % 10))
+      unit /= 10
+    } while unit > 0
   }
 
   /// Other integer types, through `Int` (every value here fits).
