@@ -67,7 +67,9 @@ extension ConfigReader {
     }
   }
 
-  /// One routed domain: a name (not `*.`, not the root).
+  /// One routed domain: a name (not `*.`, not the root). Out of line: the
+  /// optimizer would otherwise copy it into `addListedRoute` a second time.
+  @inline(never)
   mutating func addRoute(_ token: ArraySlice<UInt8>, upstream: Int) throws(LineError) {
     if token.first == UInt8(ascii: "*") {
       throw LineError(
