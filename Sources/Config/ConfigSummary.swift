@@ -197,9 +197,16 @@ extension ConfigGenerator {
     }
   }
 
-  /// `none`, `1 name` or `N names`: how many flat names `names` holds.
+  /// `none`, `1 name` or `N names`: how many flat names `names` holds (its
+  /// zero root octets, as `flatNameRanges` walks it, without the array).
   static func appendNameCount(_ names: [UInt8], to out: inout MessageText) {
-    let count = flatNameRanges(names).count
+    var count = 0
+    var position = 0
+    while position < names.count {
+      let length = Int(names[position])
+      position += 1 + length
+      if length == 0 { count += 1 }
+    }
     guard count > 0 else { return out.append("none") }
     let plural: StaticString = count == 1 ? "" : "s"
     out.append("\(count) name\(plural)")
