@@ -48,10 +48,7 @@ func bytes(_ text: StaticString) -> [UInt8] {
 }
 
 func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
-  argument.count == flag.utf8CodeUnitCount
-    && argument.withUnsafeBytes { bytes in
-      (0..<bytes.count).allSatisfy { bytes[$0] == flag.utf8Start[$0] }
-    }
+  flag.withUTF8Buffer { argument.elementsEqual($0) }
 }
 
 #if !DNSWARD_COMPILED_CONFIG_ONLY
