@@ -45,7 +45,8 @@ extension ConfigReader {
       guard index < options.endIndex else {
         throw LineError("missing \(quoted: token) value (e.g. for corp.example, for-list cn.conf)")
       }
-      routes += [token, options[index]]
+      routes.append(token)
+      routes.append(options[index])
       index += 1
     }
     return (rest[...], routes)
