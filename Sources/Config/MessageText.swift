@@ -41,7 +41,7 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
 
   @inline(never)
   mutating func appendLiteral(_ literal: StaticString) {
-    literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    literal.withUTF8Buffer { appendInterpolation($0) }
   }
 
   /// Text made elsewhere (a name, a described address).
@@ -79,7 +79,9 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
   /// A piece of a directive's declaration (`DeclaredText`).
   @inline(never)
   mutating func appendInterpolation(_ text: UnsafeBufferPointer<UInt8>) {
-    bytes.append(contentsOf: text)
+    // As raw bytes: the cache file's writer appends those already, and
+    // one specialization of `append(contentsOf:)` serves both.
+    bytes.append(contentsOf: UnsafeRawBufferPointer(text))
   }
 
   /// A number in decimal.
