@@ -4,68 +4,81 @@
 /// Invariant: `line` is 1-based; 0 means the problem belongs to the whole
 /// file (for example "no `listen` directive"), and `description` then leaves
 /// the line out.
+///
+/// The file name and the message are kept as their UTF-8 bytes, which the
+/// firmware writes out as they are (`descriptionBytes`): the `String`
+/// properties are for the host and the tests, and a firmware that never
+/// reads them carries none of the standard library's `String` machinery.
 public struct ConfigError: Error, Equatable, CustomStringConvertible {
-  public let file: String
+  public let fileBytes: [UInt8]
   public let line: Int
-  public let message: String
+  public let messageBytes: [UInt8]
 
   public init(file: String, line: Int, message: String) {
-    self.file = file
-    self.line = line
-    self.message = message
+    self.init(fileBytes: Array(file.utf8), line: line, messageBytes: Array(message.utf8))
   }
+
+  public init(fileBytes: [UInt8], line: Int, messageBytes: [UInt8]) {
+    self.fileBytes = fileBytes
+    self.line = line
+    self.messageBytes = messageBytes
+  }
+
+  public var file: String { String(decoding: fileBytes, as: UTF8.self) }
+  public var message: String { String(decoding: messageBytes, as: UTF8.self) }
 
   /// `file:line: message`, or `file: message` when `line` is 0.
-  public var description: String {
-    let text: MessageText = line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
-    return text.string
+  public var descriptionBytes: [UInt8] {
+    let text: MessageText =
+      line > 0
+      ? "\(bytes: fileBytes):\(line): \(bytes: messageBytes)"
+      : "\(bytes: fileBytes): \(bytes: messageBytes)"
+    return text.bytes
   }
 
-  /// Equal when the line and the UTF-8 bytes of the file name and the
-  /// message are: `String`'s own `==` (canonical equivalence) would pull the
-  /// Unicode normalization tables into Embedded Swift builds.
-  public static func == (lhs: ConfigError, rhs: ConfigError) -> Bool {
-    lhs.line == rhs.line && lhs.file.utf8.elementsEqual(rhs.file.utf8)
-      && lhs.message.utf8.elementsEqual(rhs.message.utf8)
-  }
+  public var description: String { String(decoding: descriptionBytes, as: UTF8.self) }
+
+  // `==` compares the bytes: `String`'s own `==` (canonical equivalence)
+  // would pull the Unicode normalization tables into Embedded Swift builds.
 }
 
 /// Why a piece of text is not an address, an endpoint or a prefix. The message
 /// quotes the text; the config parser adds the file and the line.
 public struct AddressSyntaxError: Error, Equatable, CustomStringConvertible {
-  public let message: String
-  public init(_ message: String) { self.message = message }
+  /// The message's UTF-8 bytes (see `ConfigError` why bytes).
+  public let messageBytes: [UInt8]
+  public init(_ message: String) { messageBytes = Array(message.utf8) }
   /// Built by `MessageText`'s out-of-line calls (see there why).
-  init(text: MessageText) { message = text.string }
+  init(text: MessageText) { messageBytes = text.bytes }
+  public var message: String { String(decoding: messageBytes, as: UTF8.self) }
   public var description: String { message }
-
-  /// Equal when the messages' UTF-8 bytes are (see `ConfigError.==`).
-  public static func == (lhs: AddressSyntaxError, rhs: AddressSyntaxError) -> Bool {
-    lhs.message.utf8.elementsEqual(rhs.message.utf8)
-  }
 }
 
 /// A problem on the line being parsed; `ConfigParser` turns it into a
 /// `ConfigError` by adding the file name and line number. A problem in a
 /// file the line names (`block-list`) carries that file and its line.
 struct LineError: Error {
-  let message: String
+  /// UTF-8, as `ConfigError.messageBytes`.
+  let message: [UInt8]
   /// The other file, or nil for the config itself.
-  var file: String? = nil
+  var file: [UInt8]? = nil
   /// The 1-based line in `file`; unused when `file` is nil.
   var line = 0
   /// Built by `MessageText`'s out-of-line calls (see there why).
-  init(_ message: MessageText) { self.message = message.string }
-  init(_ error: AddressSyntaxError) { message = error.message }
+  init(_ message: MessageText) { self.message = message.bytes }
+  init(_ error: AddressSyntaxError) { message = error.messageBytes }
   /// `duplicate WHAT (first on line N)`.
   @inline(never)
   static func duplicate(_ what: MessageText, firstOn line: Int) -> LineError {
     LineError("duplicate \(what) (first on line \(line))")
   }
-  init(_ message: String, file: String, line: Int) {
+  init(_ message: [UInt8], file: [UInt8], line: Int) {
     self.message = message
     self.file = file
     self.line = line
+  }
+  init(_ message: MessageText, file: [UInt8], line: Int) {
+    self.init(message.bytes, file: file, line: line)
   }
 }
 

@@ -324,7 +324,7 @@ public enum ConfigGenerator {
     path.isEmpty ? "none" : escaped(path)
   }
 
-  static func logLevelName(_ level: LogLevel) -> String {
+  static func logLevelName(_ level: LogLevel) -> StaticString {
     switch level {
     case .error: return "error"
     case .warning: return "warning"

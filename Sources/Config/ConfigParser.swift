@@ -42,6 +42,15 @@ public enum ConfigParser {
     bytes: [UInt8], fileName: String, readFile: ConfigFileReader? = nil,
     lines: inout SourceLines
   ) throws(ConfigError) -> Settings {
+    try parse(bytes: bytes, fileName: Array(fileName.utf8), readFile: readFile, lines: &lines)
+  }
+
+  /// The same with the file name as bytes, as the firmware has it: the
+  /// firmware makes no `String` (see `ConfigError`).
+  public static func parse(
+    bytes: [UInt8], fileName: [UInt8], readFile: ConfigFileReader? = nil,
+    lines: inout SourceLines
+  ) throws(ConfigError) -> Settings {
     var reader = ConfigReader(fileName: fileName, readFile: readFile)
     var lineNumber = 0
     var lineStart = 0
@@ -54,8 +63,8 @@ public enum ConfigParser {
           try reader.apply(tokens, line: lineNumber)
         } catch {
           throw ConfigError(
-            file: error.file ?? fileName, line: error.file == nil ? lineNumber : error.line,
-            message: error.message)
+            fileBytes: error.file ?? fileName, line: error.file == nil ? lineNumber : error.line,
+            messageBytes: error.message)
         }
       }
       lineStart = lineEnd + 1
@@ -68,8 +77,8 @@ public enum ConfigParser {
     } catch {
       // A problem of the whole file, or one reported on the line it stems from.
       throw ConfigError(
-        file: error.file ?? fileName, line: error.file == nil ? 0 : error.line,
-        message: error.message)
+        fileBytes: error.file ?? fileName, line: error.file == nil ? 0 : error.line,
+        messageBytes: error.message)
     }
   }
 
@@ -146,14 +155,14 @@ struct ConfigReader {
   var resolvConfLine = 0
   var nameLines = NameLinesIndex()
   /// The config's file name, and where `block-list` files are read.
-  let fileName: String
+  let fileName: [UInt8]
   let readFile: ConfigFileReader?
   /// `block-list`: each list's resolved path and the line naming it.
   var blockLists: [(path: [UInt8], line: Int)] = []
   /// `hosts` and `leases`: each file and the line naming it.
   var localNameFiles: [(path: [UInt8], line: Int)] = []
 
-  init(fileName: String, readFile: ConfigFileReader?) {
+  init(fileName: [UInt8], readFile: ConfigFileReader?) {
     self.fileName = fileName
     self.readFile = readFile
   }

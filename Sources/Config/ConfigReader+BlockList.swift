@@ -7,20 +7,22 @@ public typealias ConfigFileReader = (_ path: [UInt8]) -> Result<[UInt8], ConfigF
 
 /// Why a file named by a config could not be read.
 public struct ConfigFileError: Error {
-  public let reason: String
-  public init(reason: String) { self.reason = reason }
+  /// The reason's UTF-8 bytes (see `ConfigError` why bytes).
+  public let reasonBytes: [UInt8]
+  public var reason: String { String(decoding: reasonBytes, as: UTF8.self) }
+  public init(reason: String) { reasonBytes = Array(reason.utf8) }
+  public init(_ reason: StaticString) { self.init(text: "\(reason)") }
+  init(text: MessageText) { reasonBytes = text.bytes }
 
   /// `larger than N MiB` (built without `String` interpolation: see
   /// `MessageText`).
   public static func larger(thanMebibytes limit: Int) -> ConfigFileError {
-    let text: MessageText = "larger than \(limit) MiB"
-    return ConfigFileError(reason: text.string)
+    ConfigFileError(text: "larger than \(limit) MiB")
   }
 
   /// `errno N`, for a failure without a name of its own here.
   public static func system(errno code: Int) -> ConfigFileError {
-    let text: MessageText = "errno \(code)"
-    return ConfigFileError(reason: text.string)
+    ConfigFileError(text: "errno \(code)")
   }
 }
 
@@ -46,12 +48,11 @@ extension ConfigReader {
     }
     blockLists.append((path, line))
     let contents = try readList(path, directive: "block-list")
-    let listName = String(decoding: path, as: UTF8.self)
     try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
       do throws(LineError) {
         try addListedName(tokens)
       } catch {
-        throw LineError(error.message, file: listName, line: lineNumber)
+        throw LineError(error.message, file: path, line: lineNumber)
       }
     }
   }
@@ -67,11 +68,11 @@ extension ConfigReader {
 
   /// The contents of a list file; unreadable, it fails the config.
   func readList(_ path: [UInt8], directive: StaticString) throws(LineError) -> [UInt8] {
-    let read = readFile?(path) ?? .failure(ConfigFileError(reason: "files cannot be read here"))
+    let read = readFile?(path) ?? .failure(ConfigFileError("files cannot be read here"))
     switch read {
     case .success(let bytes): return bytes
     case .failure(let error):
-      throw LineError("cannot read \(directive) \(quoted: path): \(error.reason)")
+      throw LineError("cannot read \(directive) \(quoted: path): \(bytes: error.reasonBytes)")
     }
   }
 
@@ -79,11 +80,10 @@ extension ConfigReader {
   /// (the current directory for a config named without a `/`).
   func resolvedPath(_ token: ArraySlice<UInt8>) -> [UInt8] {
     let slash = UInt8(ascii: "/")
-    let config = Array(fileName.utf8)
-    guard token.first != slash, let lastSlash = config.lastIndex(of: slash) else {
+    guard token.first != slash, let lastSlash = fileName.lastIndex(of: slash) else {
       return Array(token)
     }
-    return Array(config[...lastSlash]) + token
+    return Array(fileName[...lastSlash]) + token
   }
 
   /// Calls `body` with the tokens and the 1-based number of each line of a

@@ -45,7 +45,8 @@ extension ConfigReader {
       guard index < options.endIndex else {
         throw LineError("missing \(quoted: token) value (e.g. for corp.example, for-list cn.conf)")
       }
-      routes += [token, options[index]]
+      routes.append(token)
+      routes.append(options[index])
       index += 1
     }
     return (rest[...], routes)
@@ -68,7 +69,10 @@ extension ConfigReader {
   }
 
   /// One routed domain: a name (not `*.`, not the root). `upstream` is the
-  /// upstream's index, or for `nftset` (`forSets`) the directive's.
+  /// upstream's index, or for `nftset` (`forSets`) the directive's. Out of
+  /// line: the optimizer would otherwise copy it into `addListedRoute` a
+  /// second time.
+  @inline(never)
   mutating func addRoute(_ token: ArraySlice<UInt8>, upstream: Int, forSets: Bool = false)
     throws(LineError)
   {
@@ -96,13 +100,12 @@ extension ConfigReader {
   {
     let path = try listPath(token, directive: "for-list")
     let contents = try readList(path, directive: "for-list")
-    let listName = String(decoding: path, as: UTF8.self)
     try Self.forEachListLine(contents) { (tokens, lineNumber) throws(LineError) in
       do throws(LineError) {
         try addListedRoute(tokens, upstream: upstream, forSets: forSets)
       } catch {
         skippedListLines.append(
-          ConfigError(file: listName, line: lineNumber, message: error.message))
+          ConfigError(fileBytes: path, line: lineNumber, messageBytes: error.message))
       }
     }
   }

@@ -124,7 +124,7 @@ extension ConfigReader {
 @inline(never)
 func httpdnsError(
   _ before: StaticString, _ token: ArraySlice<UInt8>, _ after: StaticString,
-  _ more: String = "", _ end: StaticString = ""
+  _ more: StaticString = "", _ end: StaticString = ""
 ) -> LineError {
   LineError("\(before)\(quoted: token)\(after)\(more)\(end)")
 }
@@ -207,7 +207,7 @@ enum UpstreamOption: UInt8, CaseIterable {
 
 extension UpstreamTransport {
   /// The spelling in the config, for messages, the summary and the generator.
-  var name: String {
+  var name: StaticString {
     switch self {
     case .udp: return "udp"
     case .tcp: return "tcp"
@@ -241,7 +241,7 @@ extension UpstreamTransport {
 
 extension HTTPDNSFormat {
   /// The spelling in the config (`format=NAME`).
-  var name: String {
+  var name: StaticString {
     switch self {
     case .alibaba: return "alibaba"
     case .dnspod: return "dnspod"
@@ -251,7 +251,7 @@ extension HTTPDNSFormat {
   }
 
   /// The case's name in Swift source.
-  var swiftName: String { self == .dnsMessage ? "dnsMessage" : name }
+  var swiftName: StaticString { self == .dnsMessage ? "dnsMessage" : name }
 
   /// The request path when `path=` gives none.
   var defaultPath: StaticString {

@@ -7,6 +7,14 @@ extension ConfigGenerator {
   /// `lines` (from `ConfigParser.parse(bytes:fileName:readFile:lines:)`) lets the notes name the
   /// lines of the entries they are about.
   public static func summary(_ settings: Settings, lines: SourceLines = SourceLines()) -> String {
+    String(decoding: summaryBytes(settings, lines: lines), as: UTF8.self)
+  }
+
+  /// The same as UTF-8 bytes, which the firmware writes out without making
+  /// a `String` (see `ConfigError`).
+  public static func summaryBytes(_ settings: Settings, lines: SourceLines = SourceLines())
+    -> [UInt8]
+  {
     var out: MessageText = "listen: "
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
@@ -76,7 +84,7 @@ extension ConfigGenerator {
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
     appendDefenceSummary(settings, lines: lines, to: &out)
-    return out.string
+    return out.bytes
   }
 
   /// `tcp 9.9.9.9:53 trusted`, `httpdns 203.107.1.1:80 format=alibaba
@@ -190,9 +198,16 @@ extension ConfigGenerator {
     }
   }
 
-  /// `none`, `1 name` or `N names`: how many flat names `names` holds.
+  /// `none`, `1 name` or `N names`: how many flat names `names` holds (its
+  /// zero root octets, as `flatNameRanges` walks it, without the array).
   static func appendNameCount(_ names: [UInt8], to out: inout MessageText) {
-    let count = flatNameRanges(names).count
+    var count = 0
+    var position = 0
+    while position < names.count {
+      let length = Int(names[position])
+      position += 1 + length
+      if length == 0 { count += 1 }
+    }
     guard count > 0 else { return out.append("none") }
     let plural: StaticString = count == 1 ? "" : "s"
     out.append("\(count) name\(plural)")
@@ -326,11 +341,13 @@ extension ConfigGenerator {
     let hosts = settings.hostsFiles.count
     let leases = settings.leaseFiles.count
     guard hosts + leases > 0 || !settings.localDomain.isEmpty else { return }
+    let domain: MessageText =
+      settings.localDomain.isEmpty ? "none" : "\(name: settings.localDomain)"
     out.append(
       """
       local names: \(hosts) hosts and \(leases) lease files, \
       up to \(settings.localNamesCapacity) names; domain \
-      \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))
+      \(domain)
 
       """)
   }

@@ -31,11 +31,8 @@ public func describe(_ prefix: AddressPrefix) -> String {
 
 /// The presentation form of a flat wire name (`printer.lan.`).
 public func describeName(_ flatName: [UInt8]) -> String {
-  var text = [UInt8](repeating: 0, count: 4 * Name.maxLength + 1)
-  let count = flatName.withUnsafeBytes { name in
-    text.withUnsafeMutableBytes { Name.format(name, into: $0) }
-  }
-  return String(decoding: text[..<count], as: UTF8.self)
+  let text: MessageText = "\(name: flatName)"
+  return text.string
 }
 
 /// `1500ms`, or `2s` when the duration is whole seconds.

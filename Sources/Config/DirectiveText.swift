@@ -61,7 +61,10 @@ extension Directive {
 /// The config language's reference, for `dnsward --help-config`: every
 /// directive's usage, help, and default.
 public enum ConfigReference {
-  public static var text: String {
+  public static var text: String { String(decoding: bytes, as: UTF8.self) }
+
+  /// The same as UTF-8 bytes (see `ConfigError` why bytes).
+  public static var bytes: [UInt8] {
     var text: MessageText = """
       dnsward.conf: one directive per line; '#' starts a comment.
       DURATION: 300 (seconds), 90s, 5m, 1h or 1d; for
@@ -81,7 +84,7 @@ public enum ConfigReference {
 
       """)
     for directive in Directive.allCases { text.append(directive.reference) }
-    return text.string
+    return text.bytes
   }
 }
 

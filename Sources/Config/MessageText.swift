@@ -1,4 +1,5 @@
 import CompiledConfig
+import DNSWire
 
 /// Text for messages and summaries, built from pieces by out-of-line calls.
 ///
@@ -40,7 +41,7 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
 
   @inline(never)
   mutating func appendLiteral(_ literal: StaticString) {
-    literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    literal.withUTF8Buffer { appendInterpolation($0) }
   }
 
   /// Text made elsewhere (a name, a described address).
@@ -54,6 +55,22 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
     bytes.append(contentsOf: text.bytes)
   }
 
+  /// UTF-8 text made elsewhere (a file name, a message), as is.
+  @inline(never)
+  mutating func appendInterpolation(bytes text: [UInt8]) {
+    bytes.append(contentsOf: text)
+  }
+
+  /// The presentation form of a flat wire name (`printer.lan.`).
+  @inline(never)
+  mutating func appendInterpolation(name flatName: [UInt8]) {
+    var text = [UInt8](repeating: 0, count: 4 * Name.maxLength + 1)
+    let count = flatName.withUnsafeBytes { name in
+      text.withUnsafeMutableBytes { Name.format(name, into: $0) }
+    }
+    bytes.append(contentsOf: text[..<count])
+  }
+
   @inline(never)
   mutating func appendInterpolation(_ text: StaticString) {
     appendLiteral(text)
@@ -62,20 +79,23 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
   /// A piece of a directive's declaration (`DeclaredText`).
   @inline(never)
   mutating func appendInterpolation(_ text: UnsafeBufferPointer<UInt8>) {
-    bytes.append(contentsOf: text)
+    // As raw bytes: the cache file's writer appends those already, and
+    // one specialization of `append(contentsOf:)` serves both.
+    bytes.append(contentsOf: UnsafeRawBufferPointer(text))
   }
 
   /// A number in decimal.
   @inline(never)
   mutating func appendInterpolation(_ value: Int) {
-    var digits: [UInt8] = []
-    var magnitude = value.magnitude
-    repeat {
-      digits.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
+    let magnitude = value.magnitude
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
-    bytes.append(contentsOf: digits.reversed())
+    // The power of ten of the leading digit, then each digit from there.
+    var unit: UInt = 1
+    while magnitude / unit >= 10 { unit *= 10 }
+    repeat {
+      bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / unit % 10))
+      unit /= 10
+    } while unit > 0
   }
 
   /// Other integer types, through `Int` (every value here fits).

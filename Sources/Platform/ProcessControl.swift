@@ -6,7 +6,10 @@ public enum ProcessControl {
   /// The arguments after the program name, as bytes, from
   /// /proc/self/cmdline (NUL-separated; qemu-user presents the guest's).
   public static func arguments() -> [[UInt8]] {
-    guard let text = Files.read(path: Array("/proc/self/cmdline".utf8)) else { return [] }
+    // A `StaticString`'s bytes: a `String` literal's `utf8` would bring
+    // `String` code into the firmware.
+    let path: StaticString = "/proc/self/cmdline"
+    guard let text = Files.read(path: path.withUTF8Buffer { Array($0) }) else { return [] }
     var result: [[UInt8]] = []
     var current: [UInt8] = []
     for byte in text {

@@ -5,7 +5,11 @@ import Platform
 /// `cache-file`: the packet cache saved every `cache-save-interval` and at
 /// shutdown, and loaded at start-up (format and trust: `CacheFile`).
 struct CachePersistence {
-  let settings: Settings
+  /// `cache-file`, `stale` and `cache-save-interval`: the three settings it
+  /// reads (not the whole `Settings`, whose copies are kilobytes of code).
+  let path: [UInt8]
+  let staleSeconds: UInt32
+  let saveSeconds: UInt32
   let engine: Engine
   let log: LogLine
   /// Which worker process this is: only worker 0 keeps the file.
@@ -17,7 +21,9 @@ struct CachePersistence {
   var insertsAtLastSave: UInt64 = 0
 
   init(settings: Settings, engine: Engine, log: LogLine, worker: Int) {
-    self.settings = settings
+    path = settings.cacheFilePath
+    staleSeconds = settings.staleSeconds
+    saveSeconds = settings.cacheSaveSeconds
     self.engine = engine
     self.log = log
     self.worker = worker
@@ -27,18 +33,16 @@ struct CachePersistence {
   /// `stale` on (loaded answers are served only as stale ones); by worker 0
   /// alone, so that workers never write the file at once.
   var isUsed: Bool {
-    worker == 0 && !settings.cacheFilePath.isEmpty && engine.cache.isEnabled
-      && settings.staleSeconds > 0
+    worker == 0 && !path.isEmpty && engine.cache.isEnabled && staleSeconds > 0
   }
 
-  var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
+  var staleWindowMilliseconds: UInt64 { UInt64(staleSeconds) * 1000 }
 
   /// Loads the cache file into the empty cache at start-up and logs the
   /// outcome: a missing file is normal the first time; one that cannot be
   /// read, or is corrupt, truncated or from another format, is reported and
   /// ignored (nothing of it is inserted). Returns the entries loaded.
   func load() -> Int {
-    let path = settings.cacheFilePath
     guard !path.isEmpty else { return 0 }
     guard isUsed else {
       log.start(.warning).append("cache-file ").append(path).append(" is not used: ")
@@ -99,7 +103,7 @@ struct CachePersistence {
   /// shutdown at info, and failures as warnings (the next save tries again).
   /// A periodic save, every `cache-save-interval`.
   mutating func saveIfDue(now: UInt64) {
-    guard isUsed, now &- lastSave >= UInt64(settings.cacheSaveSeconds) * 1000 else { return }
+    guard isUsed, now &- lastSave >= UInt64(saveSeconds) * 1000 else { return }
     save(now: now, atShutdown: false)
   }
 
@@ -110,7 +114,6 @@ struct CachePersistence {
     var bytes: [UInt8] = []
     let saved = engine.cache.serialize(
       into: &bytes, now: now, keepExpired: staleWindowMilliseconds)
-    let path = settings.cacheFilePath
     if let error = Files.writeAtomically(path: path, bytes: bytes) {
       log.start(.warning).append("cannot save cached answers to ").append(path).append(": ")
         .append(errno: error).emit(.warning)

@@ -37,15 +37,18 @@ func usage() -> Never {
 
       """
   #endif
-  text.withUTF8Buffer { ProcessControl.printError(Array($0)) }
+  ProcessControl.printError(bytes(text))
   ProcessControl.exit(2)
 }
 
+/// The bytes of a literal, for `ProcessControl.printOutput`/`printError`
+/// (a `String` literal's `utf8` would bring `String` code into the firmware).
+func bytes(_ text: StaticString) -> [UInt8] {
+  text.withUTF8Buffer { Array($0) }
+}
+
 func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
-  argument.count == flag.utf8CodeUnitCount
-    && argument.withUnsafeBytes { bytes in
-      (0..<bytes.count).allSatisfy { bytes[$0] == flag.utf8Start[$0] }
-    }
+  flag.withUTF8Buffer { argument.elementsEqual($0) }
 }
 
 #if !DNSWARD_COMPILED_CONFIG_ONLY
@@ -68,11 +71,11 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
     } catch {
       switch error {
       case .system(let code) where code == Errno.noSuchFile:
-        return .failure(ConfigFileError(reason: "no such file"))
+        return .failure(ConfigFileError("no such file"))
       case .system(let code):
         return .failure(.system(errno: Int(code.rawValue)))
       case .notPrivate:
-        return .failure(ConfigFileError(reason: "not a private file"))
+        return .failure(ConfigFileError("not a private file"))
       }
     }
   }
@@ -80,23 +83,21 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
   /// FILE parsed (and into `lines`, the lines the summary names), or the
   /// parser's `file:line: message` and exit status 1.
   func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
-    guard let bytes = Files.read(path: path, limit: configSizeLimit) else {
-      ProcessControl.printError(Array("dnsward: cannot read ".utf8) + path + [0x0A])
+    guard let contents = Files.read(path: path, limit: configSizeLimit) else {
+      ProcessControl.printError(bytes("dnsward: cannot read ") + path + [0x0A])
       ProcessControl.exit(1)
     }
     do throws(ConfigError) {
       let settings = try ConfigParser.parse(
-        bytes: bytes, fileName: String(decoding: path, as: UTF8.self), readFile: readBlockList,
-        lines: &lines)
+        bytes: contents, fileName: path, readFile: readBlockList, lines: &lines)
       // A bad line of a `for-list` (data fetched from elsewhere) is skipped:
       // the rest of the list and the config are served.
       for skipped in lines.skippedListLines {
-        ProcessControl.printError(
-          Array(skipped.description.utf8) + Array(" (line skipped)\n".utf8))
+        ProcessControl.printError(skipped.descriptionBytes + bytes(" (line skipped)\n"))
       }
       return settings
     } catch {
-      ProcessControl.printError(Array(error.description.utf8) + [0x0A])
+      ProcessControl.printError(error.descriptionBytes + [0x0A])
       ProcessControl.exit(1)
     }
   }
@@ -116,14 +117,14 @@ if arguments.count <= 2 && isFlag(arguments[0], "stats") {
   } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
     var lines = SourceLines()
     let settings = loadConfig(arguments[1], lines: &lines)
-    ProcessControl.printOutput(Array(ConfigGenerator.summary(settings, lines: lines).utf8))
-    ProcessControl.printOutput(arguments[1] + Array(": OK\n".utf8))
+    ProcessControl.printOutput(ConfigGenerator.summaryBytes(settings, lines: lines))
+    ProcessControl.printOutput(arguments[1] + bytes(": OK\n"))
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--print-config") {
-    ProcessControl.printOutput(Array(ConfigGenerator.summary(compiledSettings()).utf8))
+    ProcessControl.printOutput(ConfigGenerator.summaryBytes(compiledSettings()))
     ProcessControl.exit(0)
   } else if arguments.count == 1 && isFlag(arguments[0], "--help-config") {
-    ProcessControl.printOutput(Array(ConfigReference.text.utf8))
+    ProcessControl.printOutput(ConfigReference.bytes)
     ProcessControl.exit(0)
   }
 #endif
