@@ -62,6 +62,13 @@
 #                  PTR from a hosts file and a lease file of 500 names each
 #                  (`domain lan`), NXDOMAIN for an unknown name in the
 #                  domain, a single-label name and an RFC 6303 reverse name
+#   nftset         the hot names (A and AAAA, cache hits) listed by `nftset`:
+#                  every answer hands its addresses to the nftables writer,
+#                  which sends them in batches to two real sets. Not in the
+#                  default list: it makes nftables sets, so it runs only in
+#                  a network namespace of its own, as root, e.g.
+#                    unshare -n sh -c 'ip link set lo up &&
+#                      WORKLOADS=nftset bash Tests/Benchmarks/allocations.sh'
 #   dead-upstream  distinct names, the only upstream a closed port: SERVFAIL
 #   stale          the upstream gone, every answer an expired entry served
 #                  stale (`stale 1d`, entries cached with max-ttl 1s by a
@@ -129,6 +136,7 @@ source "$ROOT/.ci/lib.sh"
 QUERIES=${QUERIES:-100000}
 ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local dead-upstream stale defended workers"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
+KNOWN_WORKLOADS="$ALL_WORKLOADS nftset"
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 TLS_SCRATCH=${ALLOC_TLS_SCRATCH:-/tmp/alloc-build-tls}
 STARTED=$SECONDS
@@ -183,7 +191,7 @@ DOH_QUERIES=${DOH_QUERIES:-$FIFTH}
   fail "HTTPDNS_QUERIES must be a multiple of 2000"
 [ $((DOH_QUERIES % 2000)) -eq 0 ] && [ "$DOH_QUERIES" -gt 0 ] || fail "DOH_QUERIES must be a multiple of 2000"
 for workload in $WORKLOADS; do
-  [[ " $ALL_WORKLOADS " == *" $workload "* ]] || fail "unknown workload $workload (known: $ALL_WORKLOADS)"
+  [[ " $KNOWN_WORKLOADS " == *" $workload "* ]] || fail "unknown workload $workload (known: $KNOWN_WORKLOADS)"
 done
 
 for tool in gcc dnsperf knotd dig; do
@@ -365,6 +373,16 @@ instance() {
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
           printf 'hosts %s\nleases %s\ndomain lan\n' "$WORK/local.hosts" "$WORK/local.leases" \
             >>"$WORK/$name.conf"
+          ;;
+        nftset)
+          nft -f - <<'NFT' || fail "nftset: nft cannot make the sets"
+table inet dwalloc {
+  set s4 { type ipv4_addr; flags timeout; }
+  set s6 { type ipv6_addr; flags timeout; }
+}
+NFT
+          write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
+          echo "nftset inet dwalloc s4,s6 for hot.example.test" >>"$WORK/$name.conf"
           ;;
         dead-upstream)
           take_port upstream  # nothing listens there: ICMP port unreachable
@@ -725,6 +743,21 @@ for workload in $WORKLOADS; do
         continue
       fi
       ;;
+    nftset)
+      reason=
+      if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
+        reason="it makes nftables sets, so it runs only in a network namespace of its own (unshare -n)"
+      elif [ "$(id -u)" != 0 ] || ! command -v nft >/dev/null; then
+        reason="it needs root and nft"
+      elif ! can_configure "nftset inet t s for x.example"; then
+        reason="this binary takes no --config with \`nftset\`"
+      fi
+      if [ -n "$reason" ]; then
+        [ "${STRICT:-0}" = 1 ] && fail "$workload: $reason"
+        echo "$workload: skipped ($reason)" | tee -a "$TABLE"
+        continue
+      fi
+      ;;
     workers)
       if ! can_configure "workers 2"; then
         echo "$workload: skipped (this binary takes no --config with \`workers 2\`)" | tee -a "$TABLE"
@@ -750,6 +783,12 @@ for workload in $WORKLOADS; do
     doh) QUERIES=$DOH_QUERIES measure doh doh udp "$WORK/doh-warm.txt" 1 "$WORK/doh.txt" -q 32 ;;
     routed) measure routed routed udp "$WORK/routed-warm.txt" 1 "$WORK/routed.txt" ;;
     local) measure local local udp "$WORK/local.txt" 10 "$WORK/local.txt" ;;
+    nftset)
+      measure nftset nftset udp "$WORK/hot-both.txt" 2 "$WORK/hot-both.txt"
+      # The answers did reach the sets: the hot names' addresses are there.
+      [[ $(nft list set inet dwalloc s4) == *"elements = {"* ]] ||
+        fail "nftset: no address reached the set: $(nft list set inet dwalloc s4)"
+      ;;
     dead-upstream) measure dead-upstream dead-upstream udp "$WORK/dead-warm.txt" 1 "$WORK/dead.txt" ;;
     stale)
       # Cache the hot names (max-ttl 1s), stop their Knot, let them expire;
