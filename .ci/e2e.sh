@@ -33,7 +33,9 @@ check() {  # description, expected (grep -E), command...
   local what=$1 expected=$2; shift 2
   local output
   output=$("$@" 2>&1 || true)
-  if echo "$output" | grep -Eq -- "$expected"; then
+  # A here-string, not `echo | grep -q`: under pipefail, grep quitting at
+  # its first match can leave echo to die of SIGPIPE and fail the check.
+  if grep -Eq -- "$expected" <<<"$output"; then
     echo "ok   $what"
   else
     echo "FAIL $what: expected /$expected/, got:"; echo "$output" | sed 's/^/     /'

@@ -251,7 +251,7 @@ fi
 if ((HAVE_TLS_AARCH64)); then
   # The multiarch libmbedtls is in /usr/lib/aarch64-linux-gnu: found through
   # the host's ld.so.cache with the / sysroot, through -E otherwise.
-  aarch64-linux-gnu-readelf -dW "$BUILD/aarch64-tls/dnsward.stripped" | grep -q 'NEEDED.*libmbedtls' ||
+  grep -q 'NEEDED.*libmbedtls' <<<"$(aarch64-linux-gnu-readelf -dW "$BUILD/aarch64-tls/dnsward.stripped")" ||
     fail "aarch64-tls: $BUILD/aarch64-tls/dnsward.stripped does not link libmbedtls"
   run_checks aarch64-tls qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" \
     -E LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu "$BUILD/aarch64-tls/dnsward.stripped"
@@ -264,7 +264,7 @@ fi
 # without -L alone would not prove the binary static.)
 assert_static() {
   local label=$1 readelf=$2 binary=$3
-  if "$readelf" -lW "$binary" | grep -q INTERP || "$readelf" -dW "$binary" | grep -q NEEDED; then
+  if grep -q INTERP <<<"$("$readelf" -lW "$binary")" || grep -q NEEDED <<<"$("$readelf" -dW "$binary")"; then
     "$readelf" -lW "$binary" >&2
     fail "$label: $binary is not static"
   fi

@@ -56,7 +56,7 @@ CONF
   knotd -c "$KNOT_DIR/knot.conf" >"$KNOT_DIR/knotd.log" 2>&1 &
   KNOT_PID=$!
   for _ in $(seq 1 50); do
-    if dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" www.example.test | grep -q 192.0.2.80; then
+    if grep -q 192.0.2.80 <<<"$(dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" www.example.test)"; then
       return 0
     fi
     sleep 0.2

@@ -192,10 +192,10 @@ CONF
 nice -n "$NICE" taskset -c "$PROXY_CPU" knotd -c "$WORK/knot.conf" >"$LOGS/knotd.log" 2>&1 &
 KNOT_PID=$!
 for _ in $(seq 1 100); do
-  dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test | grep -q . && break
+  grep -q . <<<"$(dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test)" && break
   sleep 0.2
 done
-dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test | grep -q . ||
+grep -q . <<<"$(dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test)" ||
   { echo "bench: knotd did not come up" >&2; cat "$LOGS/knotd.log" >&2; exit 1; }
 # Knot binds its worker threads to CPUs of its own choosing: pin every
 # thread again now that they all exist.
@@ -248,7 +248,7 @@ stop_server() {
 start_server() {
   "start_$1"
   for _ in $(seq 1 100); do
-    if dig +tries=1 +time=1 @127.0.0.1 -p "$PROXY_PORT" ns.bench.test 2>/dev/null | grep -q 'status: NOERROR'; then
+    if grep -q 'status: NOERROR' <<<"$(dig +tries=1 +time=1 @127.0.0.1 -p "$PROXY_PORT" ns.bench.test 2>/dev/null)"; then
       return 0
     fi
     kill -0 "$SERVER_PID" 2>/dev/null || break

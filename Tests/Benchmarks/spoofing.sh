@@ -69,7 +69,7 @@ read -r EPHEMERAL_FIRST EPHEMERAL_LAST </proc/sys/net/ipv4/ip_local_port_range
 
 wait_for_proxy() {
   for _ in $(seq 100); do
-    if ss -lun 2>/dev/null | grep -q ":$PROXY "; then return 0; fi
+    if grep -q ":$PROXY " <<<"$(ss -lun 2>/dev/null)"; then return 0; fi
     sleep 0.05
   done
   echo "the proxy did not start" >&2
