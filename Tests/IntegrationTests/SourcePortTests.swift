@@ -26,12 +26,14 @@ final class SourcePortTests: XCTestCase {
     }
     let ports = upstream.udpSourcePorts
     XCTAssertEqual(ports.count, queries)
-    // Random draws from the ephemeral range may repeat now and then, but
-    // not often, and never twice in a row from one reused socket.
+    // Random draws from the ephemeral range (about 28,000 ports) may repeat
+    // now and then, even twice in a row (the kernel draws each socket's
+    // port afresh, so 39 pairs repeat with odds of about 1 in 700; CI saw
+    // it once), but not often: a socket reused across queries would keep
+    // one port throughout.
     XCTAssertGreaterThan(Set(ports).count, queries - 3, "\(ports)")
-    for index in 1..<ports.count {
-      XCTAssertNotEqual(ports[index], ports[index - 1], "\(ports)")
-    }
+    let repeatsInARow = (1..<ports.count).filter { ports[$0] == ports[$0 - 1] }.count
+    XCTAssertLessThanOrEqual(repeatsInARow, 1, "\(ports)")
   }
 
   /// A second answer still queued when the attempt ends must not leave the
