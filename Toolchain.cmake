@@ -190,12 +190,25 @@ endif()
 set(CMAKE_C_FLAGS_INIT "-Os -ffunction-sections -fdata-sections")
 # Link: drop every function and data section nothing refers to.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections")
-# Segments aligned to 4 KiB pages, the page size of router kernels. GNU ld's
-# aarch64 default (64 KiB, for kernels built with 64 KiB pages) pads the file
-# by up to 64 KiB between the code and data segments: a 70 KB binary became
-# 135 KB. Pass -DDNSWARD_MAX_PAGE_SIZE=65536 for a board whose kernel uses
-# 16 or 64 KiB pages; a binary aligned for smaller pages will not load there.
-set(DNSWARD_MAX_PAGE_SIZE 4096 CACHE STRING "ELF segment alignment: the board kernel's page size")
+# ELF segment alignment: the largest page size of the kernels the binary must
+# load on. A segment aligned for smaller pages than the kernel's will not
+# load ("ELF load command address/offset not page-aligned"). aarch64 kernels
+# come with 4 KiB pages (most routers), 16 KiB (Raspberry Pi 5's default
+# kernel, kernel_2712.img) or 64 KiB; 32-bit ARM kernels only with 4 KiB.
+# lld (every aarch64 link with LTO, and the musl one) places each segment at
+# an address congruent to its file offset and pads nothing, so 64 KiB costs
+# no byte of the file there (288,576 bytes at 4 KiB and at 64 KiB, the
+# default aarch64 firmware); only the address space has holes. GNU ld (the
+# DNSWARD_LTO=OFF glibc link) pads the file by up to 64 KiB between code and
+# data (a 70 KB binary became 135 KB), so there the default stays 4 KiB:
+# pass -DDNSWARD_MAX_PAGE_SIZE=65536 for a Raspberry Pi 5.
+if(DNSWARD_TARGET STREQUAL "aarch64" AND (DNSWARD_LTO OR DNSWARD_LIBC STREQUAL "musl"))
+  set(_dnsward_page_size_default 65536)
+else()
+  set(_dnsward_page_size_default 4096)
+endif()
+set(DNSWARD_MAX_PAGE_SIZE ${_dnsward_page_size_default} CACHE STRING
+  "ELF segment alignment: the largest page size of the board kernels it must run on")
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DNSWARD_MAX_PAGE_SIZE)
 string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -Wl,-z,max-page-size=${DNSWARD_MAX_PAGE_SIZE}")
 if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")

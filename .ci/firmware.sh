@@ -170,6 +170,20 @@ if ((HAVE_ARMV7)) && have_musl arm-linux-musleabihf; then
   configure_and_build "$BUILD/armv7-musl" armv7 "$TEST_CONFIG" -DDNSWARD_LIBC=musl
 fi
 
+# Every aarch64 binary must load on a kernel with 16 KiB pages (Raspberry Pi
+# 5) or 64 KiB pages: each LOAD segment aligned to at least 64 KiB
+# (DNSWARD_MAX_PAGE_SIZE, Toolchain.cmake). qemu-user cannot run a binary
+# with another page size than the host's, so the headers are what is checked.
+step "aarch64 segments aligned for 16 and 64 KiB page kernels"
+for binary in "$BUILD"/aarch64*/dnsward.stripped; do
+  headers=$(readelf -lW "$binary")
+  while read -r -a fields; do  # LOAD offset vaddr paddr filesz memsz flags... align
+    [[ ${fields[0]:-} == LOAD ]] || continue
+    ((fields[-1] >= 0x10000)) || fail "$binary: a LOAD segment aligned to ${fields[-1]}, not 64 KiB"
+  done <<<"$headers"
+  echo "$binary: every LOAD segment 64 KiB-aligned"
+done
+
 # --- 3. the loopback upstream ------------------------------------------------
 step "knotd on 127.0.0.1:$UPSTREAM_PORT serving example.test"
 start_knot "$UPSTREAM_PORT" || fail "knotd did not start"
