@@ -22,9 +22,16 @@ public enum Socket {
   /// Binds a listener: SO_REUSEADDR, and IPV6_V6ONLY for IPv6 so that an
   /// IPv4 listener on the same port can coexist; SO_REUSEPORT when several
   /// workers share the address.
+  ///
+  /// An address no interface has yet (EADDRNOTAVAIL) is bound again with
+  /// IP_FREEBIND / IPV6_FREEBIND (ip(7), ipv6(7)): at boot dnsward may
+  /// start before netifd or systemd-networkd has configured the LAN address,
+  /// and the socket receives once the address appears.
+  /// - Returns: true when the address was not local and is bound free.
+  @discardableResult
   public static func bindListener(
     _ fd: FileDescriptor, to address: SocketAddress, reusePort: Bool = false
-  ) throws(Errno) {
+  ) throws(Errno) -> Bool {
     _ = clinux_set_int_option(fd.rawValue, SOL_SOCKET, SO_REUSEADDR, 1)
     if reusePort, clinux_set_int_option(fd.rawValue, SOL_SOCKET, SO_REUSEPORT, 1) != 0 {
       throw Errno(rawValue: clinux_errno())
@@ -32,7 +39,19 @@ public enum Socket {
     if address.isIPv6 {
       _ = clinux_set_int_option(fd.rawValue, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1)
     }
+    do throws(Errno) {
+      try bind(fd, to: address)
+      return false
+    } catch {
+      guard error.rawValue == EADDRNOTAVAIL else { throw error }
+    }
+    let freeBind =
+      address.isIPv6
+      ? clinux_set_int_option(fd.rawValue, Int32(IPPROTO_IPV6), IPV6_FREEBIND, 1)
+      : clinux_set_int_option(fd.rawValue, Int32(IPPROTO_IP), IP_FREEBIND, 1)
+    guard freeBind == 0 else { throw Errno(rawValue: EADDRNOTAVAIL) }
     try bind(fd, to: address)
+    return true
   }
 
   public static func bind(_ fd: FileDescriptor, to address: SocketAddress) throws(Errno) {

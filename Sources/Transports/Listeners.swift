@@ -13,6 +13,9 @@ public struct Listeners {
   public internal(set) var tcp: [FileDescriptor] = []
   /// Where each listener really is (port 0 in a config binds a free port).
   public internal(set) var addresses: [SocketAddress] = []
+  /// The addresses no interface had when they were bound (IP_FREEBIND):
+  /// served once the address is configured.
+  public internal(set) var notYetConfigured: [SocketAddress] = []
 
   public enum OpenError: Error {
     case bind(SocketAddress, Errno)
@@ -45,8 +48,9 @@ public struct Listeners {
       attemptsLeft -= 1
       let udp = try Socket.udp(for: address)
       let bound: SocketAddress
+      let boundFree: Bool
       do throws(Errno) {
-        try Socket.bindListener(udp, to: address, reusePort: reusePort)
+        boundFree = try Socket.bindListener(udp, to: address, reusePort: reusePort)
         bound = Socket.localAddress(udp) ?? address
       } catch {
         udp.close()
@@ -70,6 +74,7 @@ public struct Listeners {
       self.udp.append(udp)
       self.tcp.append(tcp)
       addresses.append(bound)
+      if boundFree { notYetConfigured.append(bound) }
       return
     }
   }

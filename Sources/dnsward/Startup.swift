@@ -27,6 +27,11 @@ func serve(_ settings: Settings) -> Int32 {
     }
     return 1
   }
+  for address in sets[0].notYetConfigured {
+    log.start(.warning).append("listen ").append(address: address)
+      .append(": no interface has this address yet; answering there once it is configured")
+      .emit(.warning)
+  }
   guard dropPrivileges(settings, log: log) else {
     for set in sets { set.close() }
     return 1

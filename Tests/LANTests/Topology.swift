@@ -56,6 +56,8 @@ final class Topology {
   static var linkPrefix: String { "dwl\(getpid())" }
   /// The router's WAN interface.
   var routerWANInterface: String { "\(Self.linkPrefix)b0" }
+  /// The router's LAN interface.
+  var routerLANInterface: String { "\(Self.linkPrefix)a1" }
 
   private func build() throws {
     for namespace in [client, router, isp, inet] {
