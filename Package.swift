@@ -74,7 +74,7 @@ let package = Package(
       ]),
     // What more than one test target needs: messages as text, the binary under test,
     // the test certificates, free ports, a seeded generator (Tests/README.md).
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
     .testTarget(
       name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),

@@ -14,7 +14,7 @@ import DNSWire
 /// | `misses.bind.`     | cache misses                                      |
 /// | `cachesize.bind.`  | cache capacity in entries (0 when it is off)      |
 /// | `insertions.bind.` | answers stored in the cache                       |
-/// | `version.bind.`, `version.server.` | `"dnsward"`                       |
+/// | `version.bind.`, `version.server.` | `Release.description`: `"dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; no TLS, runtime config)"` |
 /// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)`, then per upstream (below) |
 ///
 /// After the `statistic(at:)` records, `stats.dnsward.` has five more per
@@ -123,6 +123,8 @@ extension Engine {
     /// One TXT string: a number in decimal.
     case number(UInt64)
     case text(StaticString)
+    /// `Release`'s description: version, date, target and features.
+    case release
     /// `stats.dnsward.`: one RR per statistic.
     case statistics
   }
@@ -163,6 +165,7 @@ extension Engine {
       switch answer {
       case .number(let value): try Self.writeTXT(&writer, value: value)
       case .text(let text): try Self.writeTXT(&writer, text: text)
+      case .release: try Self.writeReleaseTXT(&writer)
       case .statistics:
         for index in 0..<Self.statisticCount {
           let (key, value) = statistic(at: index)
@@ -218,7 +221,7 @@ extension Engine {
     if Self.flat(name, is: "cachesize.bind") { return .number(UInt64(cacheCapacity)) }
     if Self.flat(name, is: "insertions.bind") { return .number(counters.cacheInserts) }
     if Self.flat(name, is: "version.bind") || Self.flat(name, is: "version.server") {
-      return .text("dnsward")
+      return .release
     }
     if Self.flat(name, is: "stats.dnsward") { return .statistics }
     return nil
@@ -275,6 +278,16 @@ extension Engine {
   static func writeTXT(_ writer: inout MessageWriter, text: StaticString) throws(WireError) {
     try writeTXTPrefix(&writer, stringLength: text.utf8CodeUnitCount)
     try writer.write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  /// `Release`'s description as one character-string.
+  static func writeReleaseTXT(_ writer: inout MessageWriter) throws(WireError) {
+    try withUnsafeTemporaryAllocation(byteCount: Release.descriptionCapacity, alignment: 1) {
+      buffer throws(WireError) in
+      let length = Release.copyDescription(into: buffer)
+      try writeTXTPrefix(&writer, stringLength: length)
+      try writer.write(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+    }
   }
 
   /// `key=value`.

@@ -31,18 +31,20 @@ public enum ProcessControl {
   /// Writes bytes to standard error as they are.
   public static func printError(_ bytes: [UInt8]) { writeAll(bytes, to: 2) }
 
+  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+    bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+  }
+
   /// Every byte, across short writes (a pipe takes what fits); stops at an
   /// error (a closed pipe), as `print` would.
-  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    bytes.withUnsafeBytes { buffer in
-      var offset = 0
-      while offset < buffer.count {
-        let written = try? systemCall {
-          CLinux.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-        }
-        guard let written, written > 0 else { return }
-        offset += written
+  private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) {
+    var offset = 0
+    while offset < buffer.count {
+      let written = try? systemCall {
+        CLinux.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
       }
+      guard let written, written > 0 else { return }
+      offset += written
     }
   }
 

@@ -6,6 +6,7 @@
 //   dnsward --print-config    print the summary of the compiled-in config
 //   dnsward --help-config     print the reference of the config language
 //   dnsward stats [ADDR]      print a running dnsward's statistics (StatsCommand.swift)
+//   dnsward --version         version, release date, target and features (Release)
 //
 // A firmware built with -DDNSWARD_RUNTIME_CONFIG=OFF (DNSWARD_COMPILED_CONFIG_ONLY)
 // leaves the config language out and runs only on its compiled-in config.
@@ -22,6 +23,7 @@ func usage() -> Never {
     let text: StaticString = """
       usage: dnsward                   run on the compiled-in config
              dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
+             dnsward --version         version, release date, target and features
 
       (this build runs only on its compiled-in config)
 
@@ -34,6 +36,7 @@ func usage() -> Never {
              dnsward --print-config    summary of the compiled-in config
              dnsward --help-config     every directive of the config language
              dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
+             dnsward --version         version, release date, target and features
 
       """
   #endif
@@ -106,6 +109,12 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
 let arguments = ProcessControl.arguments()
 if arguments.isEmpty {
   ProcessControl.exit(serve(compiledSettings()))
+}
+if arguments.count == 1 && isFlag(arguments[0], "--version") {
+  var line = [UInt8](repeating: 0x0A, count: Release.descriptionCapacity + 1)
+  let length = line.withUnsafeMutableBytes { Release.copyDescription(into: $0) }
+  ProcessControl.printOutput(Array(line[0...length]))
+  ProcessControl.exit(0)
 }
 if arguments.count <= 2 && isFlag(arguments[0], "stats") {
   ProcessControl.exit(StatsCommand.run(arguments.dropFirst()))

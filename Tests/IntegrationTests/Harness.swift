@@ -325,6 +325,23 @@ struct Reply {
     }
   }
 
+  /// TXT records' first character-strings, as UTF-8.
+  var texts: [String] {
+    bytes.withUnsafeBytes { raw in
+      guard let message = try? Message(validating: raw) else { return [] }
+      var result: [String] = []
+      var records = message.records()
+      while let record = records.next() {
+        guard record.type.rawValue == 16, record.rdataLength >= 1 else { continue }
+        let length = Int(raw[record.rdataOffset])
+        guard length < record.rdataLength else { continue }
+        let start = record.rdataOffset + 1
+        result.append(String(decoding: raw[start..<(start + length)], as: UTF8.self))
+      }
+      return result
+    }
+  }
+
   var isValid: Bool { bytes.withUnsafeBytes { (try? Message(validating: $0)) != nil } }
 
   /// The TTL of the first record, if any.
