@@ -83,6 +83,18 @@ grep -q 'default_postinst "$0"' "$WORK/control/postinst" || fail "postinst: $(ca
 grep -q 'default_prerm "$0"' "$WORK/control/prerm" || fail "prerm: $(cat "$WORK/control/prerm")"
 busybox ash -n "$WORK/control/postinst" && busybox ash -n "$WORK/control/prerm" || fail "postinst/prerm syntax"
 
+# The TLS build's control (no musl TLS firmware is built here: the same
+# binary, packaged as ipk.cmake does with -DDNSWARD_TLS=ON).
+IPK_BINARY=$BUILD/dnsward.stripped IPK_OUT_DIR=$WORK/tls IPK_SOURCE_ROOT=$ROOT \
+  IPK_PACKAGE=dnsward-tls IPK_ARCH=aarch64_generic IPK_DEPENDS="libc, libmbedtls21" \
+  IPK_READELF=aarch64-linux-gnu-readelf bash "$ROOT/Board/packaging/ipk-build.sh" >/dev/null ||
+  fail "ipk-build.sh for dnsward-tls"
+tls_control=$(tar -xzOf "$WORK/tls/ipk/control.tar.gz" ./control)
+for line in "Package: dnsward-tls" "Provides: dnsward" "Conflicts: dnsward" "Depends: libc, libmbedtls21"; do
+  grep -q -x -F "$line" <<<"$tls_control" || fail "dnsward-tls control has no '$line': $tls_control"
+done
+echo "dnsward-tls: Provides and Conflicts dnsward, Depends libc, libmbedtls21"
+
 step "3. data"
 listing=$(tar -tvzf "$WORK/outer/data.tar.gz")
 echo "$listing"

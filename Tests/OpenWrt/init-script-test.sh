@@ -153,6 +153,7 @@ expect_equal "beside: dnsmasq restarts" "$(count 'dnsmasq restart')" 1
 expect_equal "beside: procd command" "$(grep '^procd_set_param command' "$CALLS")" \
 	"procd_set_param command $PROG --config $CONF"
 grep -q -x 'listen 127.0.0.1:5353' "$CONF" || fail "beside: no listen 127.0.0.1:5353 in $CONF"
+expect_equal "beside: the config's mode" "$(stat -c %a "$CONF")" 600
 grep -q -x 'upstream resolv-conf /tmp/resolv.conf.d/resolv.conf.auto' "$CONF" ||
 	fail "beside: no resolv-conf upstream in $CONF"
 expect_equal "beside: the converted lines" "$(sed -n '53p' "$CONF")" "override dnsward.test 127.0.0.53"
