@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# ipk-build.sh — lays out the dnsward OpenWrt package (.ipk) from a built
+# firmware. Board/packaging/ipk.cmake runs it for `cmake --build BUILD
+# --target ipk`, with its settings in the environment:
+#
+#   IPK_BINARY      the stripped firmware (BUILD/dnsward.stripped)
+#   IPK_OUT_DIR     where the package and its staging folder go (BUILD)
+#   IPK_SOURCE_ROOT the repository (Board/openwrt/package/ holds the files)
+#   IPK_PACKAGE     dnsward, or dnsward-tls (then Provides/Conflicts dnsward)
+#   IPK_ARCH        OpenWrt's architecture name (DISTRIB_ARCH), e.g. aarch64_generic
+#   IPK_VERSION     the version; empty: from git (below)
+#   IPK_MAINTAINER, IPK_LICENSE
+#   IPK_DEPENDS     comma-separated Depends (libc, and the mbedTLS package)
+#   IPK_READELF     readelf for the target
+#   IPK_ALLOW_DYNAMIC  1: package a binary that needs a dynamic loader
+#
+# The format opkg (OpenWrt 24.10 and earlier) reads: a gzip'd tar (GNU
+# format) of ./debian-binary ("2.0"), ./data.tar.gz (the files, from /) and
+# ./control.tar.gz (control, conffiles, postinst, prerm), in that order, as
+# OpenWrt's own ipkg-build writes them. Installed-Size is the size of the
+# uncompressed data tar in bytes, as there. Every tar is reproducible: owner
+# and group 0 (numeric), names sorted, one mtime (SOURCE_DATE_EPOCH, else the
+# git commit's time), gzip without name and time stamp; the same tree and
+# commit give the same bytes.
+set -euo pipefail
+
+fail() {
+  echo "ipk-build.sh: $*" >&2
+  exit 1
+}
+
+for variable in IPK_BINARY IPK_OUT_DIR IPK_SOURCE_ROOT IPK_PACKAGE IPK_ARCH IPK_READELF; do
+  [[ -n ${!variable:-} ]] || fail "$variable is not set (run through cmake --build BUILD --target ipk)"
+done
+FILES=$IPK_SOURCE_ROOT/Board/openwrt/package
+[[ -f $IPK_BINARY ]] || fail "no firmware at $IPK_BINARY"
+[[ $IPK_PACKAGE =~ ^[a-z0-9][a-z0-9.+-]*$ ]] || fail "bad package name '$IPK_PACKAGE'"
+[[ $IPK_ARCH =~ ^[A-Za-z0-9_.+-]+$ ]] || fail "bad architecture '$IPK_ARCH'"
+
+# The firmware must run on OpenWrt's musl userland: a static binary has no
+# ELF interpreter (PT_INTERP); a glibc one names /lib/ld-linux-*.so, which
+# OpenWrt does not have ("not found" although the file is there).
+headers=$("$IPK_READELF" -lW "$IPK_BINARY") || fail "$IPK_BINARY is not an ELF file"
+if grep -q 'Requesting program interpreter' <<<"$headers" && [[ ${IPK_ALLOW_DYNAMIC:-0} != 1 ]]; then
+  fail "$IPK_BINARY needs a dynamic loader ($(sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p' <<<"$headers")), which OpenWrt lacks; build with -DDNSWARD_LIBC=musl, or pass -DDNSWARD_IPK_ALLOW_DYNAMIC=ON"
+fi
+dynamic=$("$IPK_READELF" -dW "$IPK_BINARY" 2>/dev/null || true)
+if grep -q 'NEEDED.*libmbedtls' <<<"$dynamic" && [[ $IPK_DEPENDS != *mbedtls* ]]; then
+  fail "$IPK_BINARY loads libmbedtls but Depends ($IPK_DEPENDS) names no mbedTLS package (DNSWARD_OPENWRT_MBEDTLS_DEPENDS)"
+fi
+
+# Version and time stamp from the commit, unless given.
+commit_time() { git -C "$IPK_SOURCE_ROOT" log -1 --format=%ct 2>/dev/null || true; }
+version=${IPK_VERSION:-}
+if [[ -z $version ]]; then
+  version=$(git -C "$IPK_SOURCE_ROOT" describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' || true)
+  if [[ -z $version ]]; then
+    hash=$(git -C "$IPK_SOURCE_ROOT" rev-parse --short=7 HEAD 2>/dev/null) ||
+      fail "no IPK_VERSION and no git history to derive one (-DDNSWARD_PACKAGE_VERSION=...)"
+    # `~` sorts before anything in opkg's comparison, so a real release
+    # (0.1.0) is newer than every snapshot; the date orders snapshots.
+    version="0~git$(date -u -d "@$(commit_time)" +%Y%m%d).$hash"
+  fi
+fi
+[[ $version =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "bad version '$version' (starts with a digit; letters, digits, . + ~ -)"
+epoch=${SOURCE_DATE_EPOCH:-$(commit_time)}
+[[ $epoch =~ ^[0-9]+$ ]] || fail "no SOURCE_DATE_EPOCH and no git commit time"
+
+STAGE=$IPK_OUT_DIR/ipk
+rm -rf "$STAGE"
+mkdir -p "$STAGE/data" "$STAGE/control"
+DATA=$STAGE/data
+CONTROL=$STAGE/control
+
+# install_file MODE SOURCE DESTINATION (inside data/)
+install_file() {
+  mkdir -p "$DATA$(dirname "$3")"
+  cp "$2" "$DATA$3"
+  chmod "$1" "$DATA$3"
+}
+install_file 0755 "$IPK_BINARY" /usr/sbin/dnsward
+install_file 0755 "$FILES/dnsward.init" /etc/init.d/dnsward
+# It may hold an httpdns secret: root only (dnsward reads its config as root).
+install_file 0600 "$FILES/dnsward.uci" /etc/config/dnsward
+install_file 0644 "$FILES/uci-to-conf.awk" /usr/share/dnsward/uci-to-conf.awk
+find "$DATA" -type d -exec chmod 0755 {} +
+
+# reproducible_tar DIRECTORY OUTPUT [MEMBERS...]: a gzip'd tar of the
+# members (default: the whole directory, as ./...), owned by 0:0, names
+# sorted, mtime $epoch.
+reproducible_tar() {
+  local directory=$1 output=$2
+  shift 2
+  (($#)) || set -- .
+  tar --format=gnu --numeric-owner --owner=0 --group=0 --sort=name \
+    --mtime="@$epoch" -C "$directory" -cf - "$@" | gzip -9n >"$output"
+}
+
+reproducible_tar "$DATA" "$STAGE/data.tar.gz"
+installed_size=$(gzip -dc "$STAGE/data.tar.gz" | wc -c)
+
+conflicts=dnsward-tls
+provides=""
+if [[ $IPK_PACKAGE == dnsward-tls ]]; then
+  conflicts=dnsward
+  provides=dnsward
+fi
+{
+  echo "Package: $IPK_PACKAGE"
+  echo "Version: $version"
+  echo "Depends: $IPK_DEPENDS"
+  [[ -z $provides ]] || echo "Provides: $provides"
+  echo "Conflicts: $conflicts"
+  echo "License: ${IPK_LICENSE:-unspecified}"
+  echo "Section: net"
+  echo "Architecture: $IPK_ARCH"
+  echo "Installed-Size: $installed_size"
+  echo "Maintainer: ${IPK_MAINTAINER:-dnsward maintainers}"
+  echo "Description: dnsward, a small DNS forwarder for routers (Embedded Swift, static)"
+  echo " Caches, forwards over UDP, TCP, HTTP DNS$([[ $IPK_PACKAGE == dnsward-tls ]] && echo ', DoT and DoH'),"
+  echo " answers the LAN's DHCP names and blocks names. Beside dnsmasq (default)"
+  echo " or in its place on port 53: /etc/config/dnsward, option mode."
+} >"$CONTROL/control"
+echo /etc/config/dnsward >"$CONTROL/conffiles"
+# OpenWrt's convention (its packages' generated scripts): default_postinst
+# enables the init script and, on a live system (IPKG_INSTROOT empty),
+# starts it, not when an image is being built; default_prerm disables
+# (unless upgrading) and stops it, which gives dnsmasq its settings back.
+cat >"$CONTROL/postinst" <<'EOF'
+#!/bin/sh
+[ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
+[ -s "${IPKG_INSTROOT}/lib/functions.sh" ] || exit 0
+. "${IPKG_INSTROOT}/lib/functions.sh"
+default_postinst "$0" "$@"
+EOF
+cat >"$CONTROL/prerm" <<'EOF'
+#!/bin/sh
+[ -s "${IPKG_INSTROOT}/lib/functions.sh" ] || exit 0
+. "${IPKG_INSTROOT}/lib/functions.sh"
+default_prerm "$0" "$@"
+EOF
+chmod 0644 "$CONTROL/control" "$CONTROL/conffiles"
+chmod 0755 "$CONTROL/postinst" "$CONTROL/prerm" "$CONTROL"
+reproducible_tar "$CONTROL" "$STAGE/control.tar.gz"
+
+echo 2.0 >"$STAGE/debian-binary"
+chmod 0644 "$STAGE/debian-binary" "$STAGE/data.tar.gz" "$STAGE/control.tar.gz"
+package=$IPK_OUT_DIR/${IPK_PACKAGE}_${version}_${IPK_ARCH}.ipk
+reproducible_tar "$STAGE" "$package" ./debian-binary ./data.tar.gz ./control.tar.gz
+# The name without the version, for scripts: always the last package built.
+ln -sf "$(basename "$package")" "$IPK_OUT_DIR/$IPK_PACKAGE.ipk"
+echo "$package: $(stat -c %s "$package") bytes (installed: $installed_size bytes)"
