@@ -66,7 +66,7 @@ printf 'www.example.test A\nwww.example.test AAAA\nalias.example.test A\nnope.ex
 
 # peak_rss COMMAND...: VmHWM in kB after $QUERIES queries against COMMAND.
 peak_rss() {
-  "$@" 2>"$WORK/run.log" &
+  "$@" >"$WORK/run.log" 2>&1 &
   local pid=$! tries
   PIDS+=("$pid")
   for tries in $(seq 1 60); do

@@ -24,7 +24,7 @@ timeout 1s
 override printer.lan 192.168.1.20 fd00::20
 block ads.example
 CONF
-"$BIN" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
+"$BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
 DNSWARD_PID=$!
 sleep 0.5
 

@@ -17,19 +17,48 @@ public enum LogSeverity: UInt8, Comparable {
     case .debug: return "debug: "
     }
   }
+  /// The syslog priority journald reads from a `<N>` prefix (RFC 5424
+  /// §6.2.1 severities: 3 error, 4 warning, 6 informational, 7 debug).
+  var journalPrefix: StaticString {
+    switch self {
+    case .error: return "<3>"
+    case .warning: return "<4>"
+    case .info: return "<6>"
+    case .debug: return "<7>"
+    }
+  }
 }
 
-/// Builds one log line in a buffer allocated once and writes it to stderr
-/// with a single write(2), so lines from a busy loop never interleave and
-/// logging allocates nothing. Text past the buffer is cut.
+/// Where log lines go, so that the supervisor files them at their priority.
+public enum LogDestination {
+  /// Info and debug to standard output, warnings and errors to standard
+  /// error: procd logs a service's stdout at `daemon.info` and its stderr
+  /// at `daemon.err`; on a terminal both show.
+  case split
+  /// Everything to standard error, each line prefixed `<N>`: stderr is
+  /// systemd's journal (`JOURNAL_STREAM`), which reads the priority there.
+  case journal
+
+  /// `.journal` when standard error is the journal stream, else `.split`.
+  public static var detected: LogDestination {
+    clinux_stderr_is_journal() != 0 ? .journal : .split
+  }
+}
+
+/// Builds one log line in a buffer allocated once and writes it with a
+/// single write(2) to the stream `destination` picks for its severity, so
+/// lines from a busy loop never interleave and logging allocates nothing.
+/// Text past the buffer is cut.
 public final class LogLine {
   public var threshold: LogSeverity
+  public let destination: LogDestination
   private let buffer: UnsafeMutableRawBufferPointer
   private var count = 0
   private static let capacity = 1024
 
-  public init(threshold: LogSeverity) {
+  public init(threshold: LogSeverity, destination: LogDestination = .detected) {
     self.threshold = threshold
+    self.destination = destination
     buffer = .allocate(byteCount: Self.capacity, alignment: 1)
   }
 
@@ -42,6 +71,7 @@ public final class LogLine {
   @discardableResult
   public func start(_ severity: LogSeverity) -> LogLine {
     count = 0
+    if case .journal = destination { append(severity.journalPrefix) }
     append("dnsward: ")
     return append(severity.label)
   }
@@ -168,7 +198,12 @@ public final class LogLine {
   public func emit(_ severity: LogSeverity) {
     guard enabled(severity) else { return }
     buffer[count] = 0x0A
-    _ = CLinux.write(2, buffer.baseAddress, count + 1)
+    let toStandardError: Bool
+    switch destination {
+    case .split: toStandardError = severity <= .warning
+    case .journal: toStandardError = true
+    }
+    _ = CLinux.write(toStandardError ? 2 : 1, buffer.baseAddress, count + 1)
     count = 0
   }
 }

@@ -83,8 +83,9 @@ final class LoopEnvironment: EngineEnvironment {
 
   var logsQueries: Bool { context.log.enabled(querySeverity) }
 
-  /// `query 192.168.1.20:40000 udp www.example.com. type 1: rcode 0 from
-  /// 127.0.0.1:5300 in 12 ms`
+  /// `query 192.168.1.20:40000 udp www.example.com. A: NOERROR from
+  /// 127.0.0.1:5300 in 12 ms` (`TYPE65280`, `RCODE11` for codes without a
+  /// mnemonic).
   func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64
@@ -94,14 +95,25 @@ final class LoopEnvironment: EngineEnvironment {
     log.start(severity).append("query ").append(address: SocketAddress(client.endpoint))
     log.append(client.isTCP ? " tcp " : " udp ")
     formatName(name)
-    log.append(" type ").append(decimal: UInt64(type.rawValue)).append(": ")
+    log.append(" ")
+    if let mnemonic = type.mnemonic {
+      log.append(mnemonic)
+    } else {
+      log.append("TYPE").append(decimal: UInt64(type.rawValue))
+    }
+    log.append(": ")
     switch outcome {
     case .overridden: log.append("override")
     case .blocked: log.append("blocked")
     case .cached: log.append("cache")
     case .stale: log.append("stale cache")
     case .answered(let rcode):
-      log.append("rcode ").append(decimal: UInt64(rcode.rawValue)).append(" from ")
+      if let mnemonic = rcode.mnemonic {
+        log.append(mnemonic)
+      } else {
+        log.append("RCODE").append(decimal: UInt64(rcode.rawValue))
+      }
+      log.append(" from ")
       if upstream >= 0 { log.append(address: context.upstreamAddresses[upstream]) }
     case .servFail: log.append("SERVFAIL")
     case .refused: log.append("REFUSED")

@@ -304,7 +304,7 @@ start_dnsward() {
   [ "$config" != - ] && args=(--config "$config")
   MALLOC_COUNTER_FILE="$WORK/$name.counters" MALLOC_COUNTER_STACKS="$WORK/$name.stacks" \
     LD_PRELOAD="$WORK/malloc-counter.so" \
-    "$binary" "${args[@]}" 2>"$WORK/$name.log" &
+    "$binary" "${args[@]}" >"$WORK/$name.log" 2>&1 &
   pid=$!
   PIDS+=("$pid")
   for _ in $(seq 1 100); do

@@ -31,7 +31,7 @@ cache-bytes 1m
 inflight 1024
 log info
 CONF
-"$DNSWARD" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
+"$DNSWARD" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
 PID=$!
 sleep 0.5
 

@@ -76,7 +76,7 @@ CONF
 run() {
   local name=$1 load=$2 round=$3 out before after completed
   config "$name" >"$WORK/$name.conf"
-  "$DNSWARD_BIN" --config "$WORK/$name.conf" 2>"$WORK/$name.log" &
+  "$DNSWARD_BIN" --config "$WORK/$name.conf" >"$WORK/$name.log" 2>&1 &
   PROXY_PID=$!
   for _ in $(seq 1 50); do
     dig +short +tries=1 +time=1 @127.0.0.1 -p "$PROXY" www.example.test >/dev/null 2>&1 && break

@@ -79,7 +79,7 @@ override printer.lan 192.168.1.20
 cache 0
 log warning
 CONF
-"$DNSWARD" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
+"$DNSWARD" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
 PROXY_PID=$!
 measure dnsward forwarded
 measure dnsward local
@@ -90,7 +90,7 @@ if command -v cmake >/dev/null && command -v ninja >/dev/null; then
   cmake -S "$ROOT/Board" -B "$WORK/firmware" -G Ninja -DDNSWARD_TARGET=host \
     -DDNSWARD_CONFIG="$WORK/dnsward.conf" >"$WORK/firmware.log" 2>&1
   cmake --build "$WORK/firmware" >>"$WORK/firmware.log" 2>&1
-  "$WORK/firmware/dnsward.stripped" 2>"$WORK/firmware-run.log" &
+  "$WORK/firmware/dnsward.stripped" >"$WORK/firmware-run.log" 2>&1 &
   PROXY_PID=$!
   measure firmware forwarded
   measure firmware local

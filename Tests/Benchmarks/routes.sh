@@ -185,7 +185,7 @@ done
 # --- CPU per forwarded query, in turns: routed and unrouted names through
 # dnsward with the list, unrouted names through one without routes.
 ticks=$(getconf CLK_TCK)
-"$BIN/dnsward" --config "$WORK/list.conf" 2>"$WORK/dnsward.log" &
+"$BIN/dnsward" --config "$WORK/list.conf" >"$WORK/dnsward.log" 2>&1 &
 LIST_PID=$!
 PIDS+=("$LIST_PID")
 {
@@ -194,7 +194,7 @@ PIDS+=("$LIST_PID")
   echo "cache 0"
   echo "log warning"
 } >"$WORK/plain.conf"
-"$BIN/dnsward" --config "$WORK/plain.conf" 2>"$WORK/plain.log" &
+"$BIN/dnsward" --config "$WORK/plain.conf" >"$WORK/plain.log" 2>&1 &
 PLAIN_PID=$!
 PIDS+=("$PLAIN_PID")
 sleep 1

@@ -41,7 +41,7 @@ run() {
   local filter=$1 load=$2
   printf 'listen 127.0.0.1:%s\nupstream udp 127.0.0.1:%s\ncache 0\noverride local.test 192.0.2.1\nseccomp %s\n' \
     "$PROXY" "$UPSTREAM" "$filter" >"$WORK/dnsward.conf"
-  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
+  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
   local pid=$!
   sleep 0.5
   if [ "$filter" = on ] && ! grep -q 'filter installed' "$WORK/dnsward.log"; then

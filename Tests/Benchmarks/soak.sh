@@ -108,7 +108,7 @@ override soak.lan 192.168.1.20
 block blocked.test
 log info
 CONF
-"$DNSWARD_BIN" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward.log" &
+"$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
 PROXY_PID=$!
 for _ in $(seq 1 50); do
   [ "$($PROBE ask "$PROXY" soak.lan | cut -d' ' -f3)" = 192.168.1.20 ] && break

@@ -101,7 +101,7 @@ attack() {
 dnsward() {  # dnsward EXTRA-CONFIG
   printf 'listen 127.0.0.1:%s\nupstream udp 127.0.0.1:%s\ntimeout 3s\nlog warning\n%s\n' \
     "$PROXY" "$UPSTREAM" "$1" >"$WORK/dnsward.conf"
-  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" 2>>"$WORK/dnsward.log" &
+  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >>"$WORK/dnsward.log" 2>&1 &
   PROXY_PID=$!
 }
 

@@ -48,7 +48,7 @@ upstream udp 127.0.0.1:$UPSTREAM
 workers $workers
 log warning
 CONF
-  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" 2>"$WORK/dnsward-$workers.log" &
+  "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward-$workers.log" 2>&1 &
   PROXY_PID=$!
   sleep 1
   pids=("$PROXY_PID" $(pgrep -P "$PROXY_PID" || true))

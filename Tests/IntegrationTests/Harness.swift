@@ -33,8 +33,10 @@ final class DnswardProcess {
       "dnsward-test-\(UUID().uuidString).conf")
     try config.write(to: configURL, atomically: true, encoding: .utf8)
     process = try DnswardBinary.process(arguments ?? ["--config", configURL.path])
+    // Log lines at info and debug go to standard output, warnings and
+    // errors to standard error (LogDestination.split): one log of both.
     process.standardError = errorPipe
-    process.standardOutput = FileHandle.nullDevice
+    process.standardOutput = errorPipe
     errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
       guard let self, !data.isEmpty else { return }

@@ -546,6 +546,25 @@ static inline int clinux_fork_worker(void) {
 
 static inline int clinux_terminate(int pid) { return kill((pid_t)pid, SIGTERM); }
 
+// Whether standard error is systemd's journal: systemd sets JOURNAL_STREAM
+// to "DEVICE:INODE" of the stream it connected, and a process whose stderr
+// is that same file may prefix lines with "<N>" (a syslog priority) for
+// journald to read (sd-daemon(3), systemd.exec(5)). A child whose stderr was
+// redirected elsewhere inherits the variable but not the stream: no match.
+static inline int clinux_stderr_is_journal(void) {
+  const char *value = getenv("JOURNAL_STREAM");
+  if (value == NULL) return 0;
+  char *end = NULL;
+  unsigned long long device = strtoull(value, &end, 10);
+  if (end == value || *end != ':') return 0;
+  const char *inodeText = end + 1;
+  unsigned long long inode = strtoull(inodeText, &end, 10);
+  if (end == inodeText || *end != '\0') return 0;
+  struct stat status;
+  if (fstat(2, &status) != 0) return 0;
+  return (unsigned long long)status.st_dev == device && (unsigned long long)status.st_ino == inode;
+}
+
 // Waits for child `pid`; returns its exit status, 128 + the signal that
 // ended it, or -1.
 static inline int clinux_wait_child(int pid) {
