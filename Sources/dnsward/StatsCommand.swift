@@ -1,6 +1,9 @@
-// `dnsward stats [ADDR]`: asks a running dnsward for its statistics — the
-// `stats.dnsward. CH TXT` question its engine answers (Engine/Stats.swift) —
-// and prints one `name value` line per statistic, in the server's order.
+// `dnsward stats [--json] [ADDR]`: asks a running dnsward for its
+// statistics — the `stats.dnsward. CH TXT` question its engine answers
+// (Engine/Stats.swift) — and prints one `name value` line per statistic, in
+// the server's order; with --json one JSON object (RFC 8259) instead:
+// `{"queries": 6, ..., "upstreams": [{"answers": 5, "timeouts": 0, ...}]}`,
+// each `upstreamN.key` statistic in the object at index N of `upstreams`.
 //
 //   ADDR   127.0.0.1 (port 53), 127.0.0.1:8053, ::1, [::1] or [::1]:8053;
 //          127.0.0.1:53 when left out.
@@ -35,6 +38,9 @@ enum StatsCommand {
   static func run(_ arguments: ArraySlice<[UInt8]>) -> Int32 {
     let log = LogLine(threshold: .error)
     var target = SocketAddress(ipv4: 0x7F00_0001, port: defaultPort)
+    var arguments = arguments
+    let json = arguments.first.map { isFlag($0, "--json") } ?? false
+    if json { arguments = arguments.dropFirst() }
     if let text = arguments.first {
       guard arguments.count == 1, let parsed = parseTarget(text) else {
         log.start(.error).append("stats: not an address: ").append(arguments.first ?? [])
@@ -81,7 +87,7 @@ enum StatsCommand {
       line.emit(.error)
       return 1
     }
-    return printStatistics(reply, from: target, log: log)
+    return printStatistics(reply, from: target, json: json, log: log)
   }
 
   // MARK: - The address
@@ -310,9 +316,10 @@ enum StatsCommand {
   // MARK: - Output
 
   /// Prints `name value` for each `name=value` TXT string of the answer
-  /// (a string without `=` is printed as it is). Returns the exit status.
+  /// (a string without `=` is printed as it is), or with `json` the JSON
+  /// object. Returns the exit status.
   static func printStatistics(
-    _ raw: UnsafeRawBufferPointer, from target: SocketAddress, log: LogLine
+    _ raw: UnsafeRawBufferPointer, from target: SocketAddress, json: Bool, log: LogLine
   ) -> Int32 {
     guard let message = try? Message(validating: raw, allowTrailingData: true) else {
       log.start(.error).append("stats: ").append(address: target)
@@ -326,7 +333,8 @@ enum StatsCommand {
       log.emit(.error)
       return 1
     }
-    var output: [UInt8] = []
+    var text: [UInt8] = []
+    var object = StatisticsJSON()
     var records = message.records()
     var index = 0
     while let record = records.next(), index < message.answerCount {
@@ -337,20 +345,25 @@ enum StatsCommand {
       let end = record.rdataOffset + record.rdataLength
       while position < end {
         let stringEnd = min(position + 1 + Int(raw[position]), end)
-        var separated = false
-        for offset in (position + 1)..<stringEnd {
-          if !separated && raw[offset] == UInt8(ascii: "=") {
-            output.append(UInt8(ascii: " "))
-            separated = true
-          } else {
-            output.append(raw[offset])
+        let string = UnsafeRawBufferPointer(rebasing: raw[(position + 1)..<stringEnd])
+        let separator = string.firstIndex(of: UInt8(ascii: "=")) ?? string.count
+        let name = UnsafeRawBufferPointer(rebasing: string[0..<separator])
+        let value = UnsafeRawBufferPointer(
+          rebasing: string[min(separator + 1, string.count)..<string.count])
+        if json {
+          object.add(name: name, value: value)
+        } else {
+          text.append(contentsOf: name)
+          if separator < string.count {
+            text.append(UInt8(ascii: " "))
+            text.append(contentsOf: value)
           }
+          text.append(0x0A)
         }
-        output.append(0x0A)
         position = stringEnd
       }
     }
-    writeAll(output, to: FileDescriptor(rawValue: 1))
+    writeAll(json ? object.bytes : text, to: FileDescriptor(rawValue: 1))
     return 0
   }
 

@@ -5,7 +5,7 @@
 //   dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
 //   dnsward --print-config    print the summary of the compiled-in config
 //   dnsward --help-config     print the reference of the config language
-//   dnsward stats [ADDR]      print a running dnsward's statistics (StatsCommand.swift)
+//   dnsward stats [--json] [ADDR]  print a running dnsward's statistics (StatsCommand.swift)
 //   dnsward --version         version, release date, target and features (Release)
 //
 // A firmware built with -DDNSWARD_RUNTIME_CONFIG=OFF (DNSWARD_COMPILED_CONFIG_ONLY)
@@ -22,7 +22,7 @@ func usage() -> Never {
   #if DNSWARD_COMPILED_CONFIG_ONLY
     let text: StaticString = """
       usage: dnsward                   run on the compiled-in config
-             dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
+             dnsward stats [--json] [ADDR]  statistics of a running dnsward (127.0.0.1:53)
              dnsward --version         version, release date, target and features
 
       (this build runs only on its compiled-in config)
@@ -35,7 +35,7 @@ func usage() -> Never {
              dnsward --check FILE      validate FILE, print a summary, exit 0 or 1
              dnsward --print-config    summary of the compiled-in config
              dnsward --help-config     every directive of the config language
-             dnsward stats [ADDR]      statistics of a running dnsward (127.0.0.1:53)
+             dnsward stats [--json] [ADDR]  statistics of a running dnsward (127.0.0.1:53)
              dnsward --version         version, release date, target and features
 
       """
@@ -116,7 +116,7 @@ if arguments.count == 1 && isFlag(arguments[0], "--version") {
   ProcessControl.printOutput(Array(line[0...length]))
   ProcessControl.exit(0)
 }
-if arguments.count <= 2 && isFlag(arguments[0], "stats") {
+if arguments.count <= 3 && isFlag(arguments[0], "stats") {
   ProcessControl.exit(StatsCommand.run(arguments.dropFirst()))
 }
 #if !DNSWARD_COMPILED_CONFIG_ONLY

@@ -107,6 +107,43 @@ final class StatsIntegrationTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 1.9)
   }
 
+  /// `stats --json`: one JSON object with the same figures as the text,
+  /// each upstream's in its own object of `upstreams`.
+  func testStatsJSONHoldsTheSameFiguresAsTheText() throws {
+    let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 20))
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: Self.config + "\nupstream udp 127.0.0.1:\(upstream.port)\nedns-size 4096\n")
+    defer { dnsward.stop() }
+    for (index, name) in ["printer.lan", "www.example", "ads.example"].enumerated() {
+      XCTAssertNotNil(
+        Reply(StubClient.udp(StubClient.query(name, id: UInt16(index)), port: dnsward.port)))
+    }
+    let json = try runDnsward(["stats", "--json", "127.0.0.1:\(dnsward.port)"])
+    XCTAssertEqual(json.status, 0, json.errors)
+    XCTAssertTrue(json.output.hasSuffix("}\n"), json.output)
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], json.output)
+    let text = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"]).values
+    XCTAssertEqual(object["overridden"] as? Int, 1)
+    XCTAssertEqual(object["blocked"] as? Int, 1)
+    XCTAssertEqual(object["forwarded"] as? Int, 1)
+    let upstreams = try XCTUnwrap(object["upstreams"] as? [[String: Any]], json.output)
+    XCTAssertEqual(upstreams.count, 1)
+    XCTAssertEqual(upstreams.first?["answers"] as? Int, 1)
+    XCTAssertNotNil(upstreams.first?["srtt-ms"] as? Int)
+    // Every text line is in the object (the second run counts one more
+    // query and one more CHAOS answer; the rest is unchanged).
+    for (name, value) in text {
+      if name.hasPrefix("upstream0.") {
+        let key = String(name.dropFirst("upstream0.".count))
+        XCTAssertNotNil(upstreams.first?[key] as? Int, name)
+      } else if name != "queries" && name != "chaosAnswered" && name != "queriesUDP" {
+        XCTAssertEqual((object[name] as? Int).map(UInt64.init), value, name)
+      }
+    }
+  }
+
   func testStatsCommandRejectsABadAddress() throws {
     let run = try runDnsward(["stats", "printer.lan:53"])
     XCTAssertEqual(run.status, 2)
