@@ -17,15 +17,19 @@
 #     this machine, and their calls are checked), then removed and purged;
 #     the unit through `systemd-analyze verify`; the binary serving on the
 #     packaged config (loopback port, Knot upstream, cache file in a
-#     temporary folder) and reloading its cache after a restart; a second
-#     build gives the same bytes (SOURCE_DATE_EPOCH).
+#     temporary folder) and reloading its cache after a restart; the same
+#     started as the unit starts it (unprivileged, CAP_NET_BIND_SERVICE alone,
+#     port 53 in its own network namespace; as root only); the sysusers.d
+#     file through systemd-sysusers --root; a second build gives the same
+#     bytes (SOURCE_DATE_EPOCH).
 #
 #   bash .ci/deb.sh
 #
 # Needs: what .ci/firmware.sh needs (swiftc, cmake, ninja, the cross gcc for
 # aarch64 and armv7, qemu-user, knotd, dig), plus dpkg-deb and lintian
-# (packages dpkg and lintian) and systemd-analyze (package systemd; that check
-# is skipped without it).
+# (packages dpkg and lintian). Optional, each check skipped without it:
+# systemd-analyze and systemd-sysusers (package systemd); root, unshare,
+# setpriv (util-linux) and ip (iproute2) for the unprivileged start.
 #
 # Environment:
 #   DNSWARD_DEB_BUILD_DIR  keep the arm64 and armhf build trees here (reused
@@ -306,6 +310,68 @@ if command -v systemd-analyze >/dev/null; then
   ok "systemd-analyze security: ${exposure:-not reported}"
 else
   step "amd64: systemd-analyze not installed: the unit is not verified"
+fi
+
+if command -v systemd-sysusers >/dev/null; then
+  step "amd64: systemd-sysusers makes the dnsward account (in a throwaway root)"
+  mkdir -p "$WORK/sysusers-root/etc"
+  systemd-sysusers --root="$WORK/sysusers-root" "$unpacked/usr/lib/sysusers.d/dnsward.conf" >/dev/null 2>&1 ||
+    fail "systemd-sysusers rejects usr/lib/sysusers.d/dnsward.conf"
+  account=$(grep '^dnsward:' "$WORK/sysusers-root/etc/passwd" || true)
+  [[ $account =~ ^dnsward:x:[0-9]+:[0-9]+:[^:]*:/nonexistent:/usr/sbin/nologin$ ]] ||
+    fail "sysusers made '$account'"
+  grep -q '^dnsward:' "$WORK/sysusers-root/etc/group" || fail "sysusers made no dnsward group"
+  ok "$account"
+fi
+
+# The unit starts dnsward unprivileged with CAP_NET_BIND_SERVICE as its one
+# (ambient) capability. The same here with setpriv, as nobody (this machine
+# has no dnsward account), on port 53 in a network namespace of its own: it
+# must bind, answer, skip the config's `user` line and write its cache file
+# as that account.
+if [[ $(id -u) == 0 ]] && command -v unshare >/dev/null && command -v setpriv >/dev/null; then
+  step "amd64: started as the unit starts it: as nobody, CAP_NET_BIND_SERVICE alone, port 53 (own network namespace)"
+  chmod 0711 "$WORK"
+  state=$WORK/unprivileged-state
+  mkdir -p "$state"
+  chown nobody: "$state"
+  chmod 0750 "$state"
+  sed -e "s|^cache-file /var/lib/dnsward/cache\$|cache-file $state/cache|" \
+    "$unpacked/etc/dnsward/dnsward.conf" >"$WORK/unprivileged.conf"
+  chmod 0644 "$WORK/unprivileged.conf"
+  grep -qxF "cache-file $state/cache" "$WORK/unprivileged.conf" || fail "could not set the cache file"
+  export BINARY=$unpacked/usr/sbin/dnsward CONFIG=$WORK/unprivileged.conf LOG=$WORK/unprivileged.log
+  # Prints the answer, the process's capabilities and its exit status.
+  observed=$(timeout 60 unshare -n bash -c '
+    ip link set lo up
+    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --no-new-privs \
+      --bounding-set=-all,+net_bind_service --inh-caps=-all,+net_bind_service \
+      --ambient-caps=+net_bind_service "$BINARY" --config "$CONFIG" >"$LOG" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 60); do
+      answer=$(dig +short +time=1 +tries=1 @127.0.0.1 dnsward.test A 2>/dev/null || true)
+      [[ $answer == 127.0.0.53 ]] && break
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.25
+    done
+    echo "answer $answer"
+    grep -E "^(Uid|CapEff):" /proc/$pid/status 2>/dev/null | tr -s "\t" " "
+    kill -TERM "$pid" 2>/dev/null
+    code=0
+    wait "$pid" || code=$?
+    echo "exit $code"') || true
+  nobody_uid=$(id -u nobody)
+  for expected in "answer 127.0.0.53" "Uid: $nobody_uid $nobody_uid $nobody_uid $nobody_uid" \
+    "CapEff: 0000000000000400" "exit 0"; do
+    grep -qxF "$expected" <<<"$observed" ||
+      { echo "$observed"; cat "$LOG"; fail "unprivileged start: expected '$expected' (observed above, then the log)"; }
+  done
+  grep -q 'listening on 127.0.0.1:53 ' "$LOG" || { cat "$LOG"; fail "unprivileged start: not listening on port 53"; }
+  [[ $(stat -c '%U %a' "$state/cache") == "nobody 600" ]] ||
+    fail "unprivileged start: cache file is $(stat -c '%U %a' "$state/cache"), expected nobody 600"
+  ok "bound 127.0.0.1:53 as uid $nobody_uid with CAP_NET_BIND_SERVICE (0x400) only, answered, exit 0; cache file nobody 0600"
+else
+  step "amd64: the unprivileged start is skipped (needs root, unshare and setpriv)"
 fi
 
 step "amd64: the packaged config serving on loopback, its cache file kept across a restart"

@@ -17,9 +17,10 @@
 # commit the tree is at; the same inputs give the same bytes.
 #
 # The version, unless given: `git describe` of a tag vX.Y.Z (X.Y.Z, or
-# X.Y.Z+gitN.HASH N commits after it), else 0.0~gitYYYYMMDD.HASH from the
-# commit's date, so that a later commit sorts higher (`~` sorts before
-# anything, so a first tag 0.1 is newer than every such version). A tree with
+# X.Y.Z+gitN.HASH N commits after it), else 0.0~gitYYYYMMDD.N.HASH from the
+# commit's date and the number of commits up to it, so that a later commit
+# sorts higher (`~` sorts before anything, so a first tag 0.1 is newer than
+# every such version). A tree with
 # uncommitted changes gets no mark: the version names the commit only.
 set -euo pipefail
 
@@ -64,7 +65,8 @@ if [[ -z $version ]]; then
     hash=${rest#*-g}
     if [[ $commits == 0 ]]; then version=$base; else version="$base+git$commits.$hash"; fi
   elif hash=$(git_in_root rev-parse --short=7 HEAD); then
-    version="0.0~git$(git_in_root log -1 --format=%cd --date=format:%Y%m%d).$hash"
+    day=$(git_in_root log -1 --format=%cd --date=format:%Y%m%d)
+    version="0.0~git$day.$(git_in_root rev-list --count HEAD).$hash"
   else
     fail "not in a git checkout: pass --version"
   fi
