@@ -8,8 +8,8 @@
 #   - the file list with modes and root ownership, exactly;
 #   - lintian: no error (`--fail-on error`; nothing suppressed), its other
 #     findings printed;
-#   - the binary: its ELF machine; for arm64 LOAD segments aligned to at
-#     least 16 KiB (Raspberry Pi 5's pages); `dnsward --check` of the packaged
+#   - the binary: its ELF machine; for arm64 and armhf LOAD segments aligned
+#     to at least 16 KiB (Raspberry Pi 5's pages); `dnsward --check` of the packaged
 #     config, and of the config with every commented example line enabled
 #     (under qemu-aarch64 / qemu-arm for the ARM ones);
 #   - amd64 only: installed with `dpkg --root` into a throwaway root (the
@@ -94,8 +94,10 @@ deb_in() {
 # --- 1. the three packages ----------------------------------------------------
 step "arm64 .deb (aarch64, segments aligned to 64 KiB)"
 build_deb "$BUILD/arm64" aarch64 -DDNSWARD_MAX_PAGE_SIZE=65536
-step "armhf .deb (armv7)"
-build_deb "$BUILD/armhf" armv7
+# armv7 too: it costs nothing (lld does not pad the file), and the binary
+# then loads even where a 32-bit userland runs on a 16 KiB-page kernel.
+step "armhf .deb (armv7, segments aligned to 64 KiB)"
+build_deb "$BUILD/armhf" armv7 -DDNSWARD_MAX_PAGE_SIZE=65536
 HOST_TREE=${DNSWARD_DEB_HOST_TREE:-$BUILD/amd64}
 step "amd64 .deb (host, tree $HOST_TREE)"
 [[ $(dpkg --print-architecture) == amd64 ]] || fail "the host package is checked as amd64; this machine is $(dpkg --print-architecture)"
@@ -207,12 +209,12 @@ check_package() {
   esac
   grep -q "Machine: *$machine\$" <<<"$(readelf -hW "$binary")" || fail "$arch: /usr/sbin/dnsward is not $machine"
   grep -q '\.symtab' <<<"$(readelf -SW "$binary")" && fail "$arch: /usr/sbin/dnsward is not stripped"
-  if [[ $arch == arm64 ]]; then
+  if [[ $arch == arm64 || $arch == armhf ]]; then
     local alignment smallest=0
     while read -r alignment; do
       if ((smallest == 0 || alignment < smallest)); then smallest=$alignment; fi
     done < <(readelf -lW "$binary" | awk '$1 == "LOAD" { print $NF }')
-    ((smallest >= 0x4000)) || { readelf -lW "$binary"; fail "arm64: LOAD aligned to $smallest, under 16 KiB"; }
+    ((smallest >= 0x4000)) || { readelf -lW "$binary"; fail "$arch: LOAD aligned to $smallest, under 16 KiB"; }
     ok "LOAD segments aligned to $(printf '0x%x' "$smallest") (>= 0x4000: loads on 16 KiB pages)"
   fi
   local config=$unpacked/etc/dnsward/dnsward.conf checked
