@@ -42,6 +42,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The version every package must carry: Release.version, what --version says.
+RELEASE_VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
+  "$ROOT/Sources/CompiledConfig/Release.swift")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-deb.XXXXXX")
 BUILD=${DNSWARD_DEB_BUILD_DIR:-$WORK/build}
 SECONDS=0
@@ -151,7 +154,8 @@ check_package() {
 
   [[ $(field "$deb" Package) == dnsward ]] || fail "$arch: Package is not dnsward"
   [[ $(field "$deb" Architecture) == "$arch" ]] || fail "$arch: Architecture is $(field "$deb" Architecture)"
-  [[ $(field "$deb" Version) =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || fail "$arch: Version '$(field "$deb" Version)'"
+  [[ $(field "$deb" Version) == "$RELEASE_VERSION" ]] ||
+    fail "$arch: Version '$(field "$deb" Version)', not Release.version $RELEASE_VERSION"
   [[ $(basename "$deb") == "dnsward_$(field "$deb" Version)_$arch.deb" ]] || fail "$arch: file name and Version differ"
   [[ $(field "$deb" Section) == net && $(field "$deb" Priority) == optional ]] ||
     fail "$arch: Section/Priority are not net/optional"

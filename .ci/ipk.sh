@@ -27,6 +27,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The version every package must carry: Release.version, what --version says.
+RELEASE_VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
+  "$ROOT/Sources/CompiledConfig/Release.swift")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-ipk.XXXXXX")
 BUILD=${DNSWARD_IPK_BUILD_DIR:-$WORK/aarch64-musl}
 trap 'rm -rf "$WORK"' EXIT
@@ -71,7 +74,7 @@ control=$WORK/control/control
 cat "$control"
 field() { sed -n "s/^$1: //p" "$control"; }
 [[ $(field Package) == dnsward ]] || fail "Package: $(field Package)"
-[[ $(field Version) =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "Version: $(field Version)"
+[[ $(field Version) == "$RELEASE_VERSION" ]] || fail "Version: $(field Version), not $RELEASE_VERSION"
 [[ $(field Architecture) == aarch64_generic ]] || fail "Architecture: $(field Architecture)"
 [[ $(field Depends) == libc ]] || fail "Depends: $(field Depends)"
 [[ $(field Installed-Size) == $(gzip -dc "$WORK/outer/data.tar.gz" | wc -c) ]] ||

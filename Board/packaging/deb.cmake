@@ -13,10 +13,7 @@
 # build with the runtime config (the defaults); the compiled-in config is not
 # used by the service. Needs dpkg-deb (package dpkg) and gzip.
 
-set(DNSWARD_DEB_VERSION "" CACHE STRING
-  "the .deb's Version (empty: from `git describe`, see Board/debian/build-deb.sh)")
-set(DNSWARD_DEB_MAINTAINER "dnsward maintainers <maintainers@users.noreply.a-seed-480a1da2.example>"
-  CACHE STRING "the .deb's Maintainer field")
+include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
 
 set(_deb_problem "")
 if(DNSWARD_TARGET STREQUAL "aarch64")
@@ -55,7 +52,7 @@ else()
   add_custom_target(deb
     COMMAND bash "${CMAKE_CURRENT_LIST_DIR}/../debian/build-deb.sh"
             --binary "$<TARGET_FILE:dnsward>" --arch "${_deb_arch}" --out "${CMAKE_BINARY_DIR}"
-            --version "${DNSWARD_DEB_VERSION}" --maintainer "${DNSWARD_DEB_MAINTAINER}"
+            --version "${DNSWARD_PACKAGE_VERSION}" --maintainer "${DNSWARD_PACKAGE_MAINTAINER}"
             --strip "${DNSWARD_STRIP}" --readelf "${DNSWARD_READELF}"
     COMMENT "Packaging dnsward for ${_deb_arch}"
     VERBATIM)

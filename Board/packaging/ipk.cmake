@@ -9,7 +9,7 @@
 # -static-pie the target refuses, unless -DDNSWARD_IPK_ALLOW_DYNAMIC=ON.
 #
 #   -DDNSWARD_OPENWRT_ARCH=aarch64_cortex-a53   the device's DISTRIB_ARCH
-#   -DDNSWARD_PACKAGE_VERSION=1.2.3             default: from git
+#   -DDNSWARD_PACKAGE_VERSION=1.2.3             default: Release.version (release.cmake)
 #   -DDNSWARD_OPENWRT_MBEDTLS_DEPENDS=...       with -DDNSWARD_TLS=ON
 
 # opkg installs a package only if its Architecture is one the device lists
@@ -24,9 +24,7 @@ else()
 endif()
 set(DNSWARD_OPENWRT_ARCH "${_ipk_arch_default}" CACHE STRING
   "OpenWrt architecture of the .ipk (DISTRIB_ARCH, e.g. aarch64_cortex-a53, arm_cortex-a9_vfpv3-d16)")
-set(DNSWARD_PACKAGE_VERSION "" CACHE STRING
-  "version of the packages (empty: git describe of a v* tag, else 0~gitDATE.HASH)")
-set(DNSWARD_PACKAGE_MAINTAINER "dnsward maintainers" CACHE STRING "Maintainer field of the packages")
+include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
 set(DNSWARD_PACKAGE_LICENSE "unspecified" CACHE STRING "License field of the packages")
 option(DNSWARD_IPK_ALLOW_DYNAMIC
   "let the ipk target package a binary that needs a dynamic loader (glibc), which OpenWrt lacks" OFF)

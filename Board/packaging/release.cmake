@@ -1,0 +1,15 @@
+# release.cmake — what the packages (ipk.cmake, deb.cmake) take from the
+# source: the version declared in Sources/CompiledConfig/Release.swift, the
+# one place it is written, and the shared Version and Maintainer settings.
+
+file(STRINGS "${SRC}/CompiledConfig/Release.swift" _release_line
+  REGEX "static let version: StaticString = \"[^\"]+\"")
+string(REGEX REPLACE ".*= \"([^\"]+)\".*" "\\1" DNSWARD_RELEASE_VERSION "${_release_line}")
+if(NOT DNSWARD_RELEASE_VERSION MATCHES "^[0-9]+\\.[0-9]+\\.[0-9]+$")
+  message(FATAL_ERROR "no version in ${SRC}/CompiledConfig/Release.swift (read '${_release_line}')")
+endif()
+
+set(DNSWARD_PACKAGE_VERSION "${DNSWARD_RELEASE_VERSION}" CACHE STRING
+  "the packages' Version (default: Release.version in Sources/CompiledConfig/Release.swift)")
+set(DNSWARD_PACKAGE_MAINTAINER "dnsward maintainers <maintainers@dnsward.example>" CACHE STRING
+  "the packages' Maintainer field")
