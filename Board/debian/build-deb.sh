@@ -94,8 +94,14 @@ grep -q "Machine: *$machine\$" <<<"$header" ||
 # Depends: glibc at least as new as the newest GLIBC_x.y symbol version the
 # binary asks for (what dpkg-shlibdeps would find through libc6's symbols
 # file, which a cross build may not have installed); none when static.
-glibc=$("$readelf_tool" -VW "$binary" | grep -o 'Name: GLIBC_[0-9][0-9.]*' |
-  sed 's/Name: GLIBC_//' | sort -V | tail -n 1 || true)
+versions=$("$readelf_tool" -VW "$binary")
+glibc=$(grep -o 'Name: GLIBC_[0-9][0-9.]*' <<<"$versions" | sed 's/Name: GLIBC_//' |
+  sort -V | tail -n 1 || true)
+# Packed relative relocations (DT_RELR, Board/CMakeLists.txt) ask for
+# GLIBC_ABI_DT_RELR, which glibc has from 2.36 on.
+if grep -q 'Name: GLIBC_ABI_DT_RELR' <<<"$versions"; then
+  glibc=$(printf '%s\n2.36\n' "$glibc" | sort -V | tail -n 1)
+fi
 depends=()
 [[ -n $glibc ]] && depends+=("libc6 (>= $glibc)")
 # The other shared libraries: on armv7 the linker takes integer division

@@ -363,6 +363,7 @@ enum StatsCommand {
         position = stringEnd
       }
     }
+    object.finish()
     writeAll(json ? object.bytes : text, to: FileDescriptor(rawValue: 1))
     return 0
   }
