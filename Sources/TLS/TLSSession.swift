@@ -62,9 +62,9 @@
   /// the next `attach` for the same server name offers it. With TLS 1.2 it
   /// is saved when the handshake completes. With TLS 1.3 the server sends
   /// its tickets after the handshake (RFC 8446 §4.6.1), so it is saved when
-  /// `read` meets one; a ticket is offered once (RFC 8446 Appendix C.4: no
-  /// reuse across connections), and a connection closed before any read
-  /// leaves nothing to offer. The server decides: `resumed` tells afterwards.
+  /// `read` meets one, and kept until the next one (see `handshake`); a
+  /// first connection closed before any read leaves nothing to offer. The
+  /// server decides: `resumed` tells afterwards.
   ///
   /// Security of a resumed connection: an abbreviated handshake sends no
   /// certificate. The peer proves it holds the saved session's master
@@ -263,13 +263,19 @@
           return .failed(.pinMismatch)
         }
         handshakeDone = true
-        if negotiatedVersion == Self.tls13 {
-          // The ticket just offered is used up (RFC 8446 Appendix C.4); the
-          // server's next NewSessionTicket replaces it (`read`).
-          forgetSession()
-        } else {
+        if negotiatedVersion != Self.tls13 {
           saveSession()
+        } else if !resumed {
+          // A TLS 1.3 full handshake: the ticket offered, if any, was
+          // refused; the server's NewSessionTicket will bring a new one.
+          forgetSession()
         }
+        // A resumed TLS 1.3 handshake keeps its ticket until a new one
+        // arrives (`read`): some servers send none after a resumption
+        // (dnsdist 1.7). RFC 8446 Appendix C.4 advises against reuse so that
+        // connections cannot be linked; these connections go to one fixed
+        // address with the name in the SNI, so reuse links nothing new, and
+        // a server that refuses reuse answers with a full handshake.
         return .done
       case MBEDTLS_ERR_SSL_WANT_READ: return .wantRead
       case MBEDTLS_ERR_SSL_WANT_WRITE: return .wantWrite
