@@ -8,9 +8,10 @@
 #      firmware's own C compiler, Toolchain.cmake), upstream's default
 #      configuration (TLS 1.2 and 1.3), shared and static libraries, into
 #      PREFIX/aarch64-linux-musl/{include,lib}. Skipped when already there.
-#   2. a root for qemu's -L: lib/ld-musl-aarch64.so.1 (musl:arm64's libc.so,
-#      which is musl's loader) and usr/lib/libmbed*.so.* stripped, where
-#      OpenWrt has them.
+#   2. a root for qemu's -L, PREFIX/aarch64-linux-musl/qemu-root (made
+#      afresh each run, kept for other suites to run the firmware with):
+#      lib/ld-musl-aarch64.so.1 (musl:arm64's libc.so, which is musl's
+#      loader) and usr/lib/libmbed*.so.* stripped, where OpenWrt has them.
 #   3. the firmware (-DDNSWARD_LIBC=musl -DDNSWARD_MUSL_DYNAMIC=ON
 #      -DDNSWARD_TLS=ON) with a loopback test config; checks its interpreter
 #      and its NEEDED mbedTLS sonames.
@@ -83,7 +84,8 @@ VERSION=$(sed -n 's/^#define MBEDTLS_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' "$
 echo "mbedTLS $VERSION for aarch64 musl in $MUSL"
 
 # --- 2. the qemu root, laid out as on OpenWrt --------------------------------
-QEMU_ROOT=$WORK/root
+QEMU_ROOT=$MUSL/qemu-root
+rm -rf "$QEMU_ROOT"
 mkdir -p "$QEMU_ROOT/lib" "$QEMU_ROOT/usr/lib" "$QEMU_ROOT/etc"
 cp /usr/lib/aarch64-linux-musl/libc.so "$QEMU_ROOT/lib/ld-musl-aarch64.so.1"
 # musl's loader reads its search path from /etc/ld-musl-aarch64.path, which

@@ -13,7 +13,10 @@
 #      set so the suite fails if the library loaded is not 3.6; they check
 #      TLS 1.3 is negotiated with openssl s_server and resumed by ticket;
 #   4. unless SKIP_MUSL=1, .ci/mbedtls36-musl.sh: the aarch64 musl firmware,
-#      dynamic, against 3.6 built from source, doing DoT under qemu.
+#      dynamic, against 3.6 built from source, doing DoT under qemu; then
+#      TLSUpstreamTests (DoT and DoH against dnsdist) with that firmware as
+#      the binary under test, under qemu-aarch64 with the musl root that
+#      script made (its loader and the 3.6 .so files, as on OpenWrt).
 #
 #   bash .ci/tls36.sh [PREFIX]
 set -euo pipefail
@@ -34,5 +37,11 @@ DNSWARD_EXPECT_MBEDTLS=3.6 swift test --skip-build "${FLAGS[@]}" \
 
 if [[ ${SKIP_MUSL:-0} != 1 ]]; then
   echo "== aarch64 musl firmware, dynamic, mbedTLS 3.6: DoT under qemu"
-  bash .ci/mbedtls36-musl.sh "$PREFIX"
+  FIRMWARE=$(mktemp -d)
+  trap 'rm -rf "$FIRMWARE"' EXIT
+  BUILD_DIR=$FIRMWARE bash .ci/mbedtls36-musl.sh "$PREFIX"
+  echo "== TLSUpstreamTests against that firmware under qemu-aarch64"
+  DNSWARD_TEST_BINARY=$FIRMWARE/aarch64-musl-tls36/dnsward.stripped \
+    DNSWARD_TEST_RUNNER="qemu-aarch64 -L $PREFIX/aarch64-linux-musl/qemu-root" \
+    swift test --skip-build "${FLAGS[@]}" --filter TLSUpstreamTests
 fi
