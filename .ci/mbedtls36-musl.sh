@@ -5,9 +5,11 @@
 #
 #   1. mbedTLS 3.6 from Debian 13's source (.ci/mbedtls36.sh unpacks it),
 #      built for aarch64-linux-musl with musl-dev:arm64's gcc wrapper (the
-#      firmware's own C compiler, Toolchain.cmake), upstream's default
-#      configuration (TLS 1.2 and 1.3), shared and static libraries, into
-#      PREFIX/aarch64-linux-musl/{include,lib}. Skipped when already there.
+#      firmware's own C compiler, Toolchain.cmake), shared and static
+#      libraries, into PREFIX/aarch64-linux-musl/{include,lib}; configured
+#      as OpenWrt's libmbedtls package is by default (its Config.in: TLS 1.2
+#      and 1.3, fewer ciphers and curves, no MBEDTLS_VERSION_C, ...), so the
+#      firmware meets the library a router has. Skipped when already there.
 #   2. a root for qemu's -L, PREFIX/aarch64-linux-musl/qemu-root (made
 #      afresh each run, kept for other suites to run the firmware with):
 #      lib/ld-musl-aarch64.so.1 (musl:arm64's libc.so, which is musl's
@@ -63,14 +65,40 @@ cleanup() {
 trap cleanup EXIT
 
 # --- 1. mbedTLS 3.6 for aarch64 musl -----------------------------------------
+# OpenWrt's libmbedtls defaults (package/libs/mbedtls/Config.in), as
+# mbedtls_config.h options: the ones it turns on, then the ones it turns off.
+OPENWRT_ON=(AES_C CMAC_C DES_C GCM_C NIST_KW_C RSA_NO_CRT HKDF_C
+  KEY_EXCHANGE_PSK_ENABLED KEY_EXCHANGE_ECDHE_PSK_ENABLED KEY_EXCHANGE_ECDHE_RSA_ENABLED
+  KEY_EXCHANGE_ECDHE_ECDSA_ENABLED ECP_DP_SECP256R1_ENABLED ECP_DP_SECP384R1_ENABLED
+  ECP_DP_SECP521R1_ENABLED ECP_DP_SECP256K1_ENABLED ECP_DP_CURVE25519_ENABLED
+  ENTROPY_FORCE_SHA256 THREADING_C THREADING_PTHREAD PSA_CRYPTO_CLIENT
+  SSL_PROTO_TLS1_2 SSL_PROTO_TLS1_3 SSL_TLS1_3_COMPATIBILITY_MODE
+  SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED SSL_TLS1_3_KEY_EXCHANGE_MODE_EPHEMERAL_ENABLED
+  SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_EPHEMERAL_ENABLED)
+OPENWRT_OFF=(ARIA_C CAMELLIA_C CCM_C RIPEMD160_C KEY_EXCHANGE_DHE_PSK_ENABLED
+  KEY_EXCHANGE_RSA_PSK_ENABLED KEY_EXCHANGE_RSA_ENABLED KEY_EXCHANGE_DHE_RSA_ENABLED
+  KEY_EXCHANGE_ECDH_ECDSA_ENABLED KEY_EXCHANGE_ECDH_RSA_ENABLED KEY_EXCHANGE_ECJPAKE_ENABLED
+  ECP_DP_SECP192R1_ENABLED ECP_DP_SECP224R1_ENABLED ECP_DP_SECP192K1_ENABLED
+  ECP_DP_SECP224K1_ENABLED ECP_DP_BP256R1_ENABLED ECP_DP_BP384R1_ENABLED
+  ECP_DP_BP512R1_ENABLED ECP_DP_CURVE448_ENABLED CIPHER_MODE_OFB CIPHER_MODE_XTS DEBUG_C
+  PLATFORM_C SELF_TEST VERSION_C VERSION_FEATURES DEPRECATED_WARNING SSL_RENEGOTIATION)
+
 if [[ ! -e $MUSL/.complete ]]; then
-  step "mbedTLS $(basename "$SOURCE") for aarch64-linux-musl (shared and static, -Os)"
+  step "mbedTLS $(basename "$SOURCE") for aarch64-linux-musl (OpenWrt's options; shared and static)"
   rm -rf "$MUSL"
-  # GEN_FILES=OFF: the release tarball carries the generated sources (no
-  # Python step). No tests or programs: only the three libraries.
-  cmake -S "$SOURCE" -B "$WORK/mbedtls" -G Ninja \
+  cp -a "$SOURCE" "$WORK/mbedtls-src"
+  for option in "${OPENWRT_ON[@]}"; do
+    python3 "$WORK/mbedtls-src/scripts/config.py" -f "$WORK/mbedtls-src/include/mbedtls/mbedtls_config.h" set "MBEDTLS_$option"
+  done
+  for option in "${OPENWRT_OFF[@]}"; do
+    python3 "$WORK/mbedtls-src/scripts/config.py" -f "$WORK/mbedtls-src/include/mbedtls/mbedtls_config.h" unset "MBEDTLS_$option"
+  done
+  # GEN_FILES=OFF: the release tarball carries the generated sources. No
+  # tests or programs: only the three libraries. -Os, as OpenWrt builds.
+  cmake -S "$WORK/mbedtls-src" -B "$WORK/mbedtls" -G Ninja \
     -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
     -DCMAKE_C_COMPILER=aarch64-linux-musl-gcc -DCMAKE_BUILD_TYPE=MinSizeRel \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
     -DCMAKE_INSTALL_PREFIX="$MUSL" -DCMAKE_INSTALL_LIBDIR=lib \
     -DENABLE_TESTING=OFF -DENABLE_PROGRAMS=OFF -DGEN_FILES=OFF -DMBEDTLS_FATAL_WARNINGS=OFF \
     -DUSE_SHARED_MBEDTLS_LIBRARY=ON -DUSE_STATIC_MBEDTLS_LIBRARY=ON \
