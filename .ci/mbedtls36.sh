@@ -83,6 +83,8 @@ esac
 rm -rf "$PREFIX"
 mkdir -p "$PREFIX/src"
 cp -a "$WORK/root/usr/include" "$WORK/root/usr/lib" "$PREFIX/"
-tar -xjf ./mbedtls_*.orig.tar.* -C "$PREFIX/src"
+# Python's tarfile reads .bz2 itself: no bzip2 package needed.
+python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+  ./mbedtls_*.orig.tar.* "$PREFIX/src"
 touch "$PREFIX/.complete"
 echo "mbedTLS $(print_version) in $PREFIX"

@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 PREFIX=${1:-${MBEDTLS36_PREFIX:-/opt/mbedtls-3.6}}
 
 bash .ci/mbedtls36.sh "$PREFIX"
-LIBDIR=$PREFIX/lib/$(gcc -print-multiarch)
+LIBDIR=$PREFIX/lib/$(uname -m)-linux-gnu
 FLAGS=(--traits TLS --scratch-path .build-tls36
   -Xcc -I"$PREFIX/include" -Xlinker -L"$LIBDIR" -Xlinker -rpath -Xlinker "$LIBDIR")
 
