@@ -68,12 +68,13 @@
   ///
   /// Security of a resumed connection: an abbreviated handshake sends no
   /// certificate. The peer proves it holds the saved session's master
-  /// secret (only the server of the full handshake, or one holding its
-  /// ticket key, can), and the session carries the leaf certificate verified
+  /// secret (TLS 1.2) or the ticket's resumption PSK (TLS 1.3, RFC 8446
+  /// §4.6.1) — only the server of the full handshake, or one holding its
+  /// ticket key, can — and the session carries the leaf certificate verified
   /// — chain, validity and name — at that full handshake, with its verify
   /// result. The pin is checked again against that certificate on every
   /// handshake, resumed or not. A server with another certificate cannot
-  /// resume (it knows neither the master secret nor the ticket key), so it
+  /// resume (it knows neither the secret nor the ticket key), so it
   /// gets a full handshake and full verification. A certificate or pin
   /// failure forgets the saved session; `forgetSession()` does it on demand
   /// (e.g. when the operator changes the pin or CA file).
