@@ -30,7 +30,7 @@ set_property(CACHE DNSWARD_TARGET PROPERTY STRINGS aarch64 armv7 host)
 # CMake re-reads this file in a fresh project for every compiler check
 # (try_compile); pass it the target chosen above and any sysroot override.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
-  DNSWARD_TARGET DNSWARD_LIBC DNSWARD_SYSROOT DNSWARD_MUSL_INCLUDE)
+  DNSWARD_TARGET DNSWARD_LIBC DNSWARD_SYSROOT DNSWARD_MUSL_INCLUDE DNSWARD_MUSL_DYNAMIC)
 
 # The C library the firmware is compiled and linked against:
 #
@@ -55,7 +55,13 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
 #   __clock_gettime64. Another musl toolchain (an OpenWrt SDK's, say) is
 #   named with -DCMAKE_C_COMPILER=<its musl gcc> -DDNSWARD_MUSL_INCLUDE=<its
 #   include directory>.
+#   With -DDNSWARD_MUSL_DYNAMIC=ON the musl binary is linked dynamically
+#   instead (PIE, interpreter /lib/ld-musl-<arch>.so.1, musl's libc.so):
+#   OpenWrt's own way, for the TLS build, which then uses the board's shared
+#   libmbedtls rather than carrying its own copy (Board/README.md).
 set(DNSWARD_LIBC "glibc" CACHE STRING "target C library: glibc (dynamic or -static-pie) or musl (static)")
+set(DNSWARD_MUSL_DYNAMIC OFF CACHE BOOL
+  "DNSWARD_LIBC=musl: link dynamically against the board's musl (and mbedTLS) instead of -static")
 set_property(CACHE DNSWARD_LIBC PROPERTY STRINGS glibc musl)
 if(NOT DNSWARD_LIBC MATCHES "^(glibc|musl)$")
   message(FATAL_ERROR "DNSWARD_LIBC must be glibc or musl, not '${DNSWARD_LIBC}'")
@@ -211,7 +217,7 @@ set(DNSWARD_MAX_PAGE_SIZE ${_dnsward_page_size_default} CACHE STRING
   "ELF segment alignment: the largest page size of the board kernels it must run on")
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DNSWARD_MAX_PAGE_SIZE)
 string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -Wl,-z,max-page-size=${DNSWARD_MAX_PAGE_SIZE}")
-if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")
+if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl" AND NOT DNSWARD_MUSL_DYNAMIC)
   # Fully static, for CMake's compiler checks too: the binary carries musl
   # and needs no loader or libc on the board.
   string(APPEND CMAKE_EXE_LINKER_FLAGS_INIT " -static")

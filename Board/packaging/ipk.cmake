@@ -30,9 +30,10 @@ option(DNSWARD_IPK_ALLOW_DYNAMIC
   "let the ipk target package a binary that needs a dynamic loader (glibc), which OpenWrt lacks" OFF)
 
 # With TLS: mbedTLS from OpenWrt's own package where the binary loads it
-# (libmbedtls21 is mbedTLS 3.6 in OpenWrt 24.10); a static musl binary
-# carries it, so there is nothing to depend on.
-if(DNSWARD_TLS AND NOT DNSWARD_LIBC STREQUAL "musl")
+# (libmbedtls21 is mbedTLS 3.6 in OpenWrt 24.10): the musl build linked
+# dynamically (DNSWARD_MUSL_DYNAMIC); a static musl binary carries it, so
+# there is nothing to depend on.
+if(DNSWARD_TLS AND (NOT DNSWARD_LIBC STREQUAL "musl" OR DNSWARD_MUSL_DYNAMIC))
   set(_ipk_mbedtls_default libmbedtls21)
 else()
   set(_ipk_mbedtls_default "")

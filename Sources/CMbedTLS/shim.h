@@ -4,9 +4,9 @@
 #ifndef DNSWARD_CMBEDTLS_H
 #define DNSWARD_CMBEDTLS_H
 
-// 3.x marks struct fields private (MBEDTLS_PRIVATE); the SPKI shim below
-// reads the certificate's raw SubjectPublicKeyInfo, which is one of them.
-#define MBEDTLS_ALLOW_PRIVATE_ACCESS 1
+// Only public API and public struct fields are used (3.x hides most fields
+// behind MBEDTLS_PRIVATE; the certificate's pk_raw and 2.28's major_ver /
+// minor_ver are not among them), so MBEDTLS_ALLOW_PRIVATE_ACCESS is not set.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +26,38 @@
 
 /// Version of the mbedTLS headers compiled against (0xMMNNPP00).
 static inline uint32_t dnsward_tls_version_number(void) { return MBEDTLS_VERSION_NUMBER; }
+
+/// Version of the mbedTLS library linked at run time (0xMMNNPP00); the
+/// headers' when the library was built without MBEDTLS_VERSION_C. The two
+/// must agree in major and minor: the structs dnsward allocates have the
+/// headers' layout.
+static inline uint32_t dnsward_tls_linked_version_number(void) {
+#if defined(MBEDTLS_VERSION_C)
+  return (uint32_t)mbedtls_version_get_number();
+#else
+  return MBEDTLS_VERSION_NUMBER;
+#endif
+}
+
+/// 1 when this mbedTLS can speak TLS 1.3 (RFC 8446): 3.x with
+/// MBEDTLS_SSL_PROTO_TLS1_3, on by default since 3.6. 2.28 cannot.
+static inline int dnsward_tls_has_tls13(void) {
+#if defined(MBEDTLS_SSL_PROTO_TLS1_3)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+/// The protocol version of the established connection as on the wire:
+/// 0x0303 TLS 1.2, 0x0304 TLS 1.3 (RFC 8446 §4.2.1); 0 before a handshake.
+static inline uint16_t dnsward_tls_negotiated_version(const mbedtls_ssl_context *ssl) {
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000
+  return (uint16_t)mbedtls_ssl_get_version_number(ssl);
+#else
+  return (uint16_t)((ssl->major_ver << 8) | ssl->minor_ver);
+#endif
+}
 
 /// Once per process, before any config: 3.x with TLS 1.3 or PSA needs the
 /// PSA crypto core. 0 on success.
@@ -64,9 +96,11 @@ static inline void dnsward_tls_conf_min_tls12(mbedtls_ssl_config *conf) {
 #endif
 }
 
-/// Whether an mbedtls_ssl_read/handshake result only means "call again":
-/// 3.x with TLS 1.3 reports a NewSessionTicket this way.
-static inline int dnsward_tls_is_retry(int code) {
+/// Whether an mbedtls_ssl_read/handshake result says a TLS 1.3
+/// NewSessionTicket (RFC 8446 §4.6.1) just arrived: not an error, the
+/// connection goes on; mbedtls_ssl_get_session now exports that ticket, and
+/// the same call is made again. Only 3.x with TLS 1.3 returns it.
+static inline int dnsward_tls_is_new_ticket(int code) {
 #ifdef MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET
   if (code == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET) return 1;
 #endif
@@ -78,41 +112,23 @@ static inline int dnsward_tls_is_retry(int code) {
 /// this mbedTLS was built without MBEDTLS_SSL_SESSION_TICKETS (resumption by
 /// session ID, RFC 5246 §7.4.1.2, still works then). Client default in both
 /// 2.28 and 3.x is on; set explicitly so the dependency is visible.
+///
+/// TLS 1.3 sends its tickets after the handshake (RFC 8446 §4.6.1). Since
+/// 3.6.1 an mbedTLS client drops them unless asked to report them
+/// (MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET from mbedtls_ssl_read);
+/// 3.6.0 always reports them.
 static inline int dnsward_tls_conf_session_tickets(mbedtls_ssl_config *conf) {
 #if defined(MBEDTLS_SSL_SESSION_TICKETS) && defined(MBEDTLS_SSL_CLI_C)
   mbedtls_ssl_conf_session_tickets(conf, MBEDTLS_SSL_SESSION_TICKETS_ENABLED);
+#if defined(MBEDTLS_SSL_PROTO_TLS1_3) && MBEDTLS_VERSION_NUMBER >= 0x03060100
+  mbedtls_ssl_conf_tls13_enable_signal_new_session_tickets(
+      conf, MBEDTLS_SSL_TLS1_3_SIGNAL_NEW_SESSION_TICKETS_ENABLED);
+#endif
   return 1;
 #else
   (void)conf;
   return 0;
 #endif
-}
-
-/// Whether the handshake that just completed on `ssl` resumed `offered`
-/// (the session given to mbedtls_ssl_set_session before it). 1 yes, 0 no.
-///
-/// mbedTLS has no public "was resumed" call, and the flag it keeps
-/// (ssl->handshake->resume) lives in the handshake state, which
-/// mbedtls_ssl_handshake frees before returning 0. The master secret tells
-/// instead: an abbreviated handshake (RFC 5246 §7.3, RFC 5077 §3.1) keeps
-/// the offered session's 48-byte master secret, while a full handshake
-/// derives a fresh one from a new premaster secret, so it equals the offered
-/// one only by a 2^-384 accident. The session ID cannot tell: with a ticket
-/// the client sends a fresh random ID that the server echoes on resumption.
-/// TLS 1.3 (mbedTLS 3.x) does not use `master`; it reports 0 (untested).
-static inline int dnsward_tls_session_resumed(const mbedtls_ssl_context *ssl,
-                                              const mbedtls_ssl_session *offered) {
-  const mbedtls_ssl_session *current = ssl->session;
-  if (current == NULL || offered == NULL) return 0;
-#if MBEDTLS_VERSION_NUMBER >= 0x03000000 && defined(MBEDTLS_SSL_PROTO_TLS1_3)
-  if (current->tls_version == MBEDTLS_SSL_VERSION_TLS1_3) return 0;
-#endif
-  unsigned char any = 0, differ = 0;
-  for (size_t i = 0; i < sizeof offered->master; i++) {
-    any |= offered->master[i];
-    differ |= (unsigned char)(offered->master[i] ^ current->master[i]);
-  }
-  return any != 0 && differ == 0;
 }
 
 /// The ALPN list (RFC 7301) for the config: `protocols` is a NULL-terminated

@@ -129,5 +129,13 @@
     /// The version of the mbedTLS headers compiled against, e.g. 0x021C0300
     /// for 2.28.3 (for the start-up log line).
     public static var libraryVersion: UInt32 { dnsward_tls_version_number() }
+
+    /// The version of the mbedTLS library loaded at run time (0xMMNNPP00),
+    /// e.g. 0x03060600 for 3.6.6. Its major and minor must be the headers'.
+    public static var linkedLibraryVersion: UInt32 { dnsward_tls_linked_version_number() }
+
+    /// Whether this mbedTLS offers TLS 1.3 (3.6 does by default, 2.28 never);
+    /// a server with 1.3 then negotiates it, others 1.2.
+    public static var offersTLS13: Bool { dnsward_tls_has_tls13() != 0 }
   }
 #endif

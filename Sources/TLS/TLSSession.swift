@@ -25,12 +25,16 @@
     case failed(TLSError)
   }
 
-  /// The state the BIO callbacks see: which socket, and the errno of the
-  /// last failed send/recv so the error can name it. One per session, in a
-  /// fixed heap cell (mbedTLS keeps the pointer).
+  /// The state the BIO and verify callbacks see: which socket, the errno of
+  /// the last failed send/recv so the error can name it, and whether the
+  /// running handshake verified a certificate. One per session, in a fixed
+  /// heap cell (mbedTLS keeps the pointer).
   struct BIOState {
     var fd: Int32 = -1
     var lastErrno: Int32 = 0
+    /// Set by the verify callback, which mbedTLS calls for each certificate
+    /// of a chain the server sent; cleared by `attach`.
+    var certificateVerified = false
   }
 
   /// net_sockets.h's codes (not imported: dnsward does its own sockets);
@@ -51,20 +55,26 @@
   /// and the session; `attach` mallocs a copy of the server name. Reads and
   /// writes after the handshake allocate nothing.
   ///
-  /// Session resumption (RFC 5077 tickets, or RFC 5246 session IDs): after
-  /// each successful handshake the session is saved in a cell owned by this
-  /// slot (a copy of the peer's leaf certificate and the ticket: ~1–2 KB of
-  /// heap, replaced at each handshake), and the next `attach` for the same
-  /// server name offers it. The server decides: `resumed` tells afterwards.
+  /// Session resumption (TLS 1.2: RFC 5077 tickets or RFC 5246 session IDs;
+  /// TLS 1.3: RFC 8446 §2.2 PSK from a NewSessionTicket): the session is
+  /// saved in a cell owned by this slot (a copy of the peer's leaf
+  /// certificate and the ticket: ~1–2 KB of heap, replaced each time), and
+  /// the next `attach` for the same server name offers it. With TLS 1.2 it
+  /// is saved when the handshake completes. With TLS 1.3 the server sends
+  /// its tickets after the handshake (RFC 8446 §4.6.1), so it is saved when
+  /// `read` meets one, and kept until the next one (see `handshake`); a
+  /// first connection closed before any read leaves nothing to offer. The
+  /// server decides: `resumed` tells afterwards.
   ///
   /// Security of a resumed connection: an abbreviated handshake sends no
   /// certificate. The peer proves it holds the saved session's master
-  /// secret (only the server of the full handshake, or one holding its
-  /// ticket key, can), and the session carries the leaf certificate verified
+  /// secret (TLS 1.2) or the ticket's resumption PSK (TLS 1.3, RFC 8446
+  /// §4.6.1) — only the server of the full handshake, or one holding its
+  /// ticket key, can — and the session carries the leaf certificate verified
   /// — chain, validity and name — at that full handshake, with its verify
   /// result. The pin is checked again against that certificate on every
   /// handshake, resumed or not. A server with another certificate cannot
-  /// resume (it knows neither the master secret nor the ticket key), so it
+  /// resume (it knows neither the secret nor the ticket key), so it
   /// gets a full handshake and full verification. A certificate or pin
   /// failure forgets the saved session; `forgetSession()` does it on demand
   /// (e.g. when the operator changes the pin or CA file).
@@ -107,6 +117,20 @@
       mbedtls_ssl_init(context)
       let code = mbedtls_ssl_setup(context, config.ssl)
       guard code == 0 else { throw .setup(.sessionSetup, code: code) }
+      // Resumption detection: a resumed handshake carries no Certificate
+      // message (TLS 1.2 abbreviated handshake, RFC 5246 §7.3; TLS 1.3 PSK
+      // modes, RFC 8446 §4.4.2), so mbedTLS calls the verify callback only
+      // in a full one, for every certificate of the chain, pass or fail.
+      // mbedTLS has no public "was resumed" call in 2.28 or 3.6, and its own
+      // flag lives in handshake state freed when the handshake ends.
+      mbedtls_ssl_set_verify(
+        context,
+        { state, _, _, _ in
+          // Safe: `state` is this session's BIOState cell. Flags untouched:
+          // mbedTLS's verification stands as it is.
+          state!.assumingMemoryBound(to: BIOState.self).pointee.certificateVerified = true
+          return 0
+        }, UnsafeMutableRawPointer(bio))
       mbedtls_ssl_set_bio(
         context, UnsafeMutableRawPointer(bio),
         { state, bytes, count in
@@ -171,7 +195,7 @@
       name[serverName.count] = 0
       code = mbedtls_ssl_set_hostname(context, name.baseAddress)
       guard code == 0 else { throw .setup(.serverName, code: code) }
-      bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0)
+      bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0, certificateVerified: false)
       self.pin = pin
       // mbedTLS 2.28 does not tie a saved session to a name (RFC 6066 §3:
       // the client resumes with the name of the full handshake), so only
@@ -227,11 +251,10 @@
     public func handshake() -> TLSHandshakeResult {
       if handshakeDone { return .done }
       var code: Int32
-      repeat { code = mbedtls_ssl_handshake(context) } while dnsward_tls_is_retry(code) != 0
+      repeat { code = mbedtls_ssl_handshake(context) } while dnsward_tls_is_new_ticket(code) != 0
       switch code {
       case 0:
-        // Compare before saveSession replaces the offered session.
-        resumed = offered && dnsward_tls_session_resumed(context, savedSession) != 0
+        resumed = offered && !bio.pointee.certificateVerified
         offered = false
         // A resumed session carries the certificate of its full handshake,
         // so the pin is checked against the key that was verified then.
@@ -241,7 +264,19 @@
           return .failed(.pinMismatch)
         }
         handshakeDone = true
-        saveSession()
+        if negotiatedVersion != Self.tls13 {
+          saveSession()
+        } else if !resumed {
+          // A TLS 1.3 full handshake: the ticket offered, if any, was
+          // refused; the server's NewSessionTicket will bring a new one.
+          forgetSession()
+        }
+        // A resumed TLS 1.3 handshake keeps its ticket until a new one
+        // arrives (`read`): some servers send none after a resumption
+        // (dnsdist 1.7). RFC 8446 Appendix C.4 advises against reuse so that
+        // connections cannot be linked; these connections go to one fixed
+        // address with the name in the SNI, so reuse links nothing new, and
+        // a server that refuses reuse answers with a full handshake.
         return .done
       case MBEDTLS_ERR_SSL_WANT_READ: return .wantRead
       case MBEDTLS_ERR_SSL_WANT_WRITE: return .wantWrite
@@ -255,6 +290,17 @@
         }
         return .failed(.handshake(code: code))
       }
+    }
+
+    /// The protocol version on the wire (RFC 8446 §4.2.1).
+    public static let tls12: UInt16 = 0x0303
+    public static let tls13: UInt16 = 0x0304
+
+    /// The version the last handshake negotiated: `tls12` or `tls13`
+    /// (only where both ends have it: mbedTLS 3.x with TLS 1.3 enabled);
+    /// 0 before a handshake completes.
+    public var negotiatedVersion: UInt16 {
+      handshakeDone ? dnsward_tls_negotiated_version(context) : 0
     }
 
     /// The ALPN protocol the server chose (RFC 7301), one of
@@ -303,9 +349,12 @@
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSTransferResult {
       guard let base = buffer.baseAddress, buffer.count > 0 else { return .bytes(0) }
       var code: Int32
-      repeat {
+      while true {
         code = mbedtls_ssl_read(context, base.assumingMemoryBound(to: UInt8.self), buffer.count)
-      } while dnsward_tls_is_retry(code) != 0
+        guard dnsward_tls_is_new_ticket(code) != 0 else { break }
+        // A TLS 1.3 NewSessionTicket: keep it for the next connection.
+        saveSession()
+      }
       return transferResult(code)
     }
 

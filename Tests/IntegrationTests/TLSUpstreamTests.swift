@@ -267,12 +267,16 @@ import XCTest
     /// A reconnection resumes the TLS session: dnsdist closes a DoT
     /// connection idle for 2 s (its TCP receive timeout), and the handshake
     /// for the next question resumes the first one's session — no
-    /// certificate exchange — as the counters line at exit shows.
+    /// certificate exchange — as the counters line at exit shows. So does
+    /// the one after: with TLS 1.3 (mbedTLS 3.6) dnsdist sends no new
+    /// ticket after a resumption, and the first ticket serves again.
     func testReconnectionResumesTheSession() throws {
       let dnsward = try DnswardProcess(config: config([try dot("good")]))
       XCTAssertEqual(udp("www.example.test", dnsward)?.addresses, ["192.0.2.80"])
       Thread.sleep(forTimeInterval: 3)
       XCTAssertEqual(udp("nx-after-idle.example.test", dnsward)?.rcode, 3, "a fresh question")
+      Thread.sleep(forTimeInterval: 3)
+      XCTAssertEqual(udp("nx-after-idle-2.example.test", dnsward)?.rcode, 3, "a fresh question")
       dnsward.stop()
       let counters = try XCTUnwrap(logLine(dnsward, with: ["tls-handshakes"]), dnsward.log)
       func count(_ key: String) -> Int? {
@@ -282,8 +286,8 @@ import XCTest
         }
         return Int(words[at + 1])
       }
-      XCTAssertEqual(count("tls-handshakes"), 2, counters)
-      XCTAssertEqual(count("tls-resumed"), 1, counters)
+      XCTAssertEqual(count("tls-handshakes"), 3, counters)
+      XCTAssertEqual(count("tls-resumed"), 2, counters)
       XCTAssertEqual(count("tls-refused"), 0, counters)
     }
 

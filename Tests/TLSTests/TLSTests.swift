@@ -386,15 +386,27 @@
     }
     // MARK: Session resumption
 
+    /// The version a handshake with `openssl s_server` (OpenSSL 3, which has
+    /// TLS 1.3) must negotiate: 1.3 when this mbedTLS offers it, unless the
+    /// server was held to 1.2 with -tls1_2.
+    func expectedVersion(_ options: [String]) -> UInt16 {
+      TLSClientConfig.offersTLS13 && !options.contains("-tls1_2")
+        ? TLSSession.tls13 : TLSSession.tls12
+    }
+
     /// Full handshake first, an abbreviated one on the next TCP connection:
-    /// by ticket (RFC 5077; -no_cache leaves the server nothing else) or,
-    /// with -no_ticket, by the server's session-ID cache.
+    /// in TLS 1.2 by ticket (RFC 5077; -no_cache leaves the server nothing
+    /// else) or, with -no_ticket, by the server's session-ID cache; in TLS
+    /// 1.3 by a PSK from a NewSessionTicket (RFC 8446 §2.2; -no_ticket makes
+    /// OpenSSL's tickets refer to its cache), which arrives after the
+    /// handshake and is taken by the `exchange`'s reads.
     func checkResumption(options: [String]) throws {
       let port = try startServer("good", options: options)
       let session = try TLSSession(config: sharedConfig())
       let pin = try goodPin()
       let (fd1, first) = try reconnect(session, port: port, pin: pin)
       XCTAssertEqual(first, .done)
+      XCTAssertEqual(session.negotiatedVersion, expectedVersion(options))
       XCTAssertFalse(session.resumed, "the first handshake must be a full one")
       XCTAssertEqual(exchange(session, fd1, "one\n"), "eno\n")
       hangUp(session, fd1)
@@ -403,6 +415,7 @@
         let (fd, result) = try reconnect(session, port: port, pin: pin)
         XCTAssertEqual(result, .done, "round \(round)")
         XCTAssertTrue(session.resumed, "round \(round) must resume")
+        XCTAssertEqual(session.negotiatedVersion, expectedVersion(options))
         // The pin is checked against the certificate of the full handshake.
         XCTAssertEqual(session.peerPin(), pin)
         XCTAssertEqual(exchange(session, fd, "two\n"), "owt\n")
@@ -416,6 +429,69 @@
 
     func testSecondConnectionResumesWithASessionID() throws {
       try checkResumption(options: ["-no_ticket"])
+    }
+
+    /// TLS 1.2 resumption also where 1.3 is the default (mbedTLS 3.6): the
+    /// server is held to 1.2.
+    func testTLS12ResumesWithATicketWhereTLS13IsOffered() throws {
+      try checkResumption(options: ["-no_cache", "-tls1_2"])
+    }
+
+    func testTLS12ResumesWithASessionIDWhereTLS13IsOffered() throws {
+      try checkResumption(options: ["-no_ticket", "-tls1_2"])
+    }
+
+    /// A connection closed before any read: TLS 1.2 saved its session at the
+    /// end of the handshake, so the next one resumes; TLS 1.3 sends its
+    /// tickets after the handshake (RFC 8446 §4.6.1) and none was read, so
+    /// the next handshake is a full one.
+    func testClosedBeforeAnyReadResumesOnlyWithTLS12() throws {
+      let port = try startServer("good")
+      let session = try TLSSession(config: sharedConfig())
+      let (fd1, first) = try reconnect(session, port: port)
+      XCTAssertEqual(first, .done)
+      let version = session.negotiatedVersion
+      hangUp(session, fd1)
+      let (fd2, second) = try reconnect(session, port: port)
+      XCTAssertEqual(second, .done)
+      XCTAssertEqual(session.resumed, version == TLSSession.tls12)
+      hangUp(session, fd2)
+    }
+
+    // MARK: Versions
+
+    /// TLS 1.3 where both ends have it (mbedTLS 3.6 and OpenSSL 3), 1.2
+    /// otherwise, and 1.2 with a server held to it.
+    func testNegotiatedVersion() throws {
+      for options in [[], ["-tls1_2"]] {
+        let port = try startServer("good", options: options)
+        let session = try TLSSession(config: sharedConfig())
+        XCTAssertEqual(session.negotiatedVersion, 0, "no handshake yet")
+        let (fd, result) = try reconnect(session, port: port)
+        XCTAssertEqual(result, .done)
+        XCTAssertEqual(session.negotiatedVersion, expectedVersion(options), "\(options)")
+        XCTAssertEqual(exchange(session, fd, "v\n"), "v\n")
+        hangUp(session, fd)
+        stopServers()
+      }
+    }
+
+    /// The mbedTLS loaded at run time is the one compiled against (same
+    /// major and minor: dnsward allocates mbedTLS's structs with the
+    /// headers' sizes), and, with DNSWARD_EXPECT_MBEDTLS=MAJOR.MINOR (CI's
+    /// 3.6 run), that version: a test binary that silently loaded the
+    /// system's 2.28 fails here.
+    func testLinkedMbedTLSIsTheOneCompiledAgainst() throws {
+      func majorMinor(_ version: UInt32) -> String { "\(version >> 24).\((version >> 16) & 0xFF)" }
+      let linked = TLSClientConfig.linkedLibraryVersion
+      let patch = (linked >> 8) & 0xFF
+      print(
+        "mbedTLS: linked \(majorMinor(linked)).\(patch), headers",
+        majorMinor(TLSClientConfig.libraryVersion), "TLS 1.3:", TLSClientConfig.offersTLS13)
+      XCTAssertEqual(majorMinor(linked), majorMinor(TLSClientConfig.libraryVersion))
+      if let expected = ProcessInfo.processInfo.environment["DNSWARD_EXPECT_MBEDTLS"] {
+        XCTAssertEqual(majorMinor(linked), expected)
+      }
     }
 
     /// A server that can resume nothing: every handshake is a full one, and
@@ -437,11 +513,14 @@
       let session = try TLSSession(config: sharedConfig())
       let (fd1, first) = try reconnect(session, port: port)
       XCTAssertEqual(first, .done)
+      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
       hangUp(session, fd1)
       session.forgetSession()
       let (fd2, second) = try reconnect(session, port: port)
       XCTAssertEqual(second, .done)
       XCTAssertFalse(session.resumed)
+      // Reading takes a TLS 1.3 server's ticket (sent after the handshake).
+      XCTAssertEqual(exchange(session, fd2, "b\n"), "b\n")
       hangUp(session, fd2)
       let (fd3, third) = try reconnect(session, port: port)
       XCTAssertEqual(third, .done)
@@ -457,6 +536,7 @@
       let session = try TLSSession(config: sharedConfig())
       let (fd1, first) = try reconnect(session, port: port)
       XCTAssertEqual(first, .done)
+      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
       hangUp(session, fd1)
 
       stopServers()
@@ -487,6 +567,7 @@
       let session = try TLSSession(config: sharedConfig())
       let (fd1, first) = try reconnect(session, port: port, pin: try goodPin())
       XCTAssertEqual(first, .done)
+      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
       hangUp(session, fd1)
 
       let wrong = try XCTUnwrap(pin("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="))
@@ -508,6 +589,7 @@
       let session = try TLSSession(config: sharedConfig())
       let (fd1, first) = try reconnect(session, port: port)
       XCTAssertEqual(first, .done)
+      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
       hangUp(session, fd1)
       let (fd2, second) = try reconnect(session, port: port, name: "cloudflare-dns.com")
       guard case .failed(.nameMismatch) = second else {
