@@ -44,4 +44,21 @@ if [[ ${SKIP_MUSL:-0} != 1 ]]; then
   DNSWARD_TEST_BINARY=$FIRMWARE/aarch64-musl-tls36/dnsward.stripped \
     DNSWARD_TEST_RUNNER="qemu-aarch64 -L $PREFIX/aarch64-linux-musl/qemu-root" \
     swift test --skip-build "${FLAGS[@]}" --filter TLSUpstreamTests
+
+  # The OpenWrt package of that firmware: dnsward-tls, which loads musl and
+  # OpenWrt's libmbedtls (3.6: libmbedtls21) instead of carrying them.
+  echo "== the dnsward-tls .ipk of that firmware"
+  TREE=$FIRMWARE/aarch64-musl-tls36
+  cmake --build "$TREE" --target ipk >"$FIRMWARE/ipk.log" 2>&1 || { cat "$FIRMWARE/ipk.log"; exit 1; }
+  PACKAGE=$(ls "$TREE"/dnsward-tls_*_aarch64_generic.ipk)
+  mkdir "$FIRMWARE/ipk" && tar -xzf "$PACKAGE" -C "$FIRMWARE/ipk"
+  CONTROL=$(tar -xzOf "$FIRMWARE/ipk/control.tar.gz" ./control)
+  for line in "Package: dnsward-tls" "Depends: libc, libmbedtls21" "Provides: dnsward"; do
+    grep -qxF "$line" <<<"$CONTROL" || { echo "tls36.sh: no '$line' in: $CONTROL" >&2; exit 1; }
+  done
+  tar -xzf "$FIRMWARE/ipk/data.tar.gz" -C "$FIRMWARE/ipk" ./usr/sbin/dnsward
+  HEADERS=$(readelf -lW "$FIRMWARE/ipk/usr/sbin/dnsward")
+  grep -qF "[Requesting program interpreter: /lib/ld-musl-aarch64.so.1]" <<<"$HEADERS" ||
+    { echo "tls36.sh: the packaged binary does not load musl's loader" >&2; exit 1; }
+  echo "$(basename "$PACKAGE"): $(stat -c %s "$PACKAGE") bytes, Depends: libc, libmbedtls21"
 fi
