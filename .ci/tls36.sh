@@ -48,9 +48,8 @@ if [[ ${SKIP_MUSL:-0} != 1 ]]; then
   # The OpenWrt package of that firmware: dnsward-tls, which loads musl and
   # OpenWrt's libmbedtls (3.6: libmbedtls21) instead of carrying them.
   echo "== the dnsward-tls .ipk of that firmware"
-  TREE=$FIRMWARE/aarch64-musl-tls36
-  cmake --build "$TREE" --target ipk >"$FIRMWARE/ipk.log" 2>&1 || { cat "$FIRMWARE/ipk.log"; exit 1; }
-  PACKAGE=$(ls "$TREE"/dnsward-tls_*_aarch64_generic.ipk)
+  # (.ci/mbedtls36-musl.sh built it beside the firmware.)
+  PACKAGE=$(ls "$FIRMWARE"/aarch64-musl-tls36/dnsward-tls_*_aarch64_generic.ipk)
   mkdir "$FIRMWARE/ipk" && tar -xzf "$PACKAGE" -C "$FIRMWARE/ipk"
   CONTROL=$(tar -xzOf "$FIRMWARE/ipk/control.tar.gz" ./control)
   for line in "Package: dnsward-tls" "Depends: libc, libmbedtls21" "Provides: dnsward"; do

@@ -38,11 +38,14 @@ FILES=$IPK_SOURCE_ROOT/Board/openwrt/package
 [[ $IPK_ARCH =~ ^[A-Za-z0-9_.+-]+$ ]] || fail "bad architecture '$IPK_ARCH'"
 
 # The firmware must run on OpenWrt's musl userland: a static binary has no
-# ELF interpreter (PT_INTERP); a glibc one names /lib/ld-linux-*.so, which
-# OpenWrt does not have ("not found" although the file is there).
+# ELF interpreter (PT_INTERP), a dynamic musl one names musl's
+# /lib/ld-musl-<arch>.so.1, which OpenWrt has; a glibc one names
+# /lib/ld-linux-*.so, which OpenWrt does not have ("not found" although the
+# file is there).
 headers=$("$IPK_READELF" -lW "$IPK_BINARY") || fail "$IPK_BINARY is not an ELF file"
-if grep -q 'Requesting program interpreter' <<<"$headers" && [[ ${IPK_ALLOW_DYNAMIC:-0} != 1 ]]; then
-  fail "$IPK_BINARY needs a dynamic loader ($(sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p' <<<"$headers")), which OpenWrt lacks; build with -DDNSWARD_LIBC=musl, or pass -DDNSWARD_IPK_ALLOW_DYNAMIC=ON"
+interpreter=$(sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p' <<<"$headers")
+if [[ -n $interpreter && $interpreter != /lib/ld-musl-*.so.1 && ${IPK_ALLOW_DYNAMIC:-0} != 1 ]]; then
+  fail "$IPK_BINARY needs the dynamic loader $interpreter, which OpenWrt lacks; build with -DDNSWARD_LIBC=musl, or pass -DDNSWARD_IPK_ALLOW_DYNAMIC=ON"
 fi
 dynamic=$("$IPK_READELF" -dW "$IPK_BINARY" 2>/dev/null || true)
 if grep -q 'NEEDED.*libmbedtls' <<<"$dynamic" && [[ $IPK_DEPENDS != *mbedtls* ]]; then

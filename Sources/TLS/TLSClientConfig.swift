@@ -39,6 +39,14 @@
     /// `throw`, so deinit runs and frees the cells even when init fails.)
     public private(set) var sessionTickets = false
 
+    /// Seconds since 1970 before which the wall clock is known to be wrong
+    /// (a board without a real-time clock, before NTP has run: it boots in
+    /// 1970 or at its last saved time). While the clock is earlier,
+    /// certificate validity dates are not checked — every certificate would
+    /// look "not yet valid" — while the chain, the name and the pin still
+    /// are. 0: dates are always checked.
+    public let earliestCorrectTime: Int64
+
     /// Loads the CA file (PEM, any number of certificates; ones mbedTLS
     /// cannot parse are skipped as long as one loads) and builds the config.
     /// - Parameters:
@@ -46,7 +54,12 @@
     ///   - alpn: protocol IDs to offer, most preferred first; each a string
     ///     literal of 1...255 bytes. A bad one, or an mbedTLS without
     ///     MBEDTLS_SSL_ALPN, is `.setup(.configDefaults, code:)`.
-    public init(caFile: UnsafePointer<CChar>? = nil, alpn: [StaticString] = []) throws(TLSError) {
+    ///   - earliestCorrectTime: see the property.
+    public init(
+      caFile: UnsafePointer<CChar>? = nil, alpn: [StaticString] = [],
+      earliestCorrectTime: Int64 = 0
+    ) throws(TLSError) {
+      self.earliestCorrectTime = earliestCorrectTime
       entropy = .allocate(capacity: 1)
       random = .allocate(capacity: 1)
       trusted = .allocate(capacity: 1)

@@ -35,6 +35,11 @@
     /// Set by the verify callback, which mbedTLS calls for each certificate
     /// of a chain the server sent; cleared by `attach`.
     var certificateVerified = false
+    /// `TLSClientConfig.earliestCorrectTime`, for the verify callback.
+    var earliestCorrectTime: Int64 = 0
+    /// Set by the verify callback when it let a certificate's validity
+    /// dates pass because the wall clock is known wrong; cleared by `attach`.
+    var datesUnchecked = false
   }
 
   /// net_sockets.h's codes (not imported: dnsward does its own sockets);
@@ -99,6 +104,11 @@
     /// (abbreviated handshake: no certificate sent, no key exchange).
     public private(set) var resumed = false
 
+    /// Whether the last handshake let the certificates' validity dates pass
+    /// because the wall clock was earlier than the config's
+    /// `earliestCorrectTime` (the chain, name and pin were checked).
+    public var certificateDatesUnchecked: Bool { bio.pointee.datesUnchecked }
+
     /// Longest DNS name in text form (RFC 1035 §2.3.4: 255 octets on the
     /// wire, so 253 characters without the final dot).
     public static let maximumNameLength = 253
@@ -123,12 +133,24 @@
       // in a full one, for every certificate of the chain, pass or fail.
       // mbedTLS has no public "was resumed" call in 2.28 or 3.6, and its own
       // flag lives in handshake state freed when the handshake ends.
+      //
+      // The same callback lets validity dates pass while the wall clock is
+      // earlier than `earliestCorrectTime` (RFC 5280 §4.1.2.5 validity can
+      // only be judged against a true clock); every other flag stands.
       mbedtls_ssl_set_verify(
         context,
-        { state, _, _, _ in
-          // Safe: `state` is this session's BIOState cell. Flags untouched:
-          // mbedTLS's verification stands as it is.
-          state!.assumingMemoryBound(to: BIOState.self).pointee.certificateVerified = true
+        { state, _, _, flags in
+          // Safe: `state` is this session's BIOState cell, `flags` this
+          // certificate's verification flags (mbedTLS contract).
+          let state = state!.assumingMemoryBound(to: BIOState.self)
+          state.pointee.certificateVerified = true
+          let dates = UInt32(MBEDTLS_X509_BADCERT_EXPIRED | MBEDTLS_X509_BADCERT_FUTURE)
+          if let flags, flags.pointee & dates != 0,
+            Int64(WallClock.nowSeconds()) < state.pointee.earliestCorrectTime
+          {
+            flags.pointee &= ~dates
+            state.pointee.datesUnchecked = true
+          }
           return 0
         }, UnsafeMutableRawPointer(bio))
       mbedtls_ssl_set_bio(
@@ -195,7 +217,9 @@
       name[serverName.count] = 0
       code = mbedtls_ssl_set_hostname(context, name.baseAddress)
       guard code == 0 else { throw .setup(.serverName, code: code) }
-      bio.pointee = BIOState(fd: fd.rawValue, lastErrno: 0, certificateVerified: false)
+      bio.pointee = BIOState(
+        fd: fd.rawValue, lastErrno: 0, certificateVerified: false,
+        earliestCorrectTime: config.earliestCorrectTime, datesUnchecked: false)
       self.pin = pin
       // mbedTLS 2.28 does not tie a saved session to a name (RFC 6066 §3:
       // the client resumes with the name of the full handshake), so only

@@ -61,6 +61,9 @@ final class SecureChannels {
   var handshakes: UInt64 = 0
   var resumptions: UInt64 = 0
   var refusals: UInt64 = 0
+  /// Whether a handshake let certificate dates pass on an unset clock has
+  /// been logged (once per process: it holds for every upstream until NTP).
+  var loggedDatesUnchecked = false
 
   #if TLS
     /// Per slot; nil for plain ones.
@@ -165,6 +168,14 @@ final class SecureChannels {
       case .done:
         handshakes += 1
         if session.resumed { resumptions += 1 }
+        if session.certificateDatesUnchecked && !loggedDatesUnchecked {
+          loggedDatesUnchecked = true
+          context.log.start(.warning).append(
+            "the clock is earlier than this build's release date, so it has not been set yet "
+          ).append(
+            "(no real-time clock, NTP not run): certificate validity dates are not checked "
+          ).append("until it is; chain, name and pin still are").emit(.warning)
+        }
         retryDelay[upstream] = 0
         retryAt[upstream] = 0
         return .established

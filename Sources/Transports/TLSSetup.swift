@@ -31,15 +31,18 @@ final class TLSSetup {
         return
       }
       do throws(TLSError) {
+        // Before the release date the clock has not been set (no
+        // real-time clock, no NTP yet): certificate dates are not checked.
+        let earliest = Release.dateEpochSeconds
         if settings.caFile.isEmpty {
-          config = try TLSClientConfig()
+          config = try TLSClientConfig(earliestCorrectTime: earliest)
         } else {
           // mbedtls_x509_crt_parse_file wants a C string.
           var path = settings.caFile
           path.append(0)
           config = try path.withUnsafeBufferPointer { (bytes) throws(TLSError) in
             try bytes.withMemoryRebound(to: CChar.self) { (text) throws(TLSError) in
-              try TLSClientConfig(caFile: text.baseAddress)
+              try TLSClientConfig(caFile: text.baseAddress, earliestCorrectTime: earliest)
             }
           }
         }

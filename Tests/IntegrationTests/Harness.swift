@@ -27,12 +27,20 @@ final class DnswardProcess {
 
   var log: String { logLock.withLock { logText } }
 
-  init(config: String, arguments: [String]? = nil, waitForListen: Bool = true) throws {
+  /// Starts the binary under test on `config` (or with `arguments`), with
+  /// `environment` added to this process's.
+  init(
+    config: String, arguments: [String]? = nil, waitForListen: Bool = true,
+    environment: [String: String] = [:]
+  ) throws {
     _ = pipeSignalIgnored
     configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-test-\(UUID().uuidString).conf")
     try config.write(to: configURL, atomically: true, encoding: .utf8)
     process = try DnswardBinary.process(arguments ?? ["--config", configURL.path])
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     // Log lines at info and debug go to standard output, warnings and
     // errors to standard error (LogDestination.split): one log of both.
     process.standardError = errorPipe

@@ -327,6 +327,64 @@ import XCTest
         file: file, line: line)
     }
 
+    // MARK: - A clock that was never set
+
+    /// libfaketime, which makes the wall clock of a program it is preloaded
+    /// into say what FAKETIME says (Debian's faketime package).
+    static let libfaketime = [
+      "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+      "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+    ].first { FileManager.default.fileExists(atPath: $0) }
+
+    /// The environment that runs dnsward with its wall clock at `time`
+    /// (libfaketime's FAKETIME syntax), the monotonic clock left alone.
+    func clock(_ time: String) throws -> [String: String] {
+      guard !DnswardBinary.isEmulated else {
+        throw XCTSkip("libfaketime is preloaded into a native binary, not one under a runner")
+      }
+      guard let library = Self.libfaketime else {
+        throw XCTSkip("faketime is not installed (apt-get install faketime)")
+      }
+      return ["LD_PRELOAD": library, "FAKETIME": time, "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
+    }
+
+    /// A router without a real-time clock boots in the past, where every
+    /// certificate is "not yet valid" until NTP has run (and NTP cannot
+    /// resolve its servers if the only upstreams are TLS). Before the
+    /// release date the clock is known wrong: the dates are let pass, once
+    /// logged, while the CA and the name are still checked.
+    func testAClockBeforeTheReleaseDateSkipsOnlyTheCertificateDates() throws {
+      let past = try clock("@2024-01-01 00:00:00")
+      let dnsward = try DnswardProcess(config: config([try dot("good")]), environment: past)
+      defer { dnsward.stop() }
+      XCTAssertEqual(udp("www.example.test", dnsward)?.addresses, ["192.0.2.80"], dnsward.log)
+      XCTAssertEqual(
+        udp("www.example.test", type: 28, id: 2, dnsward)?.addresses,
+        ["2001:db8:0:0:0:0:0:80"], dnsward.log)
+      let warning = "certificate validity dates are not checked"
+      XCTAssertNotNil(logLine(dnsward, with: [warning]), dnsward.log)
+      XCTAssertEqual(dnsward.log.components(separatedBy: warning).count, 2, "logged once")
+
+      let rogue = try DnswardProcess(config: config([try dot("rogue")]), environment: past)
+      defer { rogue.stop() }
+      XCTAssertEqual(udp("www.example.test", rogue)?.rcode, 2, "another CA: SERVFAIL")
+      XCTAssertNotNil(logLine(rogue, with: ["certificate", "trusted CA"]), rogue.log)
+      let other = try DnswardProcess(config: config([try dot("other")]), environment: past)
+      defer { other.stop() }
+      XCTAssertEqual(udp("www.example.test", other)?.rcode, 2, "another name: SERVFAIL")
+    }
+
+    /// Once the clock is past the release date, dates count again: a year
+    /// from now the test certificates (30 days) have expired.
+    func testAClockPastTheReleaseDateChecksTheDates() throws {
+      let future = try clock("+400d")
+      let dnsward = try DnswardProcess(config: config([try dot("good")]), environment: future)
+      defer { dnsward.stop() }
+      XCTAssertEqual(udp("www.example.test", dnsward)?.rcode, 2, dnsward.log)
+      XCTAssertNotNil(logLine(dnsward, with: ["certificate", "expired"]), dnsward.log)
+      XCTAssertFalse(dnsward.log.contains("dates are not checked"), dnsward.log)
+    }
+
     func testCertificateForAnotherNameIsRefused() throws {
       try assertRefused(
         try dot("other"), port: try server.port(.dot, "other"), reason: "another name")
