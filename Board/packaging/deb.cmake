@@ -36,10 +36,7 @@ elseif(DNSWARD_TLS)
 endif()
 
 if(_deb_problem)
-  add_custom_target(deb
-    COMMAND "${CMAKE_COMMAND}" -E echo "dnsward .deb: ${_deb_problem}"
-    COMMAND "${CMAKE_COMMAND}" -E false
-    VERBATIM)
+  dnsward_refusing_package(deb "${_deb_problem}")
 else()
   find_program(DNSWARD_READELF NAMES ${DNSWARD_TOOL_PREFIX}readelf readelf REQUIRED)
   find_program(DNSWARD_DPKG_DEB dpkg-deb REQUIRED DOC "dpkg-deb, to build the .deb")

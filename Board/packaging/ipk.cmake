@@ -63,12 +63,7 @@ endif()
 
 if(_ipk_refusal)
   string(JOIN "" _ipk_refusal ${_ipk_refusal})
-  # Configuring still works (the firmware itself is fine); only the package
-  # target fails, saying why.
-  add_custom_target(ipk
-    COMMAND "${CMAKE_COMMAND}" -E echo "ipk: ${_ipk_refusal}"
-    COMMAND "${CMAKE_COMMAND}" -E false
-    VERBATIM)
+  dnsward_refusing_package(ipk "${_ipk_refusal}")
 else()
   find_program(DNSWARD_READELF NAMES ${DNSWARD_TOOL_PREFIX}readelf readelf REQUIRED)
   add_custom_target(ipk

@@ -13,3 +13,13 @@ set(DNSWARD_PACKAGE_VERSION "${DNSWARD_RELEASE_VERSION}" CACHE STRING
   "the packages' Version (default: Release.version in Sources/CompiledConfig/Release.swift)")
 set(DNSWARD_PACKAGE_MAINTAINER "dnsward maintainers <maintainers@dnsward.example>" CACHE STRING
   "the packages' Maintainer field")
+
+# dnsward_refusing_package(TARGET REASON): a package target for a tree that
+# cannot make that package. Configuring still works (the firmware itself is
+# fine); only building the target fails, saying why.
+function(dnsward_refusing_package target reason)
+  add_custom_target(${target}
+    COMMAND "${CMAKE_COMMAND}" -E echo "${target}: ${reason}"
+    COMMAND "${CMAKE_COMMAND}" -E false
+    VERBATIM)
+endfunction()
