@@ -28,8 +28,17 @@ public enum ProcessControl {
   /// `String`, whose UTF-8 and UTF-16 machinery is kilobytes of firmware).
   public static func printOutput(_ bytes: [UInt8]) { writeAll(bytes, to: 1) }
 
-  /// Writes bytes to standard error as they are.
-  public static func printError(_ bytes: [UInt8]) { writeAll(bytes, to: 2) }
+  /// Writes bytes to standard error as they are: an error that stops the
+  /// program (a bad config line, a bad argument). When standard error is
+  /// systemd's journal they go with the error priority, `<3>`, as the log's
+  /// error lines do (`LogDestination`).
+  public static func printError(_ bytes: [UInt8]) {
+    if case .journal = LogDestination.detected {
+      writeAll([UInt8(ascii: "<"), UInt8(ascii: "3"), UInt8(ascii: ">")] + bytes, to: 2)
+    } else {
+      writeAll(bytes, to: 2)
+    }
+  }
 
   private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     bytes.withUnsafeBytes { writeAll($0, to: descriptor) }

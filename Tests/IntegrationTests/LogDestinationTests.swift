@@ -114,6 +114,31 @@ final class LogDestinationTests: XCTestCase {
     XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("<") }, streams.errors)
   }
 
+  /// A config error stops the start with `file:line: message` at the
+  /// error priority.
+  func testAConfigErrorReachesTheJournalAsAnError() throws {
+    let configURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "dnsward-log-\(UUID().uuidString).conf")
+    try "listen 127.0.0.1:0\ninflight 1000\n".write(
+      to: configURL, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: configURL) }
+    let process = try DnswardBinary.process(["--config", configURL.path])
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    var status = stat()
+    XCTAssertEqual(fstat(errors.fileHandleForWriting.fileDescriptor, &status), 0)
+    var environment = ProcessInfo.processInfo.environment
+    environment["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
+    process.environment = environment
+    try process.run()
+    try errors.fileHandleForWriting.close()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 1)
+    XCTAssertTrue(text.hasPrefix("<3>\(configURL.path):2: "), text)
+  }
+
   /// A `JOURNAL_STREAM` inherited from a parent whose stream this is not
   /// (another device and inode) changes nothing.
   func testAJournalStreamOfAnotherFileIsIgnored() throws {
