@@ -1,7 +1,6 @@
 import CompiledConfig
 import Config
 import Foundation
-import TestSupport
 import XCTest
 
 /// The defence directives through the generator: the Swift source it

@@ -1,7 +1,6 @@
 import CompiledConfig
 import Config
 import Foundation
-import TestSupport
 import XCTest
 
 /// Routes through the generator (the compiled-in config): the route table's
