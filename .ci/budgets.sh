@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # .ci/budgets.sh — the firmware budgets, measured (issue 3):
-#   - aarch64 stripped binary, dynamically linked: at most 295,000 bytes
+#   - aarch64 stripped binary, dynamically linked: at most 305,000 bytes
 #     (issue 14 cut it from 300 KiB to 257,408 so that issue 15's local
 #     names, routing and never-forwarded zones fit; Board/README.md, Size);
 #   - peak RSS (VmHWM) after 10,000 queries with the generic-aarch64 board
@@ -18,7 +18,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/.ci/lib.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-budgets.XXXXXX")
-SIZE_BUDGET=295000
+SIZE_BUDGET=305000
 RSS_BUDGET_KB=2048
 QUERIES=10000
 PIDS=()

@@ -1,6 +1,6 @@
 # cmake -DBINARY=... -DBUDGET=... -P size-budget.cmake
 # Prints the stripped firmware's size against its budget (issue 3, lowered by
-# issues 14 and 15: 295,000 bytes for a dynamically linked aarch64 build). A binary
+# issues 14 and 15, raised by 17: 305,000 bytes for a dynamically linked aarch64 build). A binary
 # over budget is reported, not failed: static builds carry a libc and have no
 # budget of their own.
 file(SIZE "${BINARY}" _bytes)

@@ -70,6 +70,14 @@ public struct OverrideTable {
 
   public var count: Int { index.count / OverrideRecord.offsetDigits }
 
+  /// Whether `other` holds the same entries: the same bytes in each table
+  /// (the builder writes a given set of entries one way).
+  public func hasSameEntries(as other: OverrideTable) -> Bool {
+    records.hasSameBytes(as: other.records) && index.hasSameBytes(as: other.index)
+      && fences.hasSameBytes(as: other.fences)
+      && addressBytes.hasSameBytes(as: other.addressBytes)
+  }
+
   public func kind(at index: Int) -> OverrideKind {
     withView { $0.kind(index) }
   }

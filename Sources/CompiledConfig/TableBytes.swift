@@ -53,6 +53,11 @@ public struct TableBytes {
     withExtendedLifetime(owner) { body(bytes) }
   }
 
+  /// Whether `other` holds the same bytes.
+  public func hasSameBytes(as other: TableBytes) -> Bool {
+    withUnsafeBytes { mine in other.withUnsafeBytes { mine.elementsEqual($0) } }
+  }
+
   /// Whether the bytes are a (non-empty) string literal's, in read-only data.
   public var isLiteral: Bool { owner == nil && bytes.count > 0 }
 }

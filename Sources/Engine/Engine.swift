@@ -9,9 +9,10 @@ import DNSWire
 /// Memory: every array is allocated once in `init`, sized by the settings;
 /// handling a query allocates nothing.
 public final class Engine {
-  public let settings: Settings
+  /// Replaced by a reload (Reload.swift); what sized a table stays as it was.
+  public internal(set) var settings: Settings
   /// The upstreams in priority order, `resolv-conf` already expanded.
-  public let upstreams: [UpstreamServer]
+  public internal(set) var upstreams: [UpstreamServer]
   public internal(set) var counters = EngineCounters()
 
   /// The questions in flight upstream, their waiting clients, the
@@ -22,10 +23,10 @@ public final class Engine {
   let hashKey: HashKey
   /// The ACL in force, fetched once here: the default list is a lazily
   /// initialised global, which would otherwise allocate at the first query.
-  let allowPrefixes: [AddressPrefix]
+  var allowPrefixes: [AddressPrefix]
   /// `rebind-protection`'s private ranges, fetched here for the same reason
   /// (empty when it is off).
-  let rebindRanges: [AddressPrefix]
+  var rebindRanges: [AddressPrefix]
 
   /// Output buffers with 2 bytes of headroom for TCP framing.
   let replyBuffer: UnsafeMutableRawBufferPointer
@@ -57,7 +58,8 @@ public final class Engine {
     /// hop distance is a shape an injector far away cannot easily match.
     var usualTTL: UInt8 = 0
   }
-  let health: UnsafeMutablePointer<UpstreamHealth>
+  /// One per upstream (at least one); replaced with the upstreams.
+  var health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
   /// `override-check`: the override addresses marked down (OverrideHealth.swift).

@@ -44,6 +44,10 @@ public final class OverrideHealth {
     index(of: address) != nil
   }
 
+  /// Marks every address up: the overrides changed (a reload), and the
+  /// new prober checks them from its first round.
+  public func markAllUp() { count = 0 }
+
   func index(of address: IPAddress) -> Int? {
     for entry in 0..<count where down[entry] == address { return entry }
     return nil

@@ -110,6 +110,16 @@ public final class PacketCache {
 
   public var isEnabled: Bool { capacity > 0 && arenaBytes > 0 }
 
+  /// Forgets every entry (a reload that changed where answers come from);
+  /// the memory stays allocated.
+  public func removeAll() {
+    entries.update(repeating: Entry(), count: max(capacity, 1))
+    index.update(repeating: -1, count: indexMask + 1)
+    oldest = 0
+    count = 0
+    writeOffset = 0
+  }
+
   /// Bytes of the arena holding live entries.
   public var bytesInUse: Int {
     var total = 0

@@ -153,6 +153,12 @@ struct TransactionTable: ~Copyable {
     slots[slot].generation &+= 1
   }
 
+  /// Sets the route group of an active slot's question: after a reload the
+  /// `for` domains, and so the groups, may be different.
+  func reroute(_ slot: Int, route: UInt8) {
+    slots[slot].route = route
+  }
+
   // MARK: Deadlines (invariant 3)
 
   /// Sets the deadline of the attempt in `slot` and moves it to the newest

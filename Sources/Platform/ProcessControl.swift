@@ -70,6 +70,9 @@ public enum ProcessControl {
 
   public static func terminate(_ pid: Int32) { _ = clinux_terminate(pid) }
 
+  /// Sends SIGHUP: a worker reloads as the main process does.
+  public static func hangUp(_ pid: Int32) { _ = clinux_hang_up(pid) }
+
   /// Waits for child `pid` to end: its exit status, 128 + signal, or -1.
   public static func wait(_ pid: Int32) -> Int32 { clinux_wait_child(pid) }
 }

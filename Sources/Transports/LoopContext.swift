@@ -12,8 +12,9 @@ final class LoopContext {
   let epoll: Epoll
   let engine: Engine
   let log: LogLine
-  let settings: Settings
-  let upstreamAddresses: [SocketAddress]
+  /// Both replaced by a reload (Reload.swift), between two loop turns.
+  var settings: Settings
+  var upstreamAddresses: [SocketAddress]
   var counters = TransportCounters()
 
   /// Readiness events handled per socket before others get a turn

@@ -14,8 +14,9 @@ final class LoopEnvironment: EngineEnvironment {
   let udpClients: UDPClients
   let tcpClients: TCPClientPool
   let udpUpstreams: UDPUpstreamPool
-  let tcpUpstreams: TCPUpstreamPool
-  let httpdnsUpstreams: HTTPDNSUpstreamPool
+  /// Replaced with the server's when a reload changes the upstreams.
+  var tcpUpstreams: TCPUpstreamPool
+  var httpdnsUpstreams: HTTPDNSUpstreamPool
   /// `nftset`: nil without it.
   let nftsets: NftSetSink?
   let random = SecureRandom()

@@ -32,8 +32,9 @@ public final class Server {
   /// UDP queries to the upstreams: a socket per ring slot.
   let udpUpstreams: UDPUpstreamPool
   let tcpClients: TCPClientPool
-  let tcpUpstreams: TCPUpstreamPool
-  let httpdnsUpstreams: HTTPDNSUpstreamPool
+  /// Made anew when a reload changes the upstreams (Reload.swift).
+  var tcpUpstreams: TCPUpstreamPool
+  var httpdnsUpstreams: HTTPDNSUpstreamPool
   /// rtnetlink: WAN address, route and link changes (nil where unavailable).
   let routeMonitor: RouteMonitor?
   /// `nftset`: the netlink writer (NftSets.swift); nil without it.
@@ -43,14 +44,22 @@ public final class Server {
   var networkChangeDue: UInt64 = 0
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
-  let overrideProbes: OverrideProber
+  var overrideProbes: OverrideProber
   /// What the engine sends through; each engine call gets it `inout`.
   let environment: LoopEnvironment
 
   /// `cache-file`: loaded at start-up, saved now and then and at shutdown.
   var cacheFile: CachePersistence
   /// `hosts`, `leases`: read at start-up and again when they change.
-  let localNameFiles: LocalNameFiles?
+  var localNameFiles: LocalNameFiles?
+  /// SIGHUP and `resolv-conf` (Reload.swift).
+  var reloadState = ReloadState()
+
+  /// How SIGHUP reads the config again; nil: SIGHUP is ignored.
+  public var reloadSource: ReloadSource? {
+    get { reloadState.source }
+    set { reloadState.source = newValue }
+  }
 
   /// The event loop could not be set up: epoll or signalfd failed (`code`),
   /// or TLS for the DoT/DoH upstreams did (`tlsReason`, with mbedTLS's
@@ -117,7 +126,8 @@ public final class Server {
       listeners.close()
       throw StartError(code: Errno(rawValue: 0), tlsReason: error.reason, tlsCode: error.code)
     }
-    routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
+    // Also without upstreams: a reload or `resolv-conf` may bring some.
+    routeMonitor = RouteMonitor()
     nftsets = NftSetSink(settings: settings, engine: engine, log: log)
     overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
     environment = LoopEnvironment(
@@ -182,6 +192,7 @@ public final class Server {
         let event = context.epoll.event(at: index)
         handle(event: event.events, token: event.token, now: now, environment: &environment)
       }
+      if reloadState.requested { reload(now: now, environment: &environment) }
       if networkChangeDue != 0 && now >= networkChangeDue {
         networkChangeDue = 0
         networkChanged(now: now, environment: &environment)
@@ -199,6 +210,7 @@ public final class Server {
         httpdnsUpstreams.closeIdle(now: now)
         cacheFile.saveIfDue(now: now)
         localNameFiles?.poll()
+        pollResolvConf(now: now, environment: &environment)
       }
     }
     answerPendingClients(environment: &environment)
@@ -229,6 +241,8 @@ public final class Server {
           running = false
         } else if signal == Signals.user1 {
           logCounters()
+        } else if signal == Signals.hangup {
+          reloadState.requested = true
         }
       }
     case .udpListener:

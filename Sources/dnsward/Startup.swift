@@ -3,8 +3,9 @@ import Platform
 import Transports
 
 /// Binds, drops privileges, logs what is in force, and runs the loop until
-/// SIGINT/SIGTERM. Returns the process exit status.
-func serve(_ settings: Settings) -> Int32 {
+/// SIGINT/SIGTERM; SIGHUP reads the config again through `reload`. Returns
+/// the process exit status.
+func serve(_ settings: Settings, reload: ReloadSource) -> Int32 {
   let log = LogLine(threshold: LogSeverity(rawValue: settings.logLevel.rawValue) ?? .info)
   let upstreams = resolveUpstreams(settings, log: log)
   // One socket per query in flight, per client TCP connection, per TCP
@@ -58,13 +59,19 @@ func serve(_ settings: Settings) -> Int32 {
     stopWorkers(children)
     return 1
   }
+  var reload = reload
+  reload.workerProcesses = children
+  server.reloadSource = reload
   if worker == 0 {
     // After dropping privileges: the file is then read as the account that
     // writes it (its directory must be writable by `user`).
     server.loadCacheFile()
     logStart(server: server, upstreams: upstreams, log: log)
   }
-  if settings.seccomp { installSystemCallFilter(settings, worker: worker, log: log) }
+  if settings.seccomp {
+    installSystemCallFilter(
+      settings, worker: worker, readsConfig: !reload.configPath.isEmpty, log: log)
+  }
   server.run()
   server.logCounters()
   server.shutdown()
@@ -101,10 +108,13 @@ func dropPrivileges(_ settings: Settings, log: LogLine) -> Bool {
 /// `seccomp on`: from here on only the loop's system calls are allowed. A
 /// kernel without seccomp filters (or qemu-user) is logged at warning and
 /// dnsward runs unfiltered: a LAN without its resolver would be worse.
-func installSystemCallFilter(_ settings: Settings, worker: Int, log: LogLine) {
-  // The cache file is written; hosts and lease files are read again when they change.
+func installSystemCallFilter(_ settings: Settings, worker: Int, readsConfig: Bool, log: LogLine) {
+  // The cache file is written; hosts, lease and resolv-conf files are read
+  // again when they change, and the config file (with its lists) at SIGHUP.
   let writesFiles = !settings.cacheFilePath.isEmpty
-  let readsFiles = !settings.hostsFiles.isEmpty || !settings.leaseFiles.isEmpty
+  let readsFiles =
+    readsConfig || !settings.hostsFiles.isEmpty || !settings.leaseFiles.isEmpty
+    || !settings.resolvConfPath.isEmpty
   if let refusal = SystemCallFilter.install(
     allowFiles: writesFiles || readsFiles, writesFiles: writesFiles)
   {

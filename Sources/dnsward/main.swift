@@ -13,6 +13,7 @@
 import CompiledConfig
 import DefaultConfig
 import Platform
+import Transports
 
 #if !DNSWARD_COMPILED_CONFIG_ONLY
   import Config
@@ -83,32 +84,58 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
     }
   }
 
-  /// FILE parsed (and into `lines`, the lines the summary names), or the
-  /// parser's `file:line: message` and exit status 1.
-  func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
+  /// FILE parsed (and into `lines`, the lines the summary names), or nil
+  /// after `report` got the parser's `file:line: message` (or why FILE
+  /// cannot be read). A skipped `for-list` line goes to `skipped`.
+  func parseConfig(
+    _ path: [UInt8], lines: inout SourceLines, report: ([UInt8]) -> Void,
+    skipped: ([UInt8]) -> Void
+  ) -> Settings? {
     guard let contents = Files.read(path: path, limit: configSizeLimit) else {
-      ProcessControl.printError(bytes("dnsward: cannot read ") + path + [0x0A])
-      ProcessControl.exit(1)
+      report(bytes("dnsward: cannot read ") + path)
+      return nil
     }
     do throws(ConfigError) {
       let settings = try ConfigParser.parse(
         bytes: contents, fileName: path, readFile: readBlockList, lines: &lines)
       // A bad line of a `for-list` (data fetched from elsewhere) is skipped:
       // the rest of the list and the config are served.
-      for skipped in lines.skippedListLines {
-        ProcessControl.printError(skipped.descriptionBytes + bytes(" (line skipped)\n"))
+      for line in lines.skippedListLines {
+        skipped(line.descriptionBytes + bytes(" (line skipped)"))
       }
       return settings
     } catch {
-      ProcessControl.printError(error.descriptionBytes + [0x0A])
+      report(error.descriptionBytes)
+      return nil
+    }
+  }
+
+  /// FILE parsed, or the error on stderr and exit status 1 (start-up,
+  /// `--check`).
+  func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
+    let print: ([UInt8]) -> Void = { ProcessControl.printError($0 + [0x0A]) }
+    guard let settings = parseConfig(path, lines: &lines, report: print, skipped: print) else {
       ProcessControl.exit(1)
     }
+    return settings
+  }
+
+  /// FILE read again for a reload (SIGHUP): errors go to the log, and nil
+  /// keeps the running config.
+  func rereadConfig(_ path: [UInt8], log: LogLine) -> Settings? {
+    var lines = SourceLines()
+    return parseConfig(
+      path, lines: &lines, report: { log.start(.error).append($0).emit(.error) },
+      skipped: { log.start(.warning).append($0).emit(.warning) })
   }
 #endif
 
 let arguments = ProcessControl.arguments()
 if arguments.isEmpty {
-  ProcessControl.exit(serve(compiledSettings()))
+  // SIGHUP: the compiled-in config again, with the files it names.
+  ProcessControl.exit(
+    serve(
+      compiledSettings(), reload: ReloadSource(configPath: [], read: { _ in compiledSettings() })))
 }
 if arguments.count == 1 && isFlag(arguments[0], "--version") {
   var line = [UInt8](repeating: 0x0A, count: Release.descriptionCapacity + 1)
@@ -122,7 +149,11 @@ if arguments.count <= 3 && isFlag(arguments[0], "stats") {
 #if !DNSWARD_COMPILED_CONFIG_ONLY
   if arguments.count == 2 && isFlag(arguments[0], "--config") {
     var lines = SourceLines()
-    ProcessControl.exit(serve(loadConfig(arguments[1], lines: &lines)))
+    let path = arguments[1]
+    ProcessControl.exit(
+      serve(
+        loadConfig(path, lines: &lines),
+        reload: ReloadSource(configPath: path, read: { rereadConfig(path, log: $0) })))
   } else if arguments.count == 2 && isFlag(arguments[0], "--check") {
     var lines = SourceLines()
     let settings = loadConfig(arguments[1], lines: &lines)

@@ -545,6 +545,7 @@ static inline int clinux_fork_worker(void) {
 }
 
 static inline int clinux_terminate(int pid) { return kill((pid_t)pid, SIGTERM); }
+static inline int clinux_hang_up(int pid) { return kill((pid_t)pid, SIGHUP); }
 
 // Whether standard error is systemd's journal: systemd sets JOURNAL_STREAM
 // to "DEVICE:INODE" of the stream it connected, and a process whose stderr

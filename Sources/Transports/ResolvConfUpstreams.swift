@@ -4,7 +4,7 @@ import Platform
 /// The upstream list in force: the configured servers with the nameservers
 /// of `resolv-conf` inserted at its position. A nameserver that is one of
 /// dnsward's own listen addresses is skipped — asking ourselves would loop.
-func resolveUpstreams(_ settings: Settings, log: LogLine) -> [UpstreamServer] {
+public func resolveUpstreams(_ settings: Settings, log: LogLine) -> [UpstreamServer] {
   guard !settings.resolvConfPath.isEmpty else { return settings.upstreams }
   var fromFile: [UpstreamServer] = []
   if let contents = Files.read(path: settings.resolvConfPath) {

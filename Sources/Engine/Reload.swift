@@ -1,0 +1,69 @@
+import CompiledConfig
+import DNSWire
+
+/// A reload (the loop's SIGHUP, or a `resolv-conf` file that changed):
+/// new settings and a new upstream list between two loop turns. What may
+/// change here is what sizes nothing: the loop keeps the start-up value of
+/// every setting that sized a table (Transports, `Reconfiguration`).
+extension Engine {
+  /// Puts `settings` in force for the next query, with the values that
+  /// derive from them.
+  public func reconfigure(settings: Settings) {
+    self.settings = settings
+    allowPrefixes = settings.effectiveAllow
+    rebindRanges = settings.rebindProtection ? rebindPrefixes : []
+  }
+
+  /// First half of an upstream change, while the old upstreams and their
+  /// transports are still there: each question in flight gives up its
+  /// attempt (the transport releases what it holds for it; a late reply
+  /// finds a new generation and is dropped). A held `hold-on` answer is
+  /// given now; a check of an old upstream (`verify`, a redirect probe)
+  /// ends. The questions for clients keep their slots and waiters and are
+  /// asked again by `resendQueriesInFlight` once `replaceUpstreams` ran.
+  public func withdrawQueriesInFlight<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    for slot in table.inDeadlineOrder() {
+      if transactions[slot].heldBuffer >= 0 {
+        finishHold(slot: slot, now: now, environment: &environment)
+        continue
+      }
+      environment.releaseUpstream(
+        transaction: handle(slot: slot), transport: transactions[slot].transport)
+      if transactions[slot].purpose != .answer {
+        release(slot: slot)
+        continue
+      }
+      table.renew(slot)
+      transactions[slot].upstream = -1
+      transactions[slot].tried = 0
+    }
+  }
+
+  /// Second half: the upstream list in force from now on. An upstream in
+  /// both lists keeps its health and figures; the others start afresh.
+  /// No question may be in flight to an old upstream (`withdrawQueriesInFlight`).
+  public func replaceUpstreams(_ replacement: [UpstreamServer]) {
+    let fresh = UnsafeMutablePointer<UpstreamHealth>.allocate(capacity: max(replacement.count, 1))
+    fresh.initialize(repeating: UpstreamHealth(), count: max(replacement.count, 1))
+    for index in 0..<replacement.count {
+      for old in 0..<upstreams.count where upstreams[old] == replacement[index] {
+        fresh[index] = health[old]
+      }
+    }
+    health.deinitialize(count: max(upstreams.count, 1))
+    health.deallocate()
+    health = fresh
+    upstreams = replacement
+  }
+
+  /// Asks every question withdrawn by `withdrawQueriesInFlight` again, of
+  /// the upstreams now in force, under the routes now in force.
+  public func resendQueriesInFlight<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    // Dispatching re-arms a slot at the newest end of the deadline list;
+    // the walk stops at the newest as it was, so none is visited twice.
+    for slot in table.inDeadlineOrder() where transactions[slot].upstream < 0 {
+      table.reroute(slot, route: route(for: name(slot: slot)))
+      dispatch(slot: slot, now: now, environment: &environment)
+    }
+  }
+}

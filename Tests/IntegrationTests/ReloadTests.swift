@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+
+/// SIGHUP with the real binary: the config file is read again and put in
+/// force between two loop turns; a bad one is refused and the running
+/// config stays; questions in flight are asked again of new upstreams;
+/// every worker reloads; `resolv-conf` is picked up when the file appears.
+final class ReloadTests: XCTestCase {
+  func addresses(_ name: String, port: UInt16) -> (rcode: Int, [String])? {
+    guard let reply = Reply(StubClient.udp(StubClient.query(name), port: port)) else { return nil }
+    return (reply.rcode, reply.addresses)
+  }
+
+  /// Rewrites the running process's config file and sends SIGHUP; true once
+  /// the process logged the `count`-th line containing `outcome`.
+  func reload(
+    _ dnsward: DnswardProcess, with config: String, outcome: String = "reloaded ",
+    count: Int = 1
+  ) throws -> Bool {
+    let before = dnsward.log.components(separatedBy: outcome).count - 1
+    try config.write(to: dnsward.configURL, atomically: true, encoding: .utf8)
+    kill(dnsward.process.processIdentifier, SIGHUP)
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      if dnsward.log.components(separatedBy: outcome).count - 1 >= before + count { return true }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    return false
+  }
+
+  func testOverridesChangeTheCacheStaysAndABadConfigIsRefused() throws {
+    let upstream = try FakeUpstream(.honest)
+    defer { upstream.stop() }
+    let config = """
+      listen 127.0.0.1:0
+      upstream udp 127.0.0.1:\(upstream.port)
+      override printer.lan 192.168.1.20
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.20"])
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 1)
+
+    // The port 0 of `listen` would be a new address: it stays as running.
+    let changed =
+      config.replacingOccurrences(of: "192.168.1.20", with: "192.168.1.21")
+      + "\noverride nas.lan 192.168.1.30\ninflight 64\n"
+    XCTAssertTrue(try reload(dnsward, with: changed), dnsward.log)
+    XCTAssertTrue(dnsward.log.contains(": 2 overrides, 1 upstreams; cache kept"), dnsward.log)
+    XCTAssertTrue(
+      dnsward.log.contains("reload: inflight changed; it takes effect at the next restart"),
+      dnsward.log)
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.21"])
+    XCTAssertEqual(addresses("nas.lan", port: dnsward.port)?.1, ["192.168.1.30"])
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 1, "the cached answer is kept")
+
+    let broken = changed.replacingOccurrences(of: "inflight 64", with: "inflight lots")
+    XCTAssertTrue(try reload(dnsward, with: broken, outcome: "reload refused"), dnsward.log)
+    XCTAssertTrue(
+      dnsward.log.contains("\(dnsward.configURL.path):5: 'inflight' expects a number, got 'lots'"),
+      dnsward.log)
+    XCTAssertTrue(dnsward.log.contains("the running config stays"), dnsward.log)
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.21"])
+    XCTAssertEqual(addresses("nas.lan", port: dnsward.port)?.1, ["192.168.1.30"])
+    XCTAssertTrue(dnsward.process.isRunning)
+  }
+
+  /// A question waiting on an upstream that never answers is asked again of
+  /// the new upstream at once, instead of failing at its deadline.
+  func testNewUpstreamsAnswerTheQuestionsInFlight() throws {
+    let silent = try FakeUpstream(.silent)
+    defer { silent.stop() }
+    let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 2))
+    defer { honest.stop() }
+    let config = """
+      listen 127.0.0.1:0
+      upstream udp 127.0.0.1:\(silent.port)
+      timeout 10s
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    let port = dnsward.port
+    let answer = LockedAnswer()
+    let answered = expectation(description: "answered")
+    let started = Date()
+    DispatchQueue.global().async {
+      answer.set(self.addresses("example.com", port: port)?.1)
+      answered.fulfill()
+    }
+    let deadline = Date().addingTimeInterval(5)
+    while silent.udpQueries == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    XCTAssertEqual(silent.udpQueries, 1, "the question is in flight")
+    let replaced = config.replacingOccurrences(
+      of: "\(silent.port)", with: "\(honest.port)")
+    XCTAssertTrue(try reload(dnsward, with: replaced), dnsward.log)
+    wait(for: [answered], timeout: 5)
+    XCTAssertEqual(answer.value, ["192.0.2.2"])
+    XCTAssertLessThan(Date().timeIntervalSince(started), 5, "long before the 10 s deadline")
+    XCTAssertTrue(dnsward.log.contains("1 upstreams; cache emptied"), dnsward.log)
+    XCTAssertEqual(honest.udpQueries, 1)
+  }
+
+  func testEveryWorkerReloads() throws {
+    let config = """
+      listen 127.0.0.1:0
+      override printer.lan 192.168.1.20
+      workers 2
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    XCTAssertTrue(dnsward.waitForLog("workers: 2"), dnsward.log)
+    let changed = config.replacingOccurrences(of: "192.168.1.20", with: "192.168.1.21")
+    XCTAssertTrue(try reload(dnsward, with: changed, count: 2), "both workers: \(dnsward.log)")
+    // Each question from a new socket: the kernel spreads them over both.
+    for _ in 0..<40 {
+      XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.21"])
+    }
+  }
+
+  /// `resolv-conf` naming a file that is not there yet (the WAN is not up):
+  /// dnsward runs on local answers and takes the nameservers once the file
+  /// appears, and again when it changes.
+  func testResolvConfIsPickedUpWhenItAppears() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "dnsward-reload-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let resolvConf = directory.appendingPathComponent("resolv.conf.auto").path
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream resolv-conf \(resolvConf)
+        override printer.lan 192.168.1.20
+        """)
+    defer { dnsward.stop() }
+    XCTAssertTrue(dnsward.log.contains("upstreams: none"), dnsward.log)
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.20"])
+    try "nameserver 192.0.2.53\nnameserver 2001:db8::53\n".write(
+      toFile: resolvConf, atomically: true, encoding: .utf8)
+    XCTAssertTrue(
+      dnsward.waitForLog("resolv-conf \(resolvConf): 2 upstreams in force"), dnsward.log)
+    try "nameserver 192.0.2.54\n".write(toFile: resolvConf, atomically: true, encoding: .utf8)
+    XCTAssertTrue(
+      dnsward.waitForLog("resolv-conf \(resolvConf): 1 upstreams in force"), dnsward.log)
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.20"])
+  }
+}
+
+/// The answer a background query got.
+final class LockedAnswer: @unchecked Sendable {
+  private let lock = NSLock()
+  private var addresses: [String]?
+
+  func set(_ value: [String]?) { lock.withLock { addresses = value } }
+  var value: [String]? { lock.withLock { addresses } }
+}
