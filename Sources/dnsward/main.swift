@@ -85,14 +85,15 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
   }
 
   /// FILE parsed (and into `lines`, the lines the summary names), or nil
-  /// after `report` got the parser's `file:line: message` (or why FILE
-  /// cannot be read). A skipped `for-list` line goes to `skipped`.
+  /// after `report` got the parser's `file:line: message` (or that FILE
+  /// cannot be read, after `unreadablePrefix`). A skipped `for-list` line
+  /// goes to `skipped`.
   func parseConfig(
-    _ path: [UInt8], lines: inout SourceLines, report: ([UInt8]) -> Void,
-    skipped: ([UInt8]) -> Void
+    _ path: [UInt8], lines: inout SourceLines, unreadablePrefix: [UInt8] = [],
+    report: ([UInt8]) -> Void, skipped: ([UInt8]) -> Void
   ) -> Settings? {
     guard let contents = Files.read(path: path, limit: configSizeLimit) else {
-      report(bytes("dnsward: cannot read ") + path)
+      report(unreadablePrefix + bytes("cannot read ") + path)
       return nil
     }
     do throws(ConfigError) {
@@ -114,7 +115,10 @@ func isFlag(_ argument: [UInt8], _ flag: StaticString) -> Bool {
   /// `--check`).
   func loadConfig(_ path: [UInt8], lines: inout SourceLines) -> Settings {
     let print: ([UInt8]) -> Void = { ProcessControl.printError($0 + [0x0A]) }
-    guard let settings = parseConfig(path, lines: &lines, report: print, skipped: print) else {
+    guard
+      let settings = parseConfig(
+        path, lines: &lines, unreadablePrefix: bytes("dnsward: "), report: print, skipped: print)
+    else {
       ProcessControl.exit(1)
     }
     return settings

@@ -65,6 +65,13 @@ final class ReloadTests: XCTestCase {
     XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.21"])
     XCTAssertEqual(addresses("nas.lan", port: dnsward.port)?.1, ["192.168.1.30"])
     XCTAssertTrue(dnsward.process.isRunning)
+
+    // Answer screening changed: what the cache holds was screened by the
+    // old rules, so it is emptied and the upstream asked again.
+    XCTAssertTrue(try reload(dnsward, with: changed + "bogus 203.0.113.0/24\n"), dnsward.log)
+    XCTAssertTrue(dnsward.log.contains("; cache emptied"), dnsward.log)
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 2)
   }
 
   /// A question waiting on an upstream that never answers is asked again of
@@ -100,6 +107,21 @@ final class ReloadTests: XCTestCase {
     XCTAssertLessThan(Date().timeIntervalSince(started), 5, "long before the 10 s deadline")
     XCTAssertTrue(dnsward.log.contains("1 upstreams; cache emptied"), dnsward.log)
     XCTAssertEqual(honest.udpQueries, 1)
+  }
+
+  /// `seccomp on` keeps the calls that read the config file again.
+  func testReloadUnderTheSystemCallFilter() throws {
+    let config = """
+      listen 127.0.0.1:0
+      override printer.lan 192.168.1.20
+      seccomp on
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    XCTAssertTrue(dnsward.waitForLog("seccomp: "), dnsward.log)
+    let changed = config.replacingOccurrences(of: "192.168.1.20", with: "192.168.1.21")
+    XCTAssertTrue(try reload(dnsward, with: changed), dnsward.log)
+    XCTAssertEqual(addresses("printer.lan", port: dnsward.port)?.1, ["192.168.1.21"])
   }
 
   func testEveryWorkerReloads() throws {
