@@ -27,6 +27,8 @@ struct ReloadState {
   var requested = false
   /// `resolv-conf`: the file as last read (nil: missing).
   var resolvConfStamp: FileStamp?
+  /// Its path with a NUL for stat(2), made once (polling allocates nothing).
+  var resolvConfTerminatedPath: [UInt8] = []
 }
 
 /// Settings a reload cannot change: each sized a table, a socket or a
@@ -127,9 +129,10 @@ extension Server {
   /// second otherwise), and puts its nameservers in force.
   func pollResolvConf(now: UInt64, environment: inout LoopEnvironment) {
     guard !settings.resolvConfPath.isEmpty else { return }
-    var path = settings.resolvConfPath
-    path.append(0)
-    let stamp = try? Files.stamp(terminatedPath: path)
+    if !reloadState.resolvConfTerminatedPath.dropLast().elementsEqual(settings.resolvConfPath) {
+      reloadState.resolvConfTerminatedPath = settings.resolvConfPath + [0]
+    }
+    let stamp = try? Files.stamp(terminatedPath: reloadState.resolvConfTerminatedPath)
     guard stamp != reloadState.resolvConfStamp else { return }
     reloadState.resolvConfStamp = stamp
     let upstreams = resolveUpstreams(settings, log: log)
