@@ -97,7 +97,8 @@ struct StartupValues {
 
 extension Server {
   /// Reads the config again and puts it in force (`ReloadSource`). A
-  /// refused config leaves everything as it was.
+  /// refused config leaves everything as it was. The loop waits meanwhile
+  /// (the time is logged): queries arriving wait in the sockets' buffers.
   func reload(now: UInt64, environment: inout LoopEnvironment) {
     reloadState.requested = false
     guard let source = reloadState.source else { return }
@@ -122,7 +123,8 @@ extension Server {
     if source.configPath.isEmpty { log.append("the compiled-in config") }
     log.append(source.configPath).append(": ").append(decimal: settings.overrides.count)
       .append(" overrides, ").append(decimal: upstreams.count).append(" upstreams; cache ")
-      .append(cacheEmptied ? "emptied" : "kept").emit(.info)
+      .append(cacheEmptied ? "emptied" : "kept").append(" (")
+      .append(decimal: MonotonicClock.nowMilliseconds() &- now).append(" ms)").emit(.info)
   }
 
   /// `resolv-conf`: reads the file again when it changed (a stat(2) a
