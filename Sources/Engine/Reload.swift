@@ -37,6 +37,12 @@ extension Engine {
       transactions[slot].upstream = -1
       transactions[slot].tried = 0
     }
+    // A redirect probe round judged the old upstreams (its candidates
+    // name their indexes): dropped, and the new ones probed at the next tick.
+    probes.judging = false
+    probes.candidateCount = 0
+    probes.controlAnswered = 0
+    if settings.detectNXDomainRedirect { probes.nextRound = now }
   }
 
   /// Second half: the upstream list in force from now on. An upstream in

@@ -74,3 +74,48 @@ final class UpstreamReplacementTests: XCTestCase {
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 }
+
+/// A redirect probe round under way when the upstreams change: what it saw
+/// was about the old list (its candidates name old upstream indexes), so it
+/// is dropped and the new upstreams are probed at once.
+final class ProbeRoundReplacementTests: XCTestCase {
+  func testARoundOfTheOldUpstreamsTeachesNothingAndTheNewOnesAreProbed() throws {
+    let twoPlain = """
+      listen 127.0.0.1:53
+      upstream udp 127.0.0.1:5300
+      upstream udp 127.0.0.2:5300
+      inflight 16
+      """
+    let harness = Harness(twoPlain) { $0.detectNXDomainRedirect = true }
+    harness.advance(by: 1)
+    XCTAssertEqual(harness.queries.count, 8, "four probes for each upstream")
+    // The second upstream redirects every random name and answers the
+    // control; one of the first upstream's probes is still in flight.
+    let redirect: [UInt8] = [100, 64, 0, 80]
+    for query in harness.queries[4..<7] {
+      harness.answer(makeReply(to: query.bytes, addresses: [redirect]), to: query)
+    }
+    harness.answer(
+      makeReply(to: harness.queries[7].bytes, addresses: [exampleAddress]), to: harness.queries[7])
+    let before = harness.queries.count
+    var settings = makeSettings(
+      """
+      listen 127.0.0.1:53
+      upstream udp 127.0.0.3:5300
+      inflight 16
+      """)
+    settings.detectNXDomainRedirect = true
+    harness.engine.withdrawQueriesInFlight(now: harness.now, environment: &harness.environment)
+    harness.engine.replaceUpstreams(settings.upstreams)
+    harness.engine.reconfigure(settings: settings)
+    harness.engine.resendQueriesInFlight(now: harness.now, environment: &harness.environment)
+    harness.advance(by: 1)
+    XCTAssertEqual(harness.counters.redirectAddressesLearned, 0, "nothing from the old round")
+    XCTAssertEqual(
+      harness.environment.events.filter { $0.upstream >= harness.engine.upstreams.count }.count
+        + harness.environment.defences.filter { $0.upstream >= harness.engine.upstreams.count }
+        .count, 0, "no event names an upstream that is gone")
+    let probesOfTheNew = harness.queries[before...].filter { $0.upstream == 0 }
+    XCTAssertEqual(probesOfTheNew.count, 4, "a new round for the new upstream")
+  }
+}
