@@ -29,6 +29,19 @@ struct ReloadState {
   var resolvConfStamp: FileStamp?
   /// Its path with a NUL for stat(2), made once (polling allocates nothing).
   var resolvConfTerminatedPath: [UInt8] = []
+  /// The defences whose tables were made at start-up (on then): a reload
+  /// may turn them off and on again, but not on when they have none.
+  var startedWithHoldOn = false
+  var startedWithVerify = false
+  var startedWithRedirectProbes = false
+  var startedWithRateLimit = false
+
+  init(startup settings: Settings) {
+    startedWithHoldOn = settings.holdOnMilliseconds > 0
+    startedWithVerify = !settings.verifyNames.isEmpty
+    startedWithRedirectProbes = settings.detectNXDomainRedirect
+    startedWithRateLimit = settings.rateLimitPerSecond > 0
+  }
 }
 
 /// Settings a reload cannot change: each sized a table, a socket or a
@@ -54,9 +67,9 @@ struct StartupValues {
   }
 
   /// `read` with every start-up value of `running`.
-  static func applied(to read: Settings, running: Settings, engine: Engine, log: LogLine)
-    -> Settings
-  {
+  static func applied(
+    to read: Settings, running: Settings, startup: ReloadState, engine: Engine, log: LogLine
+  ) -> Settings {
     let kept = StartupValues(log: log)
     var result = read
     kept.keep(&result.listen, running: running.listen, "listen")
@@ -81,14 +94,14 @@ struct StartupValues {
       kept.keep(&result.hostsFiles, running: running.hostsFiles, "hosts")
       kept.keep(&result.leaseFiles, running: running.leaseFiles, "leases")
     }
-    if running.holdOnMilliseconds == 0 {
+    if !startup.startedWithHoldOn {
       kept.keep(&result.holdOnMilliseconds, running: 0, "hold-on")
     }
-    if running.verifyNames.isEmpty { kept.keep(&result.verifyNames, running: [], "verify") }
-    if !running.detectNXDomainRedirect {
+    if !startup.startedWithVerify { kept.keep(&result.verifyNames, running: [], "verify") }
+    if !startup.startedWithRedirectProbes {
       kept.keep(&result.detectNXDomainRedirect, running: false, "detect-nxdomain-redirect")
     }
-    if running.rateLimitPerSecond == 0 {
+    if !startup.startedWithRateLimit {
       kept.keep(&result.rateLimitPerSecond, running: 0, "rate-limit")
     }
     return result
@@ -108,7 +121,7 @@ extension Server {
       return
     }
     let settings = StartupValues.applied(
-      to: read, running: self.settings, engine: engine, log: log)
+      to: read, running: self.settings, startup: reloadState, engine: engine, log: log)
     let upstreams = resolveUpstreams(settings, log: log)
     guard
       let cacheEmptied = apply(

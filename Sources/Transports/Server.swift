@@ -53,7 +53,7 @@ public final class Server {
   /// `hosts`, `leases`: read at start-up and again when they change.
   var localNameFiles: LocalNameFiles?
   /// SIGHUP and `resolv-conf` (Reload.swift).
-  var reloadState = ReloadState()
+  var reloadState: ReloadState
 
   /// How SIGHUP reads the config again; nil: SIGHUP is ignored.
   public var reloadSource: ReloadSource? {
@@ -80,6 +80,7 @@ public final class Server {
   ) throws(StartError) {
     self.worker = worker
     boundAddresses = listeners.addresses
+    reloadState = ReloadState(startup: settings)
     // Two steps: a noncopyable value must be set on every path out of one.
     let epoll: Epoll
     do {

@@ -109,6 +109,26 @@ final class ReloadTests: XCTestCase {
     XCTAssertEqual(honest.udpQueries, 1)
   }
 
+  /// A defence whose table was made at start-up can be turned off and on
+  /// again; one that was off at start-up has no table and waits for a restart.
+  func testDefencesOnAtStartUpTurnOffAndOnAgain() throws {
+    let config = """
+      listen 127.0.0.1:0
+      override printer.lan 192.168.1.20
+      hold-on 50ms
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    let off = config.replacingOccurrences(of: "hold-on 50ms", with: "hold-on 0")
+    XCTAssertTrue(try reload(dnsward, with: off), dnsward.log)
+    XCTAssertTrue(try reload(dnsward, with: config), dnsward.log)
+    XCTAssertTrue(try reload(dnsward, with: config + "\nrate-limit 100/s\n"), dnsward.log)
+    XCTAssertFalse(dnsward.log.contains("reload: hold-on changed"), dnsward.log)
+    XCTAssertTrue(
+      dnsward.log.contains("reload: rate-limit changed; it takes effect at the next restart"),
+      dnsward.log)
+  }
+
   /// `seccomp on` keeps the calls that read the config file again.
   func testReloadUnderTheSystemCallFilter() throws {
     let config = """
