@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import Foundation
+import TestSupport
 import XCTest
 
 /// The defence directives through the generator: the Swift source it

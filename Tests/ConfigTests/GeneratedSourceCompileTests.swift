@@ -2,6 +2,7 @@ import CompiledConfig
 import Config
 import DNSWire
 import Foundation
+import TestSupport
 import XCTest
 
 /// The generated source compiled by swiftc and run: its string literals hold

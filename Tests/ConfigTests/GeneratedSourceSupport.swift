@@ -1,5 +1,6 @@
 import CompiledConfig
 import Foundation
+import TestSupport
 import XCTest
 
 /// The bytes of `let NAME: StaticString = ...` in generated source, decoded
@@ -142,26 +143,6 @@ func swiftCompiler() -> URL? {
     if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
   }
   return nil
-}
-
-/// Runs `executable` with `arguments`; its standard output, or a failure
-/// with its standard error.
-func runProcess(_ executable: URL, _ arguments: [String]) throws -> (
-  status: Int32, output: Data, error: String
-) {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  let output = Pipe()
-  let error = Pipe()
-  process.standardOutput = output
-  process.standardError = error
-  try process.run()
-  // Read before waiting: a full pipe would block the child.
-  let outputData = output.fileHandleForReading.readDataToEndOfFile()
-  let errorData = error.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
 }
 
 /// Compiles `generated` (a `ConfigGenerator.swiftSource` output) with

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import Foundation
+import TestSupport
 import XCTest
 
 /// Routes through the generator (the compiled-in config): the route table's

@@ -67,28 +67,16 @@ final class FakeUpstream: @unchecked Sendable {
   var udpQuestions: [String] { lock.withLock { _udpQuestions } }
   var tcpQueries: Int { lock.withLock { _tcpQueries } }
 
-  init(_ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1)) throws {
+  /// `firstPort`, when not 0, is the port the first attempt asks for (a
+  /// test's way to make that attempt collide); later attempts ask for 0.
+  init(
+    _ behaviour: Behaviour, answer: (UInt8, UInt8, UInt8, UInt8) = (192, 0, 2, 1),
+    firstPort: UInt16 = 0
+  ) throws {
     _ = pipeSignalIgnored
     _behaviour = behaviour
     answerAddress = answer
-    udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    // TCP first: a free UDP port is often some TCP connection's local port
-    // (TIME-WAIT ones included) when tests churn connections; the other
-    // way round collides far less.
-    var reuse: Int32 = 1
-    setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-    try Self.bind(tcp, &address)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(tcp, $0, &length) }
-    }
-    port = UInt16(bigEndian: address.sin_port)
-    try Self.bind(udp, &address)
+    (udp, tcp, port) = try Self.openSamePort(firstPort: firstPort)
     listen(tcp, 16)
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
     setsockopt(udp, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -97,7 +85,45 @@ final class FakeUpstream: @unchecked Sendable {
     Thread.detachNewThread { [self] in serveTCP() }
   }
 
-  private static func bind(_ fd: Int32, _ address: inout sockaddr_in) throws {
+  /// A UDP and a TCP socket bound to one port number on 127.0.0.1.
+  /// Invariant: both sockets share that port. The kernel's port-0 choice
+  /// for TCP says nothing about UDP, so the UDP bind to the same number can
+  /// fail (EADDRINUSE); then both are closed and a fresh pair tries a new
+  /// port-0 choice, a bounded number of times.
+  private static func openSamePort(firstPort: UInt16, attempts: Int = 8) throws
+    -> (udp: Int32, tcp: Int32, port: UInt16)
+  {
+    var lastError = POSIXError(.EADDRINUSE)
+    for attempt in 0..<attempts {
+      let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+      let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      address.sin_port = attempt == 0 ? firstPort.bigEndian : 0
+      // TCP first: a free UDP port is often some TCP connection's local port
+      // (TIME-WAIT ones included) when tests churn connections; the other
+      // way round collides far less.
+      var reuse: Int32 = 1
+      setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+      do {
+        try bind(tcp, &address)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(tcp, $0, &length) }
+        }
+        try bind(udp, &address)
+        return (udp, tcp, UInt16(bigEndian: address.sin_port))
+      } catch {
+        close(udp)
+        close(tcp)
+        lastError = error
+      }
+    }
+    throw lastError
+  }
+
+  private static func bind(_ fd: Int32, _ address: inout sockaddr_in) throws(POSIXError) {
     let result = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

@@ -371,19 +371,12 @@ extension DnswardProcess {
     var query = StubClient.query("stats.dnsward", type: 16, id: 0x5757)
     query[query.count - 1] = 3  // class CH
     guard let reply = Reply(StubClient.tcp([query], port: port).first) else { return [:] }
-    return reply.bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return [:] }
-      var result: [String: UInt64] = [:]
-      var records = message.records()
-      while let record = records.next() {
-        guard record.type.rawValue == 16, record.rdataLength > 1 else { continue }
-        let text = String(
-          decoding: raw[(record.rdataOffset + 1)..<record.end], as: UTF8.self)
-        let parts = text.split(separator: "=")
-        if parts.count == 2 { result[String(parts[0])] = UInt64(parts[1]) }
-      }
-      return result
+    var result: [String: UInt64] = [:]
+    for text in reply.texts {
+      let parts = text.split(separator: "=")
+      if parts.count == 2 { result[String(parts[0])] = UInt64(parts[1]) }
     }
+    return result
   }
 
   /// How many descriptors it holds (/proc/PID/fd; under a qemu runner

@@ -68,25 +68,15 @@ final class OpenWrtUCITests: XCTestCase {
     try requireAwk()
     let input = directory.appendingPathComponent("dnsward")
     try uci.write(to: input, atomically: false, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     var arguments = Self.awk
     for (name, value) in variables.sorted(by: { $0.key < $1.key }) {
       arguments += ["-v", "\(name)=\(value)"]
     }
-    process.arguments = arguments + ["-f", Self.converter.path, input.path]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let run = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/env"), arguments + ["-f", Self.converter.path, input.path])
     return (
       Conversion(
-        status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-        errors: String(decoding: errorData, as: UTF8.self)),
+        status: run.status, output: String(decoding: run.output, as: UTF8.self), errors: run.error),
       input
     )
   }

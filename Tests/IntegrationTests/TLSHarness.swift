@@ -44,23 +44,40 @@
     static let executable = "/usr/bin/dnsdist"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    let listeners: [Listener]
+    private(set) var listeners: [Listener] = []
     private let configPath: String
     private let logPath: String
     private var process: Process?
 
     init(backend: UInt16, _ wanted: [(Kind, String)]) throws {
-      // One port per listener and one for setLocal, all different.
-      let ports = try LoopbackPorts.freeTCP(wanted.count + 1)
-      listeners = zip(wanted, ports).map { Listener(kind: $0.0, certificate: $0.1, port: $1) }
       let id = UUID().uuidString
       configPath = TLSCertificates.path("dnsdist-\(id).conf")
       logPath = TLSCertificates.path("dnsdist-\(id).log")
-      // setLocal: the plain listener, else dnsdist takes port 53. No
-      // security poll (it would ask the network). maxInFlight: queries on
-      // one DoT connection are answered as they come back, out of order.
+      // The ports are learned free and released (LoopbackPorts) before
+      // dnsdist binds them: another socket can take one meanwhile (setLocal's
+      // UDP side was never checked), and dnsdist then exits at start. Fresh
+      // ports are tried then, a bounded number of times.
+      var attemptsLeft = 4
+      while true {
+        attemptsLeft -= 1
+        // One port per listener and one for setLocal, all different.
+        let ports = try LoopbackPorts.freeTCP(wanted.count + 1)
+        listeners = zip(wanted, ports).map { Listener(kind: $0.0, certificate: $0.1, port: $1) }
+        try writeConfig(backend: backend, setLocal: ports[wanted.count])
+        switch try launch() {
+        case .listening: return
+        case .exited where attemptsLeft > 0: continue
+        default: try failToStart()
+        }
+      }
+    }
+
+    /// setLocal: the plain listener, else dnsdist takes port 53. No
+    /// security poll (it would ask the network). maxInFlight: queries on
+    /// one DoT connection are answered as they come back, out of order.
+    private func writeConfig(backend: UInt16, setLocal: UInt16) throws {
       var lines = [
-        "setLocal(\"127.0.0.1:\(ports[wanted.count])\")",
+        "setLocal(\"127.0.0.1:\(setLocal)\")",
         "setSecurityPollSuffix(\"\")",
         "newServer({address=\"127.0.0.1:\(backend)\"})",
       ]
@@ -77,7 +94,6 @@
         }
       }
       try lines.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-      try start()
     }
 
     deinit { stop() }
@@ -91,6 +107,14 @@
     /// Starts dnsdist and waits until every listener accepts connections
     /// (dnsdist checks its backend before it starts listening).
     func start() throws {
+      if try launch() != .listening { try failToStart() }
+    }
+
+    private enum Launch { case listening, exited, notListening }
+
+    /// Starts dnsdist and waits for its listeners; stops it again unless all
+    /// listen. `exited`: it ended by itself (a port it could not bind).
+    private func launch() throws -> Launch {
       _ = FileManager.default.createFile(atPath: logPath, contents: nil)
       let output = FileHandle(forWritingAtPath: logPath)
       output?.seekToEndOfFile()
@@ -102,13 +126,18 @@
       process.standardError = output ?? FileHandle.nullDevice
       try process.run()
       self.process = process
-      for listener in listeners {
-        guard waitListening(listener.port) else {
-          stop()
-          XCTFail("dnsdist did not listen on 127.0.0.1:\(listener.port); its log:\n\(log)")
-          throw XCTSkip("dnsdist did not start")
-        }
+      for listener in listeners where !waitListening(listener.port) {
+        let outcome: Launch = process.isRunning ? .notListening : .exited
+        stop()
+        return outcome
       }
+      return .listening
+    }
+
+    private func failToStart() throws -> Never {
+      let ports = listeners.map { "\($0.port)" }.joined(separator: ", ")
+      XCTFail("dnsdist did not listen on 127.0.0.1 ports \(ports); its log:\n\(log)")
+      throw XCTSkip("dnsdist did not start")
     }
 
     func stop() {

@@ -61,26 +61,42 @@
     func startServer(_ certificate: String, port: UInt16? = nil, options: [String] = [])
       throws -> UInt16
     {
-      let port = try port ?? freePort()
+      // A new port is learned free and released (LoopbackPorts) before
+      // s_server binds it: another socket can take it meanwhile, and
+      // s_server then exits. Fresh ports are tried then, a bounded number
+      // of times; a restart keeps its port.
+      for _ in 0..<(port == nil ? 4 : 1) {
+        let chosen = try port ?? freePort()
+        let arguments =
+          [
+            "s_server", "-accept", "127.0.0.1:\(chosen)", "-cert",
+            Certificates.path("\(certificate).pem"),
+            "-key", Certificates.path("\(certificate).key"), "-rev",
+          ] + options
+        if try runServer("/usr/bin/openssl", arguments, listeningOn: chosen) { return chosen }
+      }
+      throw ServerDidNotStart(command: "openssl s_server")
+    }
+
+    struct ServerDidNotStart: Error {
+      let command: String
+    }
+
+    /// Runs `executable` as a server (stopped in tearDown) and polls `port`
+    /// with plain TCP connects (each a handshake the server sees fail):
+    /// true once it accepts, false if it exits first (a port it could not
+    /// bind) or does not accept within 5 s.
+    func runServer(_ executable: String, _ arguments: [String], listeningOn port: UInt16) throws
+      -> Bool
+    {
       let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-      process.arguments =
-        [
-          "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
-          Certificates.path("\(certificate).pem"),
-          "-key", Certificates.path("\(certificate).key"), "-rev",
-        ] + options
+      process.executableURL = URL(fileURLWithPath: executable)
+      process.arguments = arguments
       process.standardInput = FileHandle.nullDevice
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
       try process.run()
       servers.append(process)
-      try waitListening(port)
-      return port
-    }
-
-    /// Polls with plain TCP connects (each is a handshake the server sees fail).
-    func waitListening(_ port: UInt16) throws {
       for _ in 0..<100 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -93,10 +109,11 @@
           }
         }
         Glibc.close(fd)
-        if result == 0 { return }
+        if result == 0 { return true }
+        if !process.isRunning { return false }
         usleep(50_000)
       }
-      XCTFail("server on port \(port) did not start")
+      return false
     }
 
     /// A non-blocking TCP socket connecting to 127.0.0.1:port (in progress).
@@ -299,23 +316,24 @@
       guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dnsdist") else {
         throw XCTSkip("dnsdist is not installed")
       }
-      let ports = try LoopbackPorts.freeTCP(2)
-      let (udpPort, tlsPort) = (ports[0], ports[1])
-      let conf = Certificates.path("dnsdist-\(tlsPort).conf")
-      try """
-      setLocal("127.0.0.1:\(udpPort)")
-      addTLSLocal("127.0.0.1:\(tlsPort)", "\(Certificates.path("good.pem"))", "\(Certificates.path("good.key"))")
-      addAction(AllRule(), SpoofAction("192.0.2.53"))
-      """.write(toFile: conf, atomically: true, encoding: .utf8)
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/dnsdist")
-      process.arguments = ["--supervised", "--disable-syslog", "-C", conf]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      servers.append(process)
-      try waitListening(tlsPort)
+      // Ports learned free and released, as in startServer: dnsdist exits
+      // when one was taken meanwhile, and fresh ones are tried.
+      var listening: UInt16?
+      for _ in 0..<4 where listening == nil {
+        let ports = try LoopbackPorts.freeTCP(2)
+        let (udpPort, tlsPort) = (ports[0], ports[1])
+        let conf = Certificates.path("dnsdist-\(tlsPort).conf")
+        try """
+        setLocal("127.0.0.1:\(udpPort)")
+        addTLSLocal("127.0.0.1:\(tlsPort)", "\(Certificates.path("good.pem"))", "\(Certificates.path("good.key"))")
+        addAction(AllRule(), SpoofAction("192.0.2.53"))
+        """.write(toFile: conf, atomically: true, encoding: .utf8)
+        let arguments = ["--supervised", "--disable-syslog", "-C", conf]
+        if try runServer("/usr/bin/dnsdist", arguments, listeningOn: tlsPort) {
+          listening = tlsPort
+        }
+      }
+      guard let tlsPort = listening else { throw ServerDidNotStart(command: "dnsdist") }
 
       let session = try TLSSession(config: sharedConfig())
       let fd = try connectSocket(tlsPort)

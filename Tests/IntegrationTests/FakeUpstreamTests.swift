@@ -1,0 +1,37 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The fake upstream itself, which the other tests rely on: its UDP and
+/// TCP sockets share one port number.
+final class FakeUpstreamTests: XCTestCase {
+  /// The port its first attempt asks for is taken for UDP (what the
+  /// kernel's port-0 choice for TCP sometimes gives, as it did once in CI
+  /// under qemu): it starts on a fresh port that answers over both
+  /// transports, instead of failing with EADDRINUSE.
+  func testTakenUDPPortIsLeftForAFreshOne() throws {
+    let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(holder) }
+    var address = StubClient.loopback(0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
+      }
+    }
+    XCTAssertTrue(bound)
+    let taken = UInt16(bigEndian: address.sin_port)
+
+    let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 77), firstPort: taken)
+    defer { upstream.stop() }
+    XCTAssertNotEqual(upstream.port, taken)
+    let overUDP = Reply(
+      StubClient.udp(StubClient.query("same.example", id: 1), port: upstream.port))
+    XCTAssertEqual(overUDP?.addresses, ["192.0.2.77"])
+    let overTCP = StubClient.tcp([StubClient.query("same.example", id: 2)], port: upstream.port)
+    XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.77"])
+  }
+}
