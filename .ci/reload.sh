@@ -39,6 +39,7 @@
 # Only 127.0.0.1 is used. About 30 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== reload: SIGHUP under dnsperf load, a bad config refused, workers 2"
 source .ci/lib.sh
 
 BIN=${DNSWARD_BIN:-$(swift build --show-bin-path)/dnsward}
@@ -75,17 +76,20 @@ fail() {
 }
 SECONDS=0
 
-# port_owned_by PORT PID...: every UDP and TCP listener on PORT belongs to
-# one of PIDS, and there is one. free_port's answer can be taken by another
-# process before ours binds it, or shared through SO_REUSEPORT; then the
-# caller starts again on another port.
+# port_owned_by PORT PID: every UDP and TCP listener on PORT belongs to PID
+# or a process below it (its workers), and there is one. free_port's answer
+# can be taken by another process before ours binds it, or shared through
+# SO_REUSEPORT; then the caller starts again on another port.
 port_owned_by() {
-  local port=$1 owners pid
-  shift
+  local port=$1 root=$2 owners pid
   owners=$(ss -Hlntup "sport = :$port" | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u)
   [[ -n $owners ]] || return 1
   for pid in $owners; do
-    [[ " $* " == *" $pid "* ]] || return 1
+    while [[ $pid != "$root" ]]; do
+      # The parent: the field after the parenthesised command name.
+      pid=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "/proc/$pid/stat" 2>/dev/null) || return 1
+      ((pid > 1)) || return 1
+    done
   done
 }
 
@@ -159,7 +163,7 @@ status_of() { $D -p "$PORT" "$1" A 2>&1 | sed -n 's/.*status: \([A-Z]*\).*/\1/p'
 # start_dnsward LOG: dnsward on $CONF, answering the override; moves to
 # another port (rewriting the config) if one it did not bind answers there.
 start_dnsward() {
-  local log=$1 attempt pids
+  local log=$1 attempt
   for attempt in 1 2 3 4 5; do
     PORT=$(free_port "$PORT")
     write_config A 192.168.1.10
@@ -170,9 +174,7 @@ start_dnsward() {
       kill -0 "$DNSWARD_PID" 2>/dev/null || break
       sleep 0.1
     done
-    pids="$DNSWARD_PID $(pgrep -P "$DNSWARD_PID" | tr '\n' ' ' || true)"
-    # shellcheck disable=SC2086
-    if kill -0 "$DNSWARD_PID" 2>/dev/null && port_owned_by "$PORT" $pids; then
+    if kill -0 "$DNSWARD_PID" 2>/dev/null && port_owned_by "$PORT" "$DNSWARD_PID"; then
       return 0
     fi
     kill "$DNSWARD_PID" 2>/dev/null || true
@@ -228,6 +230,7 @@ awk 'BEGIN { for (i = 1; i <= 40000; i++) printf "printer.lan A\nwww.example.tes
 dnsperf -s 127.0.0.1 -p "$PORT" -d "$WORK/queries.txt" -l "$DURATION" -Q "$RATE" -c 4 -t 5 \
   >"$WORK/dnsperf.txt" 2>&1 &
 PERF_PID=$!
+PERF_STARTED=$SECONDS
 # A client asking every 20 ms: the override, and a name never asked before
 # (forwarded, to whichever upstreams are configured).
 $PROBE watch "$PORT" 0.02 override:NOERROR:-:printer.lan:A:udp \
@@ -243,7 +246,7 @@ if [[ $RELOAD_SIGNALS != 0 ]]; then
   while true; do
     n=$((n + 1))
     # Stop a second before dnsperf does, so every reload is under load.
-    if ((SECONDS >= DURATION - 1)) || ! kill -0 "$PERF_PID" 2>/dev/null; then break; fi
+    if ((SECONDS - PERF_STARTED >= DURATION - 1)) || ! kill -0 "$PERF_PID" 2>/dev/null; then break; fi
     next_started=$(date +%s.%N)
     if ((n == bad_at)); then
       # The bad config: refused with its line, the running one stays.
