@@ -37,7 +37,7 @@
 # Environment: DNSWARD_BIN (default: the SwiftPM debug build's dnsward, as
 # .ci/e2e.sh), DURATION, RATE (dnsperf -Q, 3000: easy for a 2-core machine
 # with the debug build), INTERVAL. Needs dnsperf, knotd, dig, ss, python3.
-# Only 127.0.0.1 is used. About 30 s.
+# Only 127.0.0.1 is used. About 15 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== reload: SIGHUP under dnsperf load, a bad config refused, workers 2"
