@@ -7,13 +7,13 @@
 #   A: `upstream udp KNOT`             B: `upstream tcp KNOT`, `upstream udp KNOT`
 #
 # (the upstream list changes at every reload), a new `override` address each
-# time, and the block list the config names (same path) rewritten to block
-# another name. One reload in the middle gets a config with a bad line.
+# time, and the block list and hosts file the config names (same paths)
+# rewritten. One reload in the middle gets a config with a bad line.
 #
 # Checks (each failure says which one):
 #   - every valid reload logs a line starting `reloaded ` within RELOAD_WAIT
 #     (3) seconds of its SIGHUP, and right after it the override answers the
-#     new address and the re-read block list is in force;
+#     new address and the re-read block list and hosts file are in force;
 #   - the bad config logs `CONFIG:LINE:` and `reload refused; the running
 #     config stays`, and the next answers still come from the config before;
 #   - dnsperf: `Queries lost: 0` and every answer NOERROR (no SERVFAIL while
@@ -124,17 +124,22 @@ CONF=$WORK/dnsward.conf
 LIST=$WORK/blocked.txt
 PORT=$((KNOT_PORT + 1))
 
+HOSTS=$WORK/hosts
 # write_config VERSION ADDRESS [BAD]: the config (version A or B, override
-# printer.lan ADDRESS) and its block list, each written beside and renamed
-# into place, so that a reload never reads half a file. BAD: a bad line
-# instead of the override's (line 7, OVERRIDE_LINE).
+# printer.lan ADDRESS), its block list and its hosts file (nas.lan is
+# 192.168.7.1 in A, .2 in B), each written beside and renamed into place,
+# so that a reload never reads half a file. BAD: a bad line instead of the
+# override's (line 7, OVERRIDE_LINE), and the hosts file left as it is
+# (dnsward reads a changed hosts file on its own too).
 OVERRIDE_LINE=7
 write_config() {
   local version=$1 address=$2 bad=${3:-}
   if [[ $version == A ]]; then
     echo "blocked-a.example.test" >"$LIST.new"
+    echo "192.168.7.1 nas.lan" >"$HOSTS.new"
   else
     echo "blocked-b.example.test" >"$LIST.new"
+    echo "192.168.7.2 nas.lan" >"$HOSTS.new"
   fi
   {
     echo "listen 127.0.0.1:$PORT"
@@ -154,9 +159,11 @@ write_config() {
       echo "override printer.lan $address"
     fi
     echo "block ads.example.test"
+    echo "hosts $HOSTS"
     if [[ -n ${WORKERS_LINE:-} ]]; then echo "$WORKERS_LINE"; fi
   } >"$CONF.new"
   mv "$LIST.new" "$LIST"
+  if [[ -z $bad ]]; then mv "$HOSTS.new" "$HOSTS"; else rm -f "$HOSTS.new"; fi
   mv "$CONF.new" "$CONF"
 }
 
@@ -218,6 +225,9 @@ expect_config() {
   [[ $got == NXDOMAIN ]] || fail "$what: $blocked.example.test is $got, expected NXDOMAIN (block list of config $version)"
   got=$(status_of "$open.example.test")
   [[ $got == NOERROR ]] || fail "$what: $open.example.test is $got, expected NOERROR (not in config $version's block list)"
+  got=$($D -p "$PORT" +short nas.lan A 2>&1 || true)
+  [[ $got == "192.168.7.$([[ $version == A ]] && echo 1 || echo 2)" ]] ||
+    fail "$what: nas.lan answered '$got', expected config $version's hosts file"
 }
 
 LOG=$WORK/dnsward.log
