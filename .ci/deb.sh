@@ -243,7 +243,7 @@ step "amd64: dpkg --root install, reinstall (an upgrade), remove, purge"
 target=$WORK/root stubs=$WORK/stubs calls=$WORK/calls
 mkdir -p "$target/var/lib/dpkg/info" "$target/var/lib/dpkg/updates" "$stubs"
 touch "$target/var/lib/dpkg/status" "$calls"
-for command in getent systemd-sysusers adduser deb-systemd-helper deb-systemd-invoke systemctl; do
+for command in getent systemd-sysusers adduser chgrp chmod deb-systemd-helper deb-systemd-invoke systemctl; do
   status=0
   [[ $command == getent ]] && status=2 # no such account yet
   printf '#!/bin/sh\necho "%s $*" >>"%s"\nexit %d\n' "$command" "$calls" "$status" >"$stubs/$command"
@@ -270,14 +270,24 @@ in_target -i "$deb"
 grep -q '^Status: install ok installed' "$target/var/lib/dpkg/status" || fail "install: not 'install ok installed'"
 grep -q '^ /etc/dnsward/dnsward.conf [0-9a-f]\{32\}$' "$target/var/lib/dpkg/status" ||
   fail "install: dpkg registered no conffile"
+# The config as shipped (root:root 0644) gets the dnsward group and 0640;
+# dpkg run by another user than root unpacks it as that user's, which
+# postinst leaves alone.
+protect_calls=
+[[ $(id -u) == 0 ]] && protect_calls="
+chgrp dnsward $target/etc/dnsward/dnsward.conf
+chmod 0640 $target/etc/dnsward/dnsward.conf"
 expect_calls "install" "getent passwd dnsward
-systemd-sysusers /usr/lib/sysusers.d/dnsward.conf
+systemd-sysusers /usr/lib/sysusers.d/dnsward.conf$protect_calls
 deb-systemd-helper unmask dnsward.service
 deb-systemd-helper --quiet was-enabled dnsward.service
 deb-systemd-helper enable dnsward.service"
 # An edited conffile survives a reinstall (dpkg keeps it when the packaged
 # one did not change).
 echo '# edited by the administrator' >>"$target/etc/dnsward/dnsward.conf"
+# (the chgrp and chmod above were stubs: an administrator's own mode now,
+# which postinst leaves alone)
+chmod 0600 "$target/etc/dnsward/dnsward.conf"
 in_target -i "$deb"
 grep -q 'edited by the administrator' "$target/etc/dnsward/dnsward.conf" || fail "reinstall: the edited conffile was replaced"
 expect_calls "reinstall" "getent passwd dnsward

@@ -13,10 +13,15 @@
 #
 # What it checks: mode beside and primary set dnsmasq up as documented; a
 # second start changes nothing; a mode switch undoes the other mode; a new
-# LAN address replaces DHCP option 6; stop, and a config that fails its
-# check, leave /etc/config/dhcp exactly as it was before dnsward, settings
-# the user had (a server line, noresolv) included. What it cannot check:
-# procd, netifd, ubus and dnsmasq themselves (see Board/openwrt/README.md).
+# LAN address replaces DHCP option 6; the generated config is readable by
+# the `user` account's group and by no one else; a reload makes the config
+# again and sends SIGHUP, refuses a config that fails its check (dnsward
+# keeps its own, not signalled), and restarts (start) instead when a
+# listen address or a size changes or dnsward is not running; a change to
+# the UCI config reloads; stop, and a config that fails its check, leave
+# /etc/config/dhcp exactly as it was before dnsward, settings the user had
+# (a server line, noresolv) included. What it cannot check: procd, netifd,
+# ubus and dnsmasq themselves (see Board/openwrt/README.md).
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DNSWARD=${1:?usage: init-script-test.sh DNSWARD-COMMAND}
@@ -82,7 +87,12 @@ uci() {
 }
 
 logger() { echo "logger $*" >>"$CALLS"; }
-pidof() { return 1; }
+# Whether dnsward runs, as pidof sees it.
+RUNNING=0
+pidof() { [ "$RUNNING" = 1 ]; }
+procd_send_signal() { echo "procd_send_signal $*" >>"$CALLS"; }
+procd_add_reload_trigger() { echo "procd_add_reload_trigger $*" >>"$CALLS"; }
+procd_add_reload_interface_trigger() { echo "procd_add_reload_interface_trigger $*" >>"$CALLS"; }
 procd_open_instance() { echo "procd_open_instance" >>"$CALLS"; }
 procd_set_param() { echo "procd_set_param $*" >>"$CALLS"; }
 procd_close_instance() { echo "procd_close_instance" >>"$CALLS"; }
@@ -114,6 +124,17 @@ CONF=$CONF_DIR/dnsward.conf
 ROUTER_HOSTS=$CONF_DIR/dnsward.hosts
 LAN_ADDRESS=192.168.1.1
 lan_ipv4() { echo "$LAN_ADDRESS"; }
+# The `user` account (nobody) in a passwd file of our own; its group must
+# be one chgrp may give: any as root, our own otherwise.
+if [ "$(id -u)" = 0 ]; then NOBODY_GID=65534; else NOBODY_GID=$(id -g); fi
+PASSWD=$WORK/passwd
+echo "nobody:x:65534:$NOBODY_GID:nobody:/var:/bin/false" >"$PASSWD"
+# rc.common's procd start: start_service (between procd_open_service and
+# procd_close_service).
+start() {
+	echo "start" >>"$CALLS"
+	start_service "$@"
+}
 # rc.common's procd stop: the script's stop_service, then procd_kill.
 stop() {
 	stop_service
@@ -153,7 +174,7 @@ expect_equal "beside: dnsmasq restarts" "$(count 'dnsmasq restart')" 1
 expect_equal "beside: procd command" "$(grep '^procd_set_param command' "$CALLS")" \
 	"procd_set_param command $PROG --config $CONF"
 grep -q -x 'listen 127.0.0.1:5353' "$CONF" || fail "beside: no listen 127.0.0.1:5353 in $CONF"
-expect_equal "beside: the config's mode" "$(stat -c %a "$CONF")" 600
+expect_equal "beside: the config's mode and group (user nobody)" "$(stat -c '%a %g' "$CONF")" "640 $NOBODY_GID"
 grep -q -x 'upstream resolv-conf /tmp/resolv.conf.d/resolv.conf.auto' "$CONF" ||
 	fail "beside: no resolv-conf upstream in $CONF"
 expect_equal "beside: the converted lines" "$(sed -n '53p' "$CONF")" "override dnsward.test 127.0.0.53"
@@ -194,6 +215,70 @@ reset_calls
 start_service || fail "primary, new address: start_service failed"
 expect_equal "primary, new address: dhcp_option" "$(get 'dhcp.lan.dhcp_option')" "3,192.168.1.1 6,192.168.2.1"
 grep -q -x 'listen 192.168.2.1:53' "$CONF" || fail "primary, new address: no listen 192.168.2.1:53"
+
+# --- reload: the config made again, checked, then SIGHUP or a restart -------------------
+
+RUNNING=1
+UCI_ORIGINAL=$ROOT/Board/openwrt/package/dnsward.uci
+sed 's/dnsward.test 127.0.0.53/dnsward.test 127.0.0.54/' "$UCI_ORIGINAL" >"$UCI_FILE"
+reset_calls
+reload_service || fail "reload: reload_service failed: $(cat "$CALLS")"
+expect_equal "reload: the new override" "$(sed -n '53p' "$CONF")" "override dnsward.test 127.0.0.54"
+expect_equal "reload: SIGHUPs" "$(count 'procd_send_signal dnsward')" 1
+expect_equal "reload: starts" "$(count start)" 0
+expect_equal "reload: procd instances" "$(count procd_open_instance)" 0
+expect_equal "reload: dnsmasq restarts" "$(count 'dnsmasq restart')" 0
+expect_equal "reload: the config's mode and group" "$(stat -c '%a %g' "$CONF")" "640 $NOBODY_GID"
+[ -e "$CONF_DIR/dnsward.conf.new" ] && fail "reload: $CONF_DIR/dnsward.conf.new left behind"
+
+# A bad line: refused before dnsward sees it; it keeps running its config,
+# unsignalled, and the reload still succeeds (rc.common would restart).
+sed -e 's/dnsward.test 127.0.0.53/dnsward.test 127.0.0.54/' -e "s/option timeout .1500ms./option timeout 'soon'/" \
+	"$UCI_ORIGINAL" >"$UCI_FILE"
+timeout_line=$(grep -n "option timeout 'soon'" "$UCI_FILE" | cut -d: -f1)
+cp "$CONF" "$WORK/conf.before"
+reset_calls
+reload_service 2>"$WORK/errors" || fail "bad reload: reload_service failed (rc.common would restart dnsward)"
+grep -q -F "$CONF_DIR/dnsward.conf.new:$timeout_line:" "$WORK/errors" ||
+	fail "bad reload: no '$CONF_DIR/dnsward.conf.new:$timeout_line:' in the error: $(cat "$WORK/errors")"
+cmp -s "$CONF" "$WORK/conf.before" || fail "bad reload: $CONF changed"
+expect_equal "bad reload: SIGHUPs" "$(count 'procd_send_signal dnsward')" 0
+expect_equal "bad reload: starts" "$(count start)" 0
+[ -e "$CONF_DIR/dnsward.conf.new" ] && fail "bad reload: $CONF_DIR/dnsward.conf.new left behind"
+
+# A size dnsward keeps until a restart (cache): start, which restarts it.
+sed "s/option cache .1024./option cache '2048'/" "$UCI_ORIGINAL" >"$UCI_FILE"
+reset_calls
+reload_service || fail "reload, new cache size: reload_service failed"
+expect_equal "reload, new cache size: starts" "$(count start)" 1
+expect_equal "reload, new cache size: procd instances" "$(count procd_open_instance)" 1
+expect_equal "reload, new cache size: SIGHUPs" "$(count 'procd_send_signal dnsward')" 0
+grep -q -x 'cache 2048' "$CONF" || fail "reload, new cache size: no 'cache 2048' in $CONF"
+cp "$UCI_ORIGINAL" "$UCI_FILE"
+
+# A new LAN address (mode primary): new listen lines, so a restart.
+start_service >/dev/null 2>&1
+LAN_ADDRESS=192.168.3.1
+reset_calls
+reload_service || fail "reload, new LAN address: reload_service failed"
+expect_equal "reload, new LAN address: starts" "$(count start)" 1
+expect_equal "reload, new LAN address: SIGHUPs" "$(count 'procd_send_signal dnsward')" 0
+grep -q -x 'listen 192.168.3.1:53' "$CONF" || fail "reload, new LAN address: no listen 192.168.3.1:53"
+
+# Not running (it gave up, or was never started): start.
+RUNNING=0
+reset_calls
+reload_service || fail "reload, not running: reload_service failed"
+expect_equal "reload, not running: starts" "$(count start)" 1
+expect_equal "reload, not running: SIGHUPs" "$(count 'procd_send_signal dnsward')" 0
+
+# `uci commit dnsward; reload_config` and LuCI reload it.
+reset_calls
+service_triggers
+grep -q -x 'procd_add_reload_trigger dnsward dhcp' "$CALLS" ||
+	fail "service_triggers: no reload trigger for the dnsward config: $(cat "$CALLS")"
+LAN_ADDRESS=192.168.2.1
+start_service >/dev/null 2>&1
 
 # --- stop: dnsmasq as it was -------------------------------------------------------
 
