@@ -254,6 +254,7 @@ struct ConfigReader {
     case .hosts, .leases: try addLocalNameFile(value, for: directive, line: line)
     case .domain: try setLocalDomain(value)
     case .nftset: try addNftSet(arguments)
+    case .metrics: settings.metrics = try metricsEndpoint(value)
     }
   }
 

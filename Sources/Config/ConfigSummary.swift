@@ -19,6 +19,7 @@ extension ConfigGenerator {
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
     }
+    if let metrics = settings.metrics { out.append("\nmetrics: http://\(metrics)/metrics") }
     if settings.allow.isEmpty {
       out.append(
         """

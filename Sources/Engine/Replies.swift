@@ -15,7 +15,12 @@ extension Engine {
     UnsafeMutableRawBufferPointer(rebasing: replyBuffer[Self.framing...])
   }
 
-  func send<E: EngineEnvironment>(replyLength: Int, to client: ClientRef, environment: inout E) {
+  /// `latencyMilliseconds`: since the query arrived (0 when answered in the
+  /// same call), for the latency histogram.
+  func send<E: EngineEnvironment>(
+    replyLength: Int, to client: ClientRef, latencyMilliseconds: UInt64 = 0, environment: inout E
+  ) {
+    counters.answerLatency.record(milliseconds: latencyMilliseconds)
     let framed = UnsafeMutableRawBufferPointer(
       rebasing: replyBuffer[0..<(Self.framing + replyLength)])
     environment.sendToClient(framed: framed, client: client)
@@ -102,7 +107,9 @@ extension Engine {
           extendedRcode: extendedRcode)
       }
       counters.answered += 1
-      send(replyLength: length, to: waiter.client, environment: &environment)
+      send(
+        replyLength: length, to: waiter.client,
+        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,
@@ -175,7 +182,9 @@ extension Engine {
       }
       let isServFail = rcode == .serverFailure
       if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
-      send(replyLength: writer.count, to: waiter.client, environment: &environment)
+      send(
+        replyLength: writer.count, to: waiter.client,
+        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,

@@ -32,6 +32,31 @@ struct TLSCounters {
   }
 }
 
+/// The transport's counters under one name each, as metrics list them
+/// (MetricsText.swift: `dnsward_` and the name in snake case, `_total`):
+/// `TransportCounters`, the HTTPDNS pool's errors and the TLS counters.
+struct TransportStatistics {
+  var counters: TransportCounters
+  var httpdnsErrors: UInt64
+  var tls: TLSCounters
+
+  static let count = 9
+
+  func statistic(at index: Int) -> (name: StaticString, value: UInt64) {
+    switch index {
+    case 0: return ("oversized", counters.oversized)
+    case 1: return ("tcpRejected", counters.tcpRejected)
+    case 2: return ("tcpClosed", counters.tcpClosed)
+    case 3: return ("sendErrors", counters.sendErrors)
+    case 4: return ("lateUpstreamReplies", counters.lateUpstreamReplies)
+    case 5: return ("httpdnsErrors", httpdnsErrors)
+    case 6: return ("tlsHandshakes", tls.handshakes)
+    case 7: return ("tlsResumptions", tls.resumptions)
+    default: return ("tlsRefusals", tls.refusals)
+    }
+  }
+}
+
 /// The counters log: engine, transport, defences, and one line per
 /// upstream.
 extension Server {

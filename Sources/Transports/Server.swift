@@ -44,6 +44,9 @@ public final class Server {
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   let overrideProbes: OverrideProber
+  /// `metrics`: the scrape listener (worker 0) and the board every worker
+  /// publishes to (MetricsServer.swift); nil without `metrics`.
+  let metrics: MetricsServer?
   /// What the engine sends through; each engine call gets it `inout`.
   let environment: LoopEnvironment
 
@@ -67,7 +70,7 @@ public final class Server {
   /// make its own server after fork(2).
   public init(
     settings: Settings, upstreams: [UpstreamServer], listeners: Listeners, log: LogLine,
-    worker: Int = 0
+    worker: Int = 0, metrics metricsSetup: MetricsSetup? = nil
   ) throws(StartError) {
     self.worker = worker
     boundAddresses = listeners.addresses
@@ -120,6 +123,13 @@ public final class Server {
     routeMonitor = upstreams.isEmpty ? nil : RouteMonitor()
     nftsets = NftSetSink(settings: settings, engine: engine, log: log)
     overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
+    if let metricsSetup {
+      metrics = MetricsServer(
+        setup: metricsSetup, worker: worker, context: context, tcpUpstreams: tcpUpstreams,
+        httpdnsUpstreams: httpdnsUpstreams)
+    } else {
+      metrics = nil
+    }
     environment = LoopEnvironment(
       context: context, udpClients: udpClients, tcpClients: tcpClients,
       udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams,
@@ -199,6 +209,7 @@ public final class Server {
         httpdnsUpstreams.closeIdle(now: now)
         cacheFile.saveIfDue(now: now)
         localNameFiles?.poll()
+        metrics?.housekeeping(now: now)
       }
     }
     answerPendingClients(environment: &environment)
@@ -253,6 +264,8 @@ public final class Server {
       }
     case .nftsetWriter:
       nftsets?.drainReplies()
+    case .metricsListener, .metricsClient:
+      metrics?.handle(event: event, token: token, now: now)
     case .overrideProbe:
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), now: now)
@@ -281,6 +294,7 @@ public final class Server {
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()
+    metrics?.closeAll()
     routeMonitor?.close()
   }
 }

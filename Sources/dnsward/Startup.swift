@@ -32,6 +32,14 @@ func serve(_ settings: Settings) -> Int32 {
       .append(": no interface has this address yet; answering there once it is configured")
       .emit(.warning)
   }
+  // Before the fork: the board is shared by all workers (MetricsBoard.swift).
+  let metrics: MetricsSetup?
+  do {
+    metrics = try openMetrics(settings, workers: sets.count, upstreams: upstreams.count, log: log)
+  } catch {
+    for set in sets { set.close() }
+    return 1
+  }
   guard dropPrivileges(settings, log: log) else {
     for set in sets { set.close() }
     return 1
@@ -41,7 +49,8 @@ func serve(_ settings: Settings) -> Int32 {
   let server: Server
   do {
     server = try Server(
-      settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker)
+      settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker,
+      metrics: metrics)
   } catch {
     if let reason = error.tlsReason {
       log.start(.error).append("cannot set up TLS: ").append(reason)
@@ -70,6 +79,30 @@ func serve(_ settings: Settings) -> Int32 {
   server.shutdown()
   stopWorkers(children)
   return 0
+}
+
+/// `metrics`: binds its listener and maps the workers' board, logging where
+/// it listens (port 0 picks a free one); nil without `metrics`. A failure
+/// is logged and thrown.
+func openMetrics(_ settings: Settings, workers: Int, upstreams: Int, log: LogLine)
+  throws(MetricsSetup.OpenError) -> MetricsSetup?
+{
+  guard let endpoint = settings.metrics else { return nil }
+  do throws(MetricsSetup.OpenError) {
+    let setup = try MetricsSetup.open(endpoint, workers: workers, upstreams: upstreams)
+    log.start(.info).append("metrics on http://").append(address: setup.address)
+      .append("/metrics").emit(.info)
+    return setup
+  } catch {
+    switch error {
+    case .bind(let address, let code):
+      log.start(.error).append("cannot serve metrics on ").append(address: address).append(": ")
+        .append(errno: code).emit(.error)
+    case .memory:
+      log.start(.error).append("cannot map the metrics board").emit(.error)
+    }
+    throw error
+  }
 }
 
 /// Switches to `user` when running as root. Returns false (logged) when
