@@ -1,0 +1,248 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `metrics ADDRESS:PORT`: a real dnsward scraped over HTTP on loopback.
+/// `metrics 127.0.0.1:0` binds a free port, which the start-up log names
+/// before "listening on", so the test learns it without a race.
+final class MetricsIntegrationTests: XCTestCase {
+  static let config = """
+    listen 127.0.0.1:0
+    metrics 127.0.0.1:0
+    override printer.lan 192.168.1.20
+    """
+
+  /// An HTTP response: status code, headers (names lower-cased), body.
+  struct Response {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+  }
+
+  /// Sends `request` raw over a fresh TCP connection and reads to the end
+  /// (the server closes after each response); nil if nothing came back.
+  func exchange(_ request: String, port: UInt16) -> Response? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = StubClient.loopback(port)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { return nil }
+    let bytes = Array(request.utf8)
+    guard send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count <= 0 { break }
+      received += buffer[0..<count]
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else { return nil }
+    let headLines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+    let statusWords = headLines[0].split(separator: " ")
+    guard statusWords.count >= 2, let status = Int(statusWords[1]) else { return nil }
+    var headers: [String: String] = [:]
+    for line in headLines.dropFirst() {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
+        .trimmingCharacters(in: .whitespaces)
+    }
+    return Response(status: status, headers: headers, body: String(text[split.upperBound...]))
+  }
+
+  func get(_ path: String, port: UInt16) -> Response? {
+    exchange("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port)
+  }
+
+  /// The samples of a scrape: the series (name and labels) → value. Fails
+  /// the test on a sample whose metric has no `# TYPE` line before it.
+  func samples(_ body: String, file: StaticString = #filePath, line: UInt = #line)
+    -> [String: Double]
+  {
+    var typed: Set<String> = []
+    var values: [String: Double] = [:]
+    for text in body.split(separator: "\n") {
+      if text.hasPrefix("# TYPE ") {
+        typed.insert(String(text.split(separator: " ")[2]))
+        continue
+      }
+      if text.hasPrefix("#") { continue }
+      guard let space = text.lastIndex(of: " "),
+        let value = Double(text[text.index(after: space)...])
+      else {
+        XCTFail("not a sample: \(text)", file: file, line: line)
+        continue
+      }
+      let series = String(text[..<space])
+      let name = String(series.prefix { $0 != "{" })
+      let family = ["_bucket", "_sum", "_count"].reduce(name) {
+        name.hasSuffix($1) && name.hasPrefix("dnsward_answer_latency")
+          ? String(name.dropLast($1.count)) : $0
+      }
+      XCTAssertTrue(typed.contains(family), "\(series) has no # TYPE", file: file, line: line)
+      XCTAssertNil(values[series], "\(series) twice", file: file, line: line)
+      values[series] = value
+    }
+    return values
+  }
+
+  func scrape(port: UInt16, file: StaticString = #filePath, line: UInt = #line) -> [String: Double]
+  {
+    guard let response = get("/metrics", port: port) else {
+      XCTFail("no response to GET /metrics", file: file, line: line)
+      return [:]
+    }
+    XCTAssertEqual(response.status, 200, response.body, file: file, line: line)
+    return samples(response.body, file: file, line: line)
+  }
+
+  func metricsPort(_ dnsward: DnswardProcess) throws -> UInt16 {
+    guard let port = DnswardProcess.port(after: "metrics on http://127.0.0.1:", in: dnsward.log)
+    else {
+      XCTFail("no metrics address in the log: \(dnsward.log)")
+      throw XCTSkip("no metrics port")
+    }
+    return port
+  }
+
+  func testCountersMoveByTheQueriesSent() throws {
+    let dnsward = try DnswardProcess(config: Self.config)
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    let response = try XCTUnwrap(get("/metrics", port: port))
+    XCTAssertEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8")
+    XCTAssertEqual(Int(response.headers["content-length"] ?? ""), response.body.utf8.count)
+    let before = samples(response.body)
+    XCTAssertEqual(before["dnsward_queries_total"], 0)
+    XCTAssertEqual(before["dnsward_workers"], 1)
+    XCTAssertEqual(before["dnsward_cache_capacity"], 4096, "a gauge: no _total")
+    XCTAssertNotNil(before["dnsward_uptime_seconds"])
+
+    let sent = 12
+    for id in 0..<sent {
+      let reply = Reply(
+        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+      XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
+    }
+    let after = scrape(port: port)
+    XCTAssertEqual(after["dnsward_queries_total"], Double(sent), "up by exactly the queries sent")
+    XCTAssertEqual(after["dnsward_overridden_total"], Double(sent))
+    XCTAssertEqual(after["dnsward_answer_latency_seconds_count"], Double(sent))
+    XCTAssertEqual(after["dnsward_answer_latency_seconds_bucket{le=\"+Inf\"}"], Double(sent))
+    XCTAssertEqual(
+      after["dnsward_answer_latency_seconds_bucket{le=\"0.001\"}"], Double(sent),
+      "local answers are written in the call that read the query: 0 ms")
+    XCTAssertEqual(after["dnsward_cache_hit_ratio"], 0, "no cache lookup for an override")
+  }
+
+  func testUpstreamFiguresCarryTheirAddress() throws {
+    let upstream = try FakeUpstream(.honest)
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: Self.config + "\nupstream udp 127.0.0.1:\(upstream.port)\n")
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    for id in 0..<3 {
+      _ = StubClient.udp(StubClient.query("a\(id).example", id: UInt16(id)), port: dnsward.port)
+    }
+    _ = StubClient.udp(StubClient.query("a0.example", id: 9), port: dnsward.port)
+    let values = scrape(port: port)
+    let label = "{upstream=\"127.0.0.1:\(upstream.port)\",index=\"0\"}"
+    XCTAssertEqual(values["dnsward_upstream_answers_total" + label], 3)
+    XCTAssertEqual(values["dnsward_upstream_timeouts_total" + label], 0)
+    XCTAssertNotNil(values["dnsward_upstream_srtt_seconds" + label])
+    XCTAssertEqual(values["dnsward_cache_hits_total"], 1)
+    XCTAssertEqual(values["dnsward_cache_misses_total"], 3)
+    XCTAssertEqual(values["dnsward_cache_hit_ratio"], 0.25)
+  }
+
+  func testOtherPathsAndMethodsAreRefused() throws {
+    let dnsward = try DnswardProcess(config: Self.config)
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    XCTAssertEqual(get("/", port: port)?.status, 404)
+    XCTAssertEqual(get("/metricsx", port: port)?.status, 404)
+    XCTAssertEqual(get("/metrics?name=x", port: port)?.status, 200, "the query part is ignored")
+    let post = exchange("POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", port: port)
+    XCTAssertEqual(post?.status, 405)
+    XCTAssertEqual(post?.headers["allow"], "GET")
+    XCTAssertEqual(exchange("nonsense\r\n\r\n", port: port)?.status, 400)
+    XCTAssertTrue(dnsward.process.isRunning)
+  }
+
+  func testClientOutsideAllowIsRefused() throws {
+    let dnsward = try DnswardProcess(config: Self.config + "\nallow 10.0.0.0/8\n")
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    let response = get("/metrics", port: port)
+    XCTAssertEqual(response?.status, 403)
+    XCTAssertFalse(response?.body.contains("dnsward_") ?? true, "no figure leaks")
+  }
+
+  /// Queries spread by the kernel over two workers: the scrape (answered
+  /// by worker 0) adds both up. Workers publish once a second, so the test
+  /// waits for the total; the exit log shows both workers got some.
+  func testTwoWorkersAreAddedUp() throws {
+    let dnsward = try DnswardProcess(config: Self.config + "\nworkers 2\n")
+    defer { dnsward.stop() }
+    XCTAssertTrue(dnsward.waitForLog("workers: 2"), dnsward.log)
+    let port = try metricsPort(dnsward)
+    let sent = 64
+    for id in 0..<sent {
+      // A socket of its own per query: the kernel spreads them by port.
+      let reply = Reply(
+        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+      XCTAssertEqual(reply?.id, UInt16(id))
+    }
+    var values: [String: Double] = [:]
+    let deadline = Date().addingTimeInterval(5)
+    repeat {
+      values = scrape(port: port)
+      if values["dnsward_queries_total"] == Double(sent) { break }
+      Thread.sleep(forTimeInterval: 0.2)
+    } while Date() < deadline
+    XCTAssertEqual(values["dnsward_queries_total"], Double(sent), "both workers' queries")
+    XCTAssertEqual(values["dnsward_overridden_total"], Double(sent))
+    XCTAssertEqual(values["dnsward_answer_latency_seconds_count"], Double(sent))
+    XCTAssertEqual(values["dnsward_workers"], 2)
+    XCTAssertEqual(values["dnsward_cache_capacity"], 2 * 4096, "each worker's own cache")
+
+    dnsward.process.terminate()
+    XCTAssertEqual(dnsward.waitForExit(), 0)
+    Thread.sleep(forTimeInterval: 0.1)
+    var perWorker: [Int: Int] = [:]
+    for line in dnsward.log.split(separator: "\n") where line.contains(" queries ") {
+      let words = line.split(separator: " ").map(String.init)
+      guard let at = words.firstIndex(of: "worker"), let worker = Int(words[at + 1]),
+        let queries = words.firstIndex(of: "queries"), let count = Int(words[queries + 1])
+      else { continue }
+      perWorker[worker] = count
+    }
+    XCTAssertEqual(perWorker.count, 2, dnsward.log)
+    XCTAssertEqual(perWorker.values.reduce(0, +), sent)
+    XCTAssertTrue(
+      perWorker.values.allSatisfy { $0 > 0 },
+      "each worker answered some, so the total is a sum: \(perWorker)")
+  }
+
+  func testMetricsAddressInUseStopsStartUp() throws {
+    let dnsward = try DnswardProcess(config: Self.config)
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    let second = try DnswardProcess(
+      config: "listen 127.0.0.1:0\nmetrics 127.0.0.1:\(port)\n", waitForListen: false)
+    defer { second.stop() }
+    XCTAssertEqual(second.waitForExit(), 1, second.log)
+    XCTAssertTrue(second.log.contains("cannot serve metrics on 127.0.0.1:\(port)"), second.log)
+  }
+}
