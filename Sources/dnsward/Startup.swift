@@ -100,6 +100,9 @@ func openMetrics(_ settings: Settings, workers: Int, upstreams: Int, log: LogLin
         .append(errno: code).emit(.error)
     case .memory:
       log.start(.error).append("cannot map the metrics board").emit(.error)
+    case .unavailable:
+      log.start(.error).append("metrics: this firmware was built without them")
+        .append(" (-DDNSWARD_METRICS=OFF)").emit(.error)
     }
     throw error
   }
