@@ -122,14 +122,12 @@ public struct EngineCounters {
   /// address family: not written.
   public var nftsetElementsUnsupported: UInt64 = 0
 
-  /// How long each client waited for its reply (`send(replyLength:)`).
-  public var answerLatency = LatencyHistogram()
-
   public init() {}
 }
 
-/// Client reply latencies in fixed buckets, as a Prometheus histogram
-/// counts them: recording one is two additions and no allocation. The
+/// Client reply latencies in fixed buckets (`Engine.answerLatency`), as a
+/// Prometheus histogram counts them: recording one is two additions and no
+/// allocation. The
 /// latency is whole milliseconds from the query's arrival to its reply (0
 /// for a reply written in the same call: local, cached, refused).
 public struct LatencyHistogram {

@@ -20,7 +20,10 @@ extension Engine {
   func send<E: EngineEnvironment>(
     replyLength: Int, to client: ClientRef, latencyMilliseconds: UInt64 = 0, environment: inout E
   ) {
-    counters.answerLatency.record(milliseconds: latencyMilliseconds)
+    // Only metrics read the histogram: a firmware without them skips it.
+    #if !DNSWARD_NO_METRICS
+      answerLatency.record(milliseconds: latencyMilliseconds)
+    #endif
     let framed = UnsafeMutableRawBufferPointer(
       rebasing: replyBuffer[0..<(Self.framing + replyLength)])
     environment.sendToClient(framed: framed, client: client)

@@ -56,7 +56,7 @@ import Platform
       for index in 0..<TransportStatistics.count {
         slot[Self.transportOffset + index] = transport.statistic(at: index).value
       }
-      let latency = engine.counters.answerLatency
+      let latency = engine.answerLatency
       for index in 0..<LatencyHistogram.bucketCount {
         slot[Self.histogramOffset + index] = latency.bucket(index)
       }
@@ -102,20 +102,20 @@ import Platform
     /// Where the listener really is (port 0 binds a free port).
     public let address: SocketAddress
 
-    public enum OpenError: Error {
-      case bind(SocketAddress, Errno)
-      case memory
-      /// A firmware built without metrics (never thrown here).
-      case unavailable
-    }
+    /// `metrics` could not be set up (logged).
+    public struct OpenError: Error {}
 
-    /// Binds `endpoint` (TCP, non-blocking) and maps the board.
-    public static func open(_ endpoint: Endpoint, workers: Int, upstreams: Int) throws(OpenError)
-      -> MetricsSetup
+    /// Binds `settings.metrics` (TCP, non-blocking) and maps the board for
+    /// `workers` and `upstreams`, logging where it listens (port 0 picks a
+    /// free one); nil without `metrics`. A failure is logged and thrown.
+    public static func open(_ settings: Settings, workers: Int, upstreams: Int, log: LogLine)
+      throws(OpenError) -> MetricsSetup?
     {
+      guard let endpoint = settings.metrics else { return nil }
       let requested = SocketAddress(endpoint)
       guard let board = MetricsBoard(workers: workers, upstreams: upstreams) else {
-        throw .memory
+        log.start(.error).append("cannot map the metrics board").emit(.error)
+        throw OpenError()
       }
       let listener: FileDescriptor
       do throws(Errno) {
@@ -128,10 +128,15 @@ import Platform
           throw error
         }
       } catch {
-        throw .bind(requested, error)
+        log.start(.error).append("cannot serve metrics on ").append(address: requested)
+          .append(": ").append(errno: error).emit(.error)
+        throw OpenError()
       }
-      return MetricsSetup(
+      let setup = MetricsSetup(
         board: board, listener: listener, address: Socket.localAddress(listener) ?? requested)
+      log.start(.info).append("metrics on http://").append(address: setup.address)
+        .append("/metrics").emit(.info)
+      return setup
     }
   }
 #endif

@@ -4,22 +4,20 @@ import Platform
 // A firmware built with -DDNSWARD_METRICS=OFF (Board/CMakeLists.txt) has no
 // metrics: these stand in for MetricsBoard.swift and MetricsServer.swift,
 // so the loop and start-up compile unchanged, and a config with `metrics`
-// fails at start-up (`MetricsSetup.open` throws `.unavailable`).
+// fails at start-up (`MetricsSetup.open` throws) or, read at run time, on
+// its line (ConfigParser).
 #if DNSWARD_NO_METRICS
   public struct MetricsSetup {
-    public let address: SocketAddress
+    public struct OpenError: Error {}
 
-    public enum OpenError: Error {
-      case bind(SocketAddress, Errno)
-      case memory
-      /// This build has no metrics.
-      case unavailable
-    }
-
-    public static func open(_ endpoint: Endpoint, workers: Int, upstreams: Int)
-      throws(OpenError) -> MetricsSetup
+    /// nil without `metrics`; with it (a compiled-in config), an error.
+    public static func open(_ settings: Settings, workers: Int, upstreams: Int, log: LogLine)
+      throws(OpenError) -> MetricsSetup?
     {
-      throw .unavailable
+      guard settings.metrics != nil else { return nil }
+      log.start(.error).append("metrics: this firmware was built without them")
+        .append(" (-DDNSWARD_METRICS=OFF)").emit(.error)
+      throw OpenError()
     }
   }
 

@@ -35,7 +35,8 @@ func serve(_ settings: Settings) -> Int32 {
   // Before the fork: the board is shared by all workers (MetricsBoard.swift).
   let metrics: MetricsSetup?
   do {
-    metrics = try openMetrics(settings, workers: sets.count, upstreams: upstreams.count, log: log)
+    metrics = try MetricsSetup.open(
+      settings, workers: sets.count, upstreams: upstreams.count, log: log)
   } catch {
     for set in sets { set.close() }
     return 1
@@ -79,33 +80,6 @@ func serve(_ settings: Settings) -> Int32 {
   server.shutdown()
   stopWorkers(children)
   return 0
-}
-
-/// `metrics`: binds its listener and maps the workers' board, logging where
-/// it listens (port 0 picks a free one); nil without `metrics`. A failure
-/// is logged and thrown.
-func openMetrics(_ settings: Settings, workers: Int, upstreams: Int, log: LogLine)
-  throws(MetricsSetup.OpenError) -> MetricsSetup?
-{
-  guard let endpoint = settings.metrics else { return nil }
-  do throws(MetricsSetup.OpenError) {
-    let setup = try MetricsSetup.open(endpoint, workers: workers, upstreams: upstreams)
-    log.start(.info).append("metrics on http://").append(address: setup.address)
-      .append("/metrics").emit(.info)
-    return setup
-  } catch {
-    switch error {
-    case .bind(let address, let code):
-      log.start(.error).append("cannot serve metrics on ").append(address: address).append(": ")
-        .append(errno: code).emit(.error)
-    case .memory:
-      log.start(.error).append("cannot map the metrics board").emit(.error)
-    case .unavailable:
-      log.start(.error).append("metrics: this firmware was built without them")
-        .append(" (-DDNSWARD_METRICS=OFF)").emit(.error)
-    }
-    throw error
-  }
 }
 
 /// Switches to `user` when running as root. Returns false (logged) when
