@@ -81,8 +81,8 @@
 #                  sharing the listener; forked, so they share the counter
 #                  file and the counts are their sum); 16 dnsperf clients so
 #                  that both get traffic in the warm-up; with `metrics
-#                  127.0.0.1:0` (unless the binary has no metrics) scraped
-#                  5 times a second during the run, so the scrapes count too
+#                  PORT` (unless the binary has no metrics) scraped 20
+#                  times a second during the run, so the scrapes count too
 #
 # Why warm up: a process allocates a little the first time a path runs
 # (the host build's first query initializes the global defaultAllowPrefixes
@@ -399,7 +399,10 @@ NFT
         workers)
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
           echo "workers 2" >>"$WORK/$name.conf"
-          if has_metrics; then echo "metrics 127.0.0.1:0" >>"$WORK/$name.conf"; fi
+          if has_metrics; then
+            take_port WORKERS_METRICS_PORT
+            echo "metrics 127.0.0.1:$WORKERS_METRICS_PORT" >>"$WORK/$name.conf"
+          fi
           ;;
         defended)
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
@@ -523,14 +526,12 @@ has_metrics() {
   ! grep -q "built without them" <<<"$output"
 }
 
-# start_scraper NAME: when dnsward NAME logged a metrics address, GET
-# /metrics from it 5 times a second until stop_scraper; sets SCRAPER.
+# start_scraper NAME: for the workers instance with metrics, GET /metrics
+# 20 times a second until stop_scraper; sets SCRAPER.
 start_scraper() {
-  local metrics_port
   SCRAPER=
-  metrics_port=$(sed -n 's|.*metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics.*|\1|p' "$WORK/$1.log" | head -1)
-  [ -n "$metrics_port" ] || return 0
-  python3 - "$metrics_port" "$WORK/$1.scrapes" <<'EOF' &
+  [ "$1" = workers ] && [ -n "${WORKERS_METRICS_PORT:-}" ] || return 0
+  python3 - "$WORKERS_METRICS_PORT" "$WORK/$1.scrapes" <<'EOF' &
 import sys, time, urllib.request
 scrapes = 0
 while True:
@@ -538,19 +539,23 @@ while True:
         assert response.status == 200 and b"dnsward_queries_total" in response.read()
     scrapes += 1
     open(sys.argv[2], "w").write(f"{scrapes}\n")
-    time.sleep(0.2)
+    time.sleep(0.05)
 EOF
   SCRAPER=$!
   PIDS+=("$SCRAPER")
 }
 
-# stop_scraper WORKLOAD NAME: fails if a scrape failed (the scraper exited).
+# stop_scraper WORKLOAD NAME: fails if a scrape failed (the scraper exited)
+# or none was made.
 stop_scraper() {
   [ -n "$SCRAPER" ] || return 0
   kill -0 "$SCRAPER" 2>/dev/null || fail "$1: a metrics scrape failed during the run"
   kill "$SCRAPER" 2>/dev/null || true
   wait "$SCRAPER" 2>/dev/null || true
-  echo "$1: $(cat "$WORK/$2.scrapes" 2>/dev/null || echo 0) metrics scrapes during the run" >&2
+  local scrapes
+  scrapes=$(cat "$WORK/$2.scrapes" 2>/dev/null || echo 0)
+  [ "$scrapes" -gt 0 ] || fail "$1: no metrics scrape during the run"
+  echo "$1: $scrapes metrics scrapes during the run"
 }
 
 # --- query files -----------------------------------------------------------
