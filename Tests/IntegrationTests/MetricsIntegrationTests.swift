@@ -215,7 +215,8 @@ final class MetricsIntegrationTests: XCTestCase {
   /// by worker 0) adds both up. Workers publish once a second, so the test
   /// waits for the total; the exit log shows both workers got some.
   func testTwoWorkersAreAddedUp() throws {
-    let dnsward = try DnswardProcess(config: Self.config + "\nworkers 2\n")
+    // With the seccomp filter: a scrape needs no system call it does not allow.
+    let dnsward = try DnswardProcess(config: Self.config + "\nworkers 2\nseccomp on\n")
     defer { dnsward.stop() }
     XCTAssertTrue(dnsward.waitForLog("workers: 2"), dnsward.log)
     let port = try metricsPort(dnsward)
