@@ -258,6 +258,56 @@ final class MetricsIntegrationTests: XCTestCase {
       "each worker answered some, so the total is a sum: \(perWorker)")
   }
 
+  /// A TCP connection to 127.0.0.1:`port` that sends nothing; -1 if none.
+  func idleConnection(port: UInt16) -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = StubClient.loopback(port)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      return -1
+    }
+    var timeout = timeval(tv_sec: 9, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return fd
+  }
+
+  /// Whether the server closed `fd` (end of stream or reset) within the
+  /// socket's receive timeout, sending nothing.
+  func closedByServer(_ fd: Int32) -> Bool {
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, 0) <= 0 && errno != EAGAIN
+  }
+
+  /// Scrapers that send nothing hold the two connection slots: a third
+  /// connection is closed at once, DNS is answered meanwhile, and the idle
+  /// ones are closed after the 5-second limit, freeing the slots.
+  func testIdleScrapersAreBoundedAndTimedOut() throws {
+    let dnsward = try DnswardProcess(config: Self.config)
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    let idle = [idleConnection(port: port), idleConnection(port: port)]
+    defer { for fd in idle { close(fd) } }
+    XCTAssertFalse(idle.contains(-1))
+    Thread.sleep(forTimeInterval: 0.2)
+    let third = idleConnection(port: port)
+    defer { close(third) }
+    let started = Date()
+    XCTAssertTrue(closedByServer(third), "no third slot")
+    XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+    let reply = Reply(StubClient.udp(StubClient.query("printer.lan", id: 7), port: dnsward.port))
+    XCTAssertEqual(reply?.addresses, ["192.168.1.20"], "the loop answers while scrapers idle")
+    for fd in idle { XCTAssertTrue(closedByServer(fd), "an idle scraper is closed") }
+    let waited = Date().timeIntervalSince(started)
+    XCTAssertGreaterThan(waited, 3, "not before the limit")
+    XCTAssertLessThan(waited, 8, "at the limit (5 s), checked once a second")
+    XCTAssertEqual(get("/metrics", port: port)?.status, 200, "the slots are free again")
+  }
+
   func testMetricsAddressInUseStopsStartUp() throws {
     let dnsward = try DnswardProcess(config: Self.config)
     defer { dnsward.stop() }
