@@ -229,32 +229,31 @@ import Platform
       let response = responses[slot]
       var body = MetricsText(
         buffer: UnsafeMutableRawBufferPointer(rebasing: response[Self.headerRoom...]))
-      var status: StaticString = "200 OK"
+      // An error's body is its status line's reason.
+      var status: StaticString
       switch route {
-      case .metrics:
+      case .metrics: status = "200 OK"
+      case .notFound: status = "404 Not Found"
+      case .wrongMethod: status = "405 Method Not Allowed"
+      case .forbidden: status = "403 Forbidden"
+      case .badRequest: status = "400 Bad Request"
+      }
+      if case .metrics = route {
         publish()
         body.appendAll(
           board: board, engine: context.engine, addresses: context.upstreamAddresses,
           formatter: formatter,
           uptimeSeconds: (MonotonicClock.nowMilliseconds() &- startedAt) / 1000)
         if body.overflowed {
+          // Not expected: the buffer is sized for the upstreams.
           status = "500 Internal Server Error"
           body = MetricsText(
             buffer: UnsafeMutableRawBufferPointer(rebasing: response[Self.headerRoom...]))
-          body.append("the metrics do not fit the response buffer\n")
         }
-      case .notFound:
-        status = "404 Not Found"
-        body.append("not found: the metrics are at /metrics\n")
-      case .wrongMethod:
-        status = "405 Method Not Allowed"
-        body.append("only GET\n")
-      case .forbidden:
-        status = "403 Forbidden"
-        body.append("not an allowed client\n")
-      case .badRequest:
-        status = "400 Bad Request"
-        body.append("bad request\n")
+      }
+      if body.count == 0 {
+        body.append(status)
+        body.append("\n")
       }
       var head = MetricsText(
         buffer: UnsafeMutableRawBufferPointer(rebasing: response[0..<Self.headerRoom]))

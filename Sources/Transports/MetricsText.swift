@@ -38,6 +38,7 @@ import Platform
       append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    @inline(never)
     mutating func append(decimal value: UInt64) {
       var divisor: UInt64 = 1
       while divisor <= value / 10 { divisor *= 10 }
@@ -60,6 +61,7 @@ import Platform
     /// `dnsward_`, then `name` in snake case: an underscore before each
     /// capital that follows a small letter or digit, and every letter small
     /// (`mismatchedID` → `mismatched_id`, `localNXDomain` → `local_nxdomain`).
+    @inline(never)
     mutating func appendName(_ name: StaticString, counter: Bool) {
       append("dnsward_")
       var previousIsLower = false
@@ -73,6 +75,7 @@ import Platform
     }
 
     /// `# HELP` and `# TYPE` of a statistic, then its one sample.
+    @inline(never)
     mutating func appendStatistic(
       _ name: StaticString, source: StaticString, counter: Bool, value: UInt64
     ) {
@@ -93,6 +96,7 @@ import Platform
 
     /// `# HELP` and `# TYPE` lines of a metric written whole (`name` is the
     /// full metric name).
+    @inline(never)
     mutating func appendHeader(_ name: StaticString, type: StaticString, help: StaticString) {
       append("# HELP ")
       append(name)
