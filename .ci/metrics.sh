@@ -8,7 +8,7 @@
 #     workers' figures added up) and its latency histogram counts them all;
 #   - dnsperf lost no query while the scrapes ran.
 # Builds nothing: DNSWARD_BIN is the binary to run (.ci/run passes the host
-# build's). About 15 s.
+# build's). About 7 s (13 s on a busy machine).
 #
 #   DNSWARD_BIN=.build/debug/dnsward bash .ci/metrics.sh
 set -euo pipefail
