@@ -19,7 +19,9 @@ extension ConfigGenerator {
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
     }
-    if let metrics = settings.metrics { out.append("\nmetrics: http://\(metrics)/metrics") }
+    #if !DNSWARD_NO_METRICS
+      if let metrics = settings.metrics { out.append("\nmetrics: http://\(metrics)/metrics") }
+    #endif
     if settings.allow.isEmpty {
       out.append(
         """

@@ -16,6 +16,14 @@ func serve(_ settings: Settings) -> Int32 {
       .append(" but inflight and tcp-clients need ").append(decimal: descriptorsNeeded)
       .append("; queries past the limit get SERVFAIL").emit(.warning)
   }
+  // Before the fork: the board is shared by all workers (MetricsBoard.swift).
+  let metrics: MetricsSetup?
+  do {
+    metrics = try MetricsSetup.open(
+      settings, workers: settings.workers, upstreams: upstreams.count, log: log)
+  } catch {
+    return 1
+  }
   let sets: [Listeners]
   do throws(Listeners.OpenError) {
     sets = try Listeners.open(settings.listen, workers: settings.workers)
@@ -31,15 +39,6 @@ func serve(_ settings: Settings) -> Int32 {
     log.start(.warning).append("listen ").append(address: address)
       .append(": no interface has this address yet; answering there once it is configured")
       .emit(.warning)
-  }
-  // Before the fork: the board is shared by all workers (MetricsBoard.swift).
-  let metrics: MetricsSetup?
-  do {
-    metrics = try MetricsSetup.open(
-      settings, workers: sets.count, upstreams: upstreams.count, log: log)
-  } catch {
-    for set in sets { set.close() }
-    return 1
   }
   guard dropPrivileges(settings, log: log) else {
     for set in sets { set.close() }
