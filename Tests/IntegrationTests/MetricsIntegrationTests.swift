@@ -258,6 +258,63 @@ final class MetricsIntegrationTests: XCTestCase {
       "each worker answered some, so the total is a sum: \(perWorker)")
   }
 
+  /// 64 upstreams (the most listed), half of them IPv6 with long labels:
+  /// the body (about 40 KB) fits the response buffer sized for them, and a
+  /// scraper reading it slowly through a small receive buffer gets it
+  /// whole. (Loopback takes it in one send here, so this does not reach the
+  /// EPOLLOUT continuation.)
+  func testSixtyFourUpstreamsFitAndASlowReaderGetsItAll() throws {
+    var config = Self.config + "\n"
+    for index in 0..<64 {
+      config +=
+        index % 2 == 0
+        ? "upstream udp 127.0.0.1:\(10_000 + index)\n"
+        : "upstream udp [fd00:1234:5678:9abc:def0:1234:5678:\(1000 + index)]:\(60_000 + index)\n"
+    }
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var small: Int32 = 2048
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = StubClient.loopback(port)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    XCTAssertEqual(connected, 0)
+    let request = Array("GET /metrics HTTP/1.1\r\n\r\n".utf8)
+    XCTAssertEqual(send(fd, request, request.count, Int32(MSG_NOSIGNAL)), request.count)
+    Thread.sleep(forTimeInterval: 0.3)
+    // The loop is not held up by the unread response.
+    let reply = Reply(StubClient.udp(StubClient.query("printer.lan", id: 3), port: dnsward.port))
+    XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 512)
+    while true {
+      let count = recv(fd, &chunk, chunk.count, 0)
+      if count <= 0 { break }
+      received += chunk[0..<count]
+      if received.count % 8192 < 512 { Thread.sleep(forTimeInterval: 0.01) }
+    }
+    let text = String(decoding: received, as: UTF8.self)
+    let split = try XCTUnwrap(text.range(of: "\r\n\r\n"))
+    XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 OK\r\n"), String(text.prefix(40)))
+    let body = String(text[split.upperBound...])
+    XCTAssertGreaterThan(body.utf8.count, 35_000, "about 40 KB")
+    XCTAssertTrue(text.contains("Content-Length: \(body.utf8.count)\r\n"))
+    let values = samples(body)
+    XCTAssertEqual(values["dnsward_workers"], 1, "the last line arrived")
+    XCTAssertNotNil(
+      values[
+        "dnsward_upstream_disagreements_total{upstream=\"[fd00:1234:5678:9abc:def0:1234:5678:1063]:60063\",index=\"63\"}"
+      ])
+  }
+
   /// A TCP connection to 127.0.0.1:`port` that sends nothing; -1 if none.
   func idleConnection(port: UInt16) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
