@@ -171,6 +171,10 @@ public struct Settings {
   /// ring, sharing the listen addresses through SO_REUSEPORT. Every buffer
   /// above is per worker.
   public var workers: Int = 1
+  /// `metrics`: where the Prometheus text format is served over HTTP (to
+  /// `allow`ed clients only); nil: nowhere. Port 0 binds a free port, which
+  /// the start-up log names.
+  public var metrics: Endpoint? = nil
   /// `tcp-idle`: an idle client connection is closed after this (RFC 7766 §6.2.3).
   public var tcpIdleMilliseconds: UInt32 = 10_000
   /// `edns-size`: the UDP payload size dnsward advertises upstream and to

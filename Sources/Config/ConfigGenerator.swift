@@ -194,6 +194,9 @@ public enum ConfigGenerator {
     out.line("  settings.logQueries = \(settings.logQueries)")
     out.line("  settings.tcpClients = \(settings.tcpClients)")
     out.line("  settings.workers = \(settings.workers)")
+    if let metrics = settings.metrics {
+      out.endpoint(metrics, indent: "  ", label: "settings.metrics = ", suffix: "")
+    }
     out.line("  settings.tcpIdleMilliseconds = \(settings.tcpIdleMilliseconds)")
     out.line("  settings.ednsPayloadSize = \(settings.ednsPayloadSize)")
     out.line("  settings.caseRandomization = \(settings.caseRandomization)")

@@ -254,6 +254,12 @@ struct ConfigReader {
     case .hosts, .leases: try addLocalNameFile(value, for: directive, line: line)
     case .domain: try setLocalDomain(value)
     case .nftset: try addNftSet(arguments)
+    case .metrics:
+      #if DNSWARD_NO_METRICS
+        throw LineError("metrics: this firmware was built without them (-DDNSWARD_METRICS=OFF)")
+      #else
+        settings.metrics = try metricsEndpoint(value)
+      #endif
     }
   }
 

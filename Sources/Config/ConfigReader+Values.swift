@@ -14,6 +14,22 @@ extension ConfigReader {
     }
   }
 
+  /// `metrics ADDRESS:PORT`: the port is required (no port is the metrics
+  /// port by convention); 0 binds a free one.
+  func metricsEndpoint(_ token: ArraySlice<UInt8>) throws(LineError) -> Endpoint {
+    let colon = UInt8(ascii: ":")
+    let bracketed = token.first == UInt8(ascii: "[")
+    let close = token.firstIndex(of: UInt8(ascii: "]"))
+    let portGiven =
+      bracketed
+      ? close.map { $0 + 1 < token.endIndex && token[$0 + 1] == colon } ?? true
+      : token.contains(colon)
+    guard portGiven else {
+      throw LineError("metrics \(quoted: token): missing ':PORT' (e.g. 127.0.0.1:9153)")
+    }
+    return try endpoint(token, allowAnyPort: true)
+  }
+
   /// A host name as lower-cased flat wire bytes. `written` is the token as it
   /// appears in the file, for messages. The characters are checked here
   /// first so that the message can name the offending one.

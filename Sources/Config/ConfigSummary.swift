@@ -19,6 +19,9 @@ extension ConfigGenerator {
     for (index, endpoint) in settings.listen.enumerated() {
       out.append("\(separator: index)\(endpoint)")
     }
+    #if !DNSWARD_NO_METRICS
+      if let metrics = settings.metrics { out.append("\nmetrics: http://\(metrics)/metrics") }
+    #endif
     if settings.allow.isEmpty {
       out.append(
         """

@@ -32,6 +32,7 @@ enum Directive: Int, CaseIterable {
   case seccomp
   case localNames, hosts, leases, domain
   case nftset
+  case metrics
 }
 
 extension Directive {
@@ -249,6 +250,13 @@ extension Directive {
         default 1
         processes sharing the listen addresses, each with its own cache
         """, range: 1...64, unit: .count)
+    case .metrics:
+      return .init(
+        """
+        metrics ADDRESS:PORT
+        e.g. 127.0.0.1:9153 or [::1]:9153; port 0 picks a free port
+        serve Prometheus metrics over HTTP at /metrics, to allowed clients only
+        """)
     case .bogus:
       return .init(
         """

@@ -150,7 +150,10 @@ extension Engine {
         dnssecOK: waiter.dnssecOK,
         extendedRcode: 0)
     }
-    send(replyLength: length, to: waiter.client, environment: &environment)
+    send(
+      replyLength: length, to: waiter.client,
+      latencyMilliseconds: waited ? Self.latency(of: waiter, now: now) : 0,
+      environment: &environment)
     addToNftSets(message, name: name, age: age, stale: stale, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(

@@ -100,7 +100,8 @@ extension Engine {
     UInt32(truncatingIfNeeded: Name.hashIgnoringCase(name, key: hashKey))
   }
 
-  func isAllowed(_ address: IPAddress) -> Bool {
+  /// Whether `allow` admits `address` (also asked of metrics scrapers).
+  public func isAllowed(_ address: IPAddress) -> Bool {
     for prefix in allowPrefixes where prefix.contains(address) {
       return true
     }

@@ -14,6 +14,9 @@ public final class Engine {
   /// The upstreams in priority order, `resolv-conf` already expanded.
   public internal(set) var upstreams: [UpstreamServer]
   public internal(set) var counters = EngineCounters()
+  /// How long each client waited for its reply (`send(replyLength:)`),
+  /// for metrics; a firmware without them leaves it empty.
+  public internal(set) var answerLatency = LatencyHistogram()
 
   /// The questions in flight upstream, their waiting clients, the
   /// coalescing index and the deadlines (TransactionTable.swift).

@@ -15,7 +15,15 @@ extension Engine {
     UnsafeMutableRawBufferPointer(rebasing: replyBuffer[Self.framing...])
   }
 
-  func send<E: EngineEnvironment>(replyLength: Int, to client: ClientRef, environment: inout E) {
+  /// `latencyMilliseconds`: since the query arrived (0 when answered in the
+  /// same call), for the latency histogram.
+  func send<E: EngineEnvironment>(
+    replyLength: Int, to client: ClientRef, latencyMilliseconds: UInt64 = 0, environment: inout E
+  ) {
+    // Only metrics read the histogram: a firmware without them skips it.
+    #if !DNSWARD_NO_METRICS
+      answerLatency.record(milliseconds: latencyMilliseconds)
+    #endif
     let framed = UnsafeMutableRawBufferPointer(
       rebasing: replyBuffer[0..<(Self.framing + replyLength)])
     environment.sendToClient(framed: framed, client: client)
@@ -102,7 +110,9 @@ extension Engine {
           extendedRcode: extendedRcode)
       }
       counters.answered += 1
-      send(replyLength: length, to: waiter.client, environment: &environment)
+      send(
+        replyLength: length, to: waiter.client,
+        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,
@@ -175,7 +185,9 @@ extension Engine {
       }
       let isServFail = rcode == .serverFailure
       if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
-      send(replyLength: writer.count, to: waiter.client, environment: &environment)
+      send(
+        replyLength: writer.count, to: waiter.client,
+        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,

@@ -104,6 +104,17 @@ extension Engine {
     }
   }
 
+  /// Whether statistic `index` is a level that goes up and down (entries in
+  /// use, a capacity) rather than a count since start-up. Metrics
+  /// (Transports/MetricsText.swift) call the first a gauge and the second a
+  /// counter.
+  public static func statisticIsLevel(at index: Int) -> Bool {
+    switch index {
+    case 30, 31, 32, 33, 34, 45, 51: return true
+    default: return false
+    }
+  }
+
   /// Upstreams listed in `stats.dnsward.` at most.
   public static let statisticsUpstreamLimit = 64
 

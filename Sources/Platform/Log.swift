@@ -194,6 +194,17 @@ public final class LogLine {
     }
   }
 
+  /// Empties the buffer without a prefix, to format text that is not
+  /// written to the log (read it with `text`).
+  @discardableResult
+  public func clear() -> LogLine {
+    count = 0
+    return self
+  }
+
+  /// What was appended since `start` or `clear`; valid until the next call.
+  public var text: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: buffer[0..<count]) }
+
   /// Writes the line if its severity passes the threshold.
   public func emit(_ severity: LogSeverity) {
     guard enabled(severity) else { return }

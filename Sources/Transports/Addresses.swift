@@ -31,6 +31,8 @@ enum Token {
     case upstreamHTTP = 8
     case routeMonitor = 9
     case nftsetWriter = 10
+    case metricsListener = 11
+    case metricsClient = 12
   }
 
   static func make(_ kind: Kind, slot: Int, generation: UInt32 = 0) -> UInt64 {

@@ -16,19 +16,37 @@ public struct TransportCounters {
   /// Upstream datagrams still queued after their attempt ended (duplicates,
   /// forgeries): read and dropped.
   public var lateUpstreamReplies: UInt64 = 0
+  /// HTTPDNS and DoH answers that could not be used (HTTPDNSConnections).
+  public var httpdnsErrors: UInt64 = 0
+  /// TLS sessions of both pools (SecureChannels): full handshakes done,
+  /// those that resumed a session, and servers refused (certificate, name,
+  /// pin). Kept here, not in the pools, so they outlive a reload's new pools.
+  public var tlsHandshakes: UInt64 = 0
+  public var tlsResumptions: UInt64 = 0
+  public var tlsRefusals: UInt64 = 0
   public init() {}
 }
 
-/// The TLS sessions' counters, both pools together (SecureChannels).
-struct TLSCounters {
-  var handshakes: UInt64 = 0
-  var resumptions: UInt64 = 0
-  var refusals: UInt64 = 0
+/// The transport's counters under one name each, as metrics list them
+/// (MetricsText.swift: `dnsward_` and the name in snake case, `_total`):
+/// `TransportCounters`.
+struct TransportStatistics {
+  var counters: TransportCounters
 
-  mutating func add(_ channels: SecureChannels) {
-    handshakes += channels.handshakes
-    resumptions += channels.resumptions
-    refusals += channels.refusals
+  static let count = 9
+
+  func statistic(at index: Int) -> (name: StaticString, value: UInt64) {
+    switch index {
+    case 0: return ("oversized", counters.oversized)
+    case 1: return ("tcpRejected", counters.tcpRejected)
+    case 2: return ("tcpClosed", counters.tcpClosed)
+    case 3: return ("sendErrors", counters.sendErrors)
+    case 4: return ("lateUpstreamReplies", counters.lateUpstreamReplies)
+    case 5: return ("httpdnsErrors", counters.httpdnsErrors)
+    case 6: return ("tlsHandshakes", counters.tlsHandshakes)
+    case 7: return ("tlsResumptions", counters.tlsResumptions)
+    default: return ("tlsRefusals", counters.tlsRefusals)
+    }
   }
 }
 
@@ -44,9 +62,6 @@ extension Server {
 
   /// One log line with every counter (SIGUSR1, and at exit).
   public func logCounters() {
-    var tls = TLSCounters()
-    tls.add(tcpUpstreams.channels)
-    tls.add(httpdnsUpstreams.channels)
     let engineCounters = engine.counters
     startCounterLine()
     log.append("queries ").append(decimal: engineCounters.queries)
@@ -81,10 +96,10 @@ extension Server {
       .append(" send-errors ").append(decimal: counters.sendErrors)
       .append(" late-upstream-replies ").append(decimal: counters.lateUpstreamReplies)
       .append(" tcp-rejected ").append(decimal: counters.tcpRejected)
-      .append(" httpdns-errors ").append(decimal: httpdnsUpstreams.errors)
-      .append(" tls-handshakes ").append(decimal: tls.handshakes)
-      .append(" tls-resumed ").append(decimal: tls.resumptions)
-      .append(" tls-refused ").append(decimal: tls.refusals)
+      .append(" httpdns-errors ").append(decimal: counters.httpdnsErrors)
+      .append(" tls-handshakes ").append(decimal: counters.tlsHandshakes)
+      .append(" tls-resumed ").append(decimal: counters.tlsResumptions)
+      .append(" tls-refused ").append(decimal: counters.tlsRefusals)
       .emit(.info)
     // What the hijack defences caught (Sources/README.md: Threat model).
     startCounterLine()

@@ -69,9 +69,6 @@ final class HTTPDNSUpstreamPool {
   /// Each upstream's Host header value (`203.107.1.1`, `[2001:db8::1]:8080`),
   /// allocated once.
   let hosts: [UnsafeRawBufferPointer]
-  /// Responses that were not a usable answer (HTTP status, malformed HTTP
-  /// or body): each fails its attempt over to the next upstream.
-  var errors: UInt64 = 0
   /// TLS sessions of the `https` upstreams' connections.
   let channels: SecureChannels
   /// Queries waiting for a connection of their upstream, all of whose

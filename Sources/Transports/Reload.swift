@@ -86,6 +86,7 @@ struct StartupValues {
     kept.keep(&result.localNamesCapacity, running: running.localNamesCapacity, "local-names")
     kept.keep(&result.localDomain, running: running.localDomain, "domain")
     kept.keep(&result.nftsets, running: running.nftsets, "nftset")
+    kept.keep(&result.metrics, running: running.metrics, "metrics")
     result.nftsetNames = running.nftsetNames
     result.nftsetGroups = running.nftsetGroups
     // Turned on only at start-up: off, they have no table (Engine.init).

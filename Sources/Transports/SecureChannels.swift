@@ -55,12 +55,6 @@ final class SecureChannels {
   var retryDelay: [UInt64]
   static let firstRetryMilliseconds: UInt64 = 1000
   static let longestRetryMilliseconds: UInt64 = 60_000
-  /// Handshakes completed, how many of them resumed an earlier session
-  /// (RFC 5077 ticket or session ID: no certificate exchange), and how many
-  /// were refused (certificate, pin, alert, broken).
-  var handshakes: UInt64 = 0
-  var resumptions: UInt64 = 0
-  var refusals: UInt64 = 0
   /// Whether a handshake let certificate dates pass on an unset clock has
   /// been logged (once per process: it holds for every upstream until NTP).
   var loggedDatesUnchecked = false
@@ -166,8 +160,8 @@ final class SecureChannels {
       let upstream = slotUpstreams[slot]
       switch session.handshake() {
       case .done:
-        handshakes += 1
-        if session.resumed { resumptions += 1 }
+        context.counters.tlsHandshakes += 1
+        if session.resumed { context.counters.tlsResumptions += 1 }
         if session.certificateDatesUnchecked && !loggedDatesUnchecked {
           loggedDatesUnchecked = true
           context.log.start(.warning).append(
@@ -182,7 +176,7 @@ final class SecureChannels {
       case .wantRead: return .waitReadable
       case .wantWrite: return .waitWritable
       case .failed(let error):
-        refusals += 1
+        context.counters.tlsRefusals += 1
         backOff(upstream: upstream, now: now)
         logRefusal(error, upstream: upstream)
         return .refused

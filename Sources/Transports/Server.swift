@@ -45,6 +45,9 @@ public final class Server {
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
   var overrideProbes: OverrideProber
+  /// `metrics`: the scrape listener (worker 0) and the board every worker
+  /// publishes to (MetricsServer.swift); nil without `metrics`.
+  let metrics: MetricsServer?
   /// What the engine sends through; each engine call gets it `inout`.
   let environment: LoopEnvironment
 
@@ -76,7 +79,7 @@ public final class Server {
   /// make its own server after fork(2).
   public init(
     settings: Settings, upstreams: [UpstreamServer], listeners: Listeners, log: LogLine,
-    worker: Int = 0
+    worker: Int = 0, metrics metricsSetup: MetricsSetup? = nil
   ) throws(StartError) {
     self.worker = worker
     boundAddresses = listeners.addresses
@@ -131,6 +134,11 @@ public final class Server {
     routeMonitor = RouteMonitor()
     nftsets = NftSetSink(settings: settings, engine: engine, log: log)
     overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
+    if let metricsSetup {
+      metrics = MetricsServer(setup: metricsSetup, worker: worker, context: context)
+    } else {
+      metrics = nil
+    }
     environment = LoopEnvironment(
       context: context, udpClients: udpClients, tcpClients: tcpClients,
       udpUpstreams: udpUpstreams, tcpUpstreams: tcpUpstreams, httpdnsUpstreams: httpdnsUpstreams,
@@ -212,6 +220,7 @@ public final class Server {
         cacheFile.saveIfDue(now: now)
         localNameFiles?.poll()
         pollResolvConf(now: now, environment: &environment)
+        metrics?.housekeeping(now: now)
       }
     }
     answerPendingClients(environment: &environment)
@@ -268,6 +277,8 @@ public final class Server {
       }
     case .nftsetWriter:
       nftsets?.drainReplies()
+    case .metricsListener, .metricsClient:
+      metrics?.handle(event: event, token: token, now: now)
     case .overrideProbe:
       overrideProbes.handle(
         event: event, slot: slot, generation: Token.generation(token), now: now)
@@ -296,6 +307,7 @@ public final class Server {
     tcpUpstreams.closeAll()
     httpdnsUpstreams.closeAll()
     overrideProbes.closeAll()
+    metrics?.closeAll()
     routeMonitor?.close()
   }
 }

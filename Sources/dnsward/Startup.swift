@@ -17,6 +17,13 @@ func serve(_ settings: Settings, reload: ReloadSource) -> Int32 {
       .append(" but inflight and tcp-clients need ").append(decimal: descriptorsNeeded)
       .append("; queries past the limit get SERVFAIL").emit(.warning)
   }
+  // Before the fork: the board is shared by all workers (MetricsBoard.swift).
+  let metrics: MetricsSetup?
+  do {
+    metrics = try MetricsSetup.open(settings, workers: settings.workers, log: log)
+  } catch {
+    return 1
+  }
   let sets: [Listeners]
   do throws(Listeners.OpenError) {
     sets = try Listeners.open(settings.listen, workers: settings.workers)
@@ -42,7 +49,8 @@ func serve(_ settings: Settings, reload: ReloadSource) -> Int32 {
   let server: Server
   do {
     server = try Server(
-      settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker)
+      settings: settings, upstreams: upstreams, listeners: sets[worker], log: log, worker: worker,
+      metrics: metrics)
   } catch {
     if let reason = error.tlsReason {
       log.start(.error).append("cannot set up TLS: ").append(reason)

@@ -80,7 +80,9 @@
 #   workers        the mixed workload against `workers 2` (two processes
 #                  sharing the listener; forked, so they share the counter
 #                  file and the counts are their sum); 16 dnsperf clients so
-#                  that both get traffic in the warm-up
+#                  that both get traffic in the warm-up; with `metrics
+#                  PORT` (unless the binary has no metrics) scraped 20
+#                  times a second during the run, so the scrapes count too
 #
 # Why warm up: a process allocates a little the first time a path runs
 # (the host build's first query initializes the global defaultAllowPrefixes
@@ -397,6 +399,10 @@ NFT
         workers)
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
           echo "workers 2" >>"$WORK/$name.conf"
+          if has_metrics; then
+            take_port WORKERS_METRICS_PORT
+            echo "metrics 127.0.0.1:$WORKERS_METRICS_PORT" >>"$WORK/$name.conf"
+          fi
           ;;
         defended)
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
@@ -509,6 +515,47 @@ can_configure() {
   write_config "$WORK/check.conf" 1 1 "$WORK/check.cache"
   [ $# -eq 0 ] || echo "$1" >>"$WORK/check.conf"
   "$DNSWARD" --check "$WORK/check.conf" >/dev/null 2>&1
+}
+
+# has_metrics: whether the binary serves `metrics` (a firmware built with
+# -DDNSWARD_METRICS=OFF refuses a config with it at start-up).
+has_metrics() {
+  local output
+  printf 'listen 127.0.0.1:0\nmetrics 127.0.0.1:0\n' >"$WORK/metrics-probe.conf"
+  output=$(timeout 2 "$DNSWARD" --config "$WORK/metrics-probe.conf" 2>&1 || true)
+  ! grep -q "built without them" <<<"$output"
+}
+
+# start_scraper NAME: for the workers instance with metrics, GET /metrics
+# 20 times a second until stop_scraper; sets SCRAPER.
+start_scraper() {
+  SCRAPER=
+  [ "$1" = workers ] && [ -n "${WORKERS_METRICS_PORT:-}" ] || return 0
+  python3 - "$WORKERS_METRICS_PORT" "$WORK/$1.scrapes" <<'EOF' &
+import sys, time, urllib.request
+scrapes = 0
+while True:
+    with urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=5) as response:
+        assert response.status == 200 and b"dnsward_queries_total" in response.read()
+    scrapes += 1
+    open(sys.argv[2], "w").write(f"{scrapes}\n")
+    time.sleep(0.05)
+EOF
+  SCRAPER=$!
+  PIDS+=("$SCRAPER")
+}
+
+# stop_scraper WORKLOAD NAME: fails if a scrape failed (the scraper exited)
+# or none was made.
+stop_scraper() {
+  [ -n "$SCRAPER" ] || return 0
+  kill -0 "$SCRAPER" 2>/dev/null || fail "$1: a metrics scrape failed during the run"
+  kill "$SCRAPER" 2>/dev/null || true
+  wait "$SCRAPER" 2>/dev/null || true
+  local scrapes
+  scrapes=$(cat "$WORK/$2.scrapes" 2>/dev/null || echo 0)
+  [ "$scrapes" -gt 0 ] || fail "$1: no metrics scrape during the run"
+  echo "$1: $scrapes metrics scrapes during the run"
 }
 
 # --- query files -----------------------------------------------------------
@@ -635,8 +682,10 @@ measure() {
   read -r -a stats0 <<<"$(engine_stats "$port")"
   "$WORK/malloc-counter" "$WORK/$name.counters" arm 50
   read -r allocs0 frees0 bytes0 stacks0 <<<"$(counters "$name")"
+  start_scraper "$name"
   dnsperf_run "$port" "$mode" "$file" "$runs" "$WORK/$workload.dnsperf" "$@"
   read -r allocs1 frees1 bytes1 stacks1 <<<"$(counters "$name")"
+  stop_scraper "$workload" "$name"
   "$WORK/malloc-counter" "$WORK/$name.counters" disarm
   seconds=$((SECONDS - seconds))
   read -r -a stats1 <<<"$(engine_stats "$port")"
