@@ -5,7 +5,8 @@ import Platform
 
 /// The epoll loop: owns the pools of sockets and buffers, dispatches each
 /// readiness event to the pool whose socket it is, and drives the engine's
-/// timers and the housekeeping. Everything is allocated in `init`.
+/// timers and the housekeeping. Everything is allocated in `init`, and what
+/// a reload replaces, by the reload (Reload.swift), never by a query.
 ///
 /// Ownership: the server holds the context, every pool and the engine's
 /// environment; each pool holds the context only (LoopContext.swift), and
