@@ -10,6 +10,19 @@ final class HashTests: XCTestCase {
   static let message896 =
     "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"
 
+  func testSHA256() {
+    checkVectors(
+      SHA256.self, byteCount: 32,
+      empty: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+      abc: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+      message448: "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+      message896: "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+      millionA: "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+      pattern300: "04773f8726c81cafcfa1a09a82664b98b00d2021031a1715bca1154f2dad3472",
+      digestOfPrefixDigests: "3c9753cda0977fb999060d770c7f9a57e36d06694066435979186e4daefb5264"
+    )
+  }
+
   func testSHA512() {
     checkVectors(
       SHA512.self, byteCount: 64,
@@ -138,6 +151,13 @@ extension SHA512: HashUnderTest {
 }
 
 extension SHA384: HashUnderTest {
+  mutating func finalHexDigest() -> String { hexString(finalize()) }
+  static func hexDigest(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { hexString(hash($0)) }
+  }
+}
+
+extension SHA256: HashUnderTest {
   mutating func finalHexDigest() -> String { hexString(finalize()) }
   static func hexDigest(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { hexString(hash($0)) }
