@@ -60,11 +60,14 @@ final class ECDSAInputTests: XCTestCase {
 
   static let p384 = Case(
     curve: .p384, size: 48,
-    n: "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973",
-    p: "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff",
+    n:
+      "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973",
+    p:
+      "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffff",
     digest:
       "8674ba86f7b5bc5ac3aad7694101fab855e2ea164df18d3dadae6b3ab12d3e0f677745a456a03b45bf3557ce96b8ae0d",
-    key: "32c03e63b2933725e52ad0a4c57bdac66119b5d2af4ca645842f26245224914854884d1a2f985eb38ccd845a8b7f712b"
+    key:
+      "32c03e63b2933725e52ad0a4c57bdac66119b5d2af4ca645842f26245224914854884d1a2f985eb38ccd845a8b7f712b"
       + "c795904b38cfac8e77140d10011ee3e50e93256e53d1d6a0f2b2aa28f346f48fd7851e9175d3c651adda8954352cce76",
     signature:
       "d2f2ca9bb570e60bf01a3a55aaa6b059f105b173c1e8c12912b1a73a374c4783156a91f27fe96792095c2c4a779492ed"
@@ -92,7 +95,8 @@ final class ECDSAInputTests: XCTestCase {
       "c9e821b569d9d390a26167406d6d23d6070be242d765eb831625ceec4a0f473ef59f4e30e2817e6285bce2846f15f1a0",
     negatedGeneratorSignature:
       "2bb363f4243865b516c9cd68ee25b234d6821483cb3d11219694509f3f7bd99782bfda6d5603e4c5c1dfc6c67001ce7e"
-      + "f17a1b6791177526be6d2c83837cffa2860469ee705ac4868416a71a1294fbad8749d892f7e0b30350858c645ad519aa")
+      + "f17a1b6791177526be6d2c83837cffa2860469ee705ac4868416a71a1294fbad8749d892f7e0b30350858c645ad519aa"
+  )
 
   func verify(_ test: Case, _ digest: [UInt8], _ signature: [UInt8], _ key: [UInt8]) -> Bool {
     verifyECDSA(test.curve, digest: digest, signature: signature, publicKey: key)
