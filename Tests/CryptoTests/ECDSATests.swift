@@ -139,6 +139,35 @@ final class ECDSATests: XCTestCase {
       ])
   }
 
+  /// The digests above are this module's SHA-256 and SHA-384 of the message, as a
+  /// DNSSEC validator computes them before it verifies (RFC 6605 §4).
+  func testDigestsOfTheMessageVerify() {
+    let message = Array("123400".utf8)
+    let digest256 = message.withUnsafeBytes { SHA256.hash($0) }
+    let digest384 = message.withUnsafeBytes { SHA384.hash($0) }
+    var bytes256: [UInt8] = []
+    for index in 0..<32 { bytes256.append(digest256[index]) }
+    var bytes384: [UInt8] = []
+    for index in 0..<48 { bytes384.append(digest384[index]) }
+    XCTAssertEqual(hexString(bytes256), Self.digest256)
+    XCTAssertEqual(hexString(bytes384), Self.digest384)
+    XCTAssertTrue(
+      verifyECDSA(
+        .p256, digest: bytes256,
+        signature: hexBytes(
+          "2ba3a8be6b94d5ec80a6d9d1190a436effe50d85a1eee859b8cc6af9bd5c2e18"
+            + "4cd60b855d442f5b3c7b11eb6c4e0ae7525fe710fab9aa7c77a67f79e6fadd76"),
+        publicKey: hexBytes(Self.key256)))
+    XCTAssertTrue(
+      verifyECDSA(
+        .p384, digest: bytes384,
+        signature: hexBytes(
+          "12b30abef6b5476fe6b612ae557c0425661e26b44b1bfe19daf2ca28e3113083ba8e4ae4cc45a0320abd3394f1c548d7"
+            + "1840da9fc1d2f8f8900cf485d5413b8c2574ee3a8d4ca03995ca30240e09513805bf6209b58ac7aa9cff54eecd82b9f1"
+        ),
+        publicKey: hexBytes(Self.key384)))
+  }
+
   // MARK: Wycheproof, P-384 with SHA-384
 
   /// SHA-384 of the message 313233343030 ("123400").
