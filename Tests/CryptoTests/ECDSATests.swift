@@ -24,11 +24,10 @@ func verifyECDSA(_ curve: ECDSACurve, digest: [UInt8], signature: [UInt8], publi
 }
 
 /// ECDSA P-256/SHA-256 and P-384/SHA-384 verification (RFC 6605, FIPS 186-5 §6.4.2)
-/// against Wycheproof's ecdsa_secp256r1_sha256_p1363_test and
-/// ecdsa_secp384r1_sha384_p1363_test (P1363 signatures are r || s, as in RFC 6605 §4;
-/// keys are the "uncompressed" point without its 0x04) and against cases made for the
-/// checks FIPS 186-5 §6.4.2 asks for. Digests are the SHA-256 or SHA-384 of the
-/// vector's message, computed beforehand.
+/// against the signed examples of RFC 6605 §6 and against Wycheproof's
+/// ecdsa_secp256r1_sha256_p1363_test and ecdsa_secp384r1_sha384_p1363_test (P1363
+/// signatures are r || s, as in RFC 6605 §4; keys are the "uncompressed" point without
+/// its 0x04). The Wycheproof digests are the SHA-256 or SHA-384 of the vector's message.
 final class ECDSATests: XCTestCase {
   struct Vector {
     /// Wycheproof's tcId and comment.
@@ -52,6 +51,54 @@ final class ECDSATests: XCTestCase {
       XCTAssertEqual(
         verify(curve, vector.digest, vector.signature, vector.publicKey), vector.valid,
         vector.name)
+    }
+  }
+
+  // MARK: RFC 6605 §6.1 and §6.2
+
+  /// The data RFC 4034 §3.1.8.1 signs for the RRSIG over www.example.net. 3600 IN A
+  /// 192.0.2.1 in the examples of RFC 6605 §6: the RRSIG RDATA without its signature
+  /// (type A, algorithm, 3 labels, TTL 3600, expiration, inception, key tag, signer
+  /// example.net.), then the record in canonical form.
+  func signedData(algorithm: UInt8, times: String, keyTag: String, address: UInt8) -> [UInt8] {
+    hexBytes("0001") + [algorithm] + hexBytes("0300000e10" + times + keyTag)
+      + hexBytes("076578616d706c65036e657400")
+      + hexBytes("03777777076578616d706c65036e6574000001000100000e100004c00002")
+      + [address]
+  }
+
+  func testRFC6605Examples() {
+    let key256 = hexBytes(
+      "1a88c88615d437fbb8bf9e1942a1929f28562706ae6c2bd399e7b1bfb6d1e9e7"
+        + "5b92b4aa42917ae1c61b701ef035c3fe7be3009cbafe5a2f71316c902dcf0d00")
+    let signature256 = hexBytes(
+      "ab1eb02d8aa687e97da0229337aa8873e6f0eb26be289f28333d183f5d3b7a95"
+        + "c0c869adfb748daee3c5286eed6682c12e5533186baced9c26c167a9ebae950b")
+    let key384 = hexBytes(
+      "c4a61a36159d18e7c9fa73eb2fcfdaae4c1fd8463730327e484aca8af0554ae9b5c3f7a0b17bd2003b4d261c9e9b9442"
+        + "3a9810e8af17d43452124adb610f8e07ebfcfee5f8e4d07063cae9eb917a1a5babf08fe695536017a5bfa93237ee6e34"
+    )
+    let signature384 = hexBytes(
+      "fcbe610ca22f183c88d5f700457df3eb9aab98fb15cfbdd00f532be4212a3a22cff79871428baeae81827993afcc56b1"
+        + "b13f0696bef885b6af44a6b224dbb2742bb35934923ddcfbc27a972f96dd709ceeb1d9c8d1148c44ec71c068a959c266"
+    )
+    // The address as signed (192.0.2.1), then as a forger would have it (192.0.2.2).
+    for (address, valid) in [(UInt8(1), true), (2, false)] {
+      let data256 = signedData(
+        algorithm: 13, times: "4c88b1374c63c737", keyTag: "d960", address: address)
+      let digest256 = data256.withUnsafeBytes { SHA256.hash($0) }
+      var bytes256: [UInt8] = []
+      for index in 0..<32 { bytes256.append(digest256[index]) }
+      XCTAssertEqual(
+        verifyECDSA(.p256, digest: bytes256, signature: signature256, publicKey: key256), valid)
+
+      let data384 = signedData(
+        algorithm: 14, times: "4c88b4e94c63cae9", keyTag: "2a13", address: address)
+      let digest384 = data384.withUnsafeBytes { SHA384.hash($0) }
+      var bytes384: [UInt8] = []
+      for index in 0..<48 { bytes384.append(digest384[index]) }
+      XCTAssertEqual(
+        verifyECDSA(.p384, digest: bytes384, signature: signature384, publicKey: key384), valid)
     }
   }
 
