@@ -199,11 +199,41 @@ final class ECDSAInputTests: XCTestCase {
     XCTAssertFalse(verify(test, digest, hexBytes(test.negatedGeneratorSignature), generator))
   }
 
+  /// Arbitrary bytes as r || s (some ≥ n), as the key, or both: never accepted, never a
+  /// trap. The generator is a fixed xorshift so a failure repeats.
+  func checkArbitraryBytes(_ test: Case) {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func nextBytes(_ count: Int) -> [UInt8] {
+      (0..<count).map { _ in
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return UInt8(truncatingIfNeeded: state >> 24)
+      }
+    }
+    let digest = hexBytes(test.digest)
+    let key = hexBytes(test.key)
+    let signature = hexBytes(test.signature)
+    for round in 0..<8 {
+      var randomSignature = nextBytes(2 * test.size)
+      // Every other round the top bytes are 0xFF, so r and s are mostly ≥ n.
+      if round % 2 == 1 {
+        randomSignature[0] = 0xFF
+        randomSignature[test.size] = 0xFF
+      }
+      XCTAssertFalse(verify(test, digest, randomSignature, key), "round \(round)")
+      XCTAssertFalse(verify(test, digest, signature, nextBytes(2 * test.size)), "round \(round)")
+      XCTAssertFalse(
+        verify(test, nextBytes(test.size), randomSignature, nextBytes(2 * test.size)))
+    }
+  }
+
   func testP256() {
     checkValidAndChanged(Self.p256)
     checkLengths(Self.p256)
     checkRanges(Self.p256)
     checkSpecialKeys(Self.p256)
+    checkArbitraryBytes(Self.p256)
   }
 
   func testP384() {
@@ -211,6 +241,7 @@ final class ECDSAInputTests: XCTestCase {
     checkLengths(Self.p384)
     checkRanges(Self.p384)
     checkSpecialKeys(Self.p384)
+    checkArbitraryBytes(Self.p384)
   }
 
   /// Inputs of one curve given to the other are the wrong length.
