@@ -34,41 +34,73 @@ struct BigUnsigned {
   func bigEndianByte(_ index: Int, byteCount: Int) -> UInt8 {
     let position = byteCount - 1 - index  // from the least significant byte
     guard position >= 0, position < Self.maximumLimbs * 8 else { return 0 }
-    return UInt8(truncatingIfNeeded: limbs[position >> 3] >> UInt64((position & 7) * 8))
+    return withLimbs(Self.maximumLimbs) {
+      UInt8(truncatingIfNeeded: $0[position >> 3] >> UInt64((position & 7) * 8))
+    }
   }
 
   /// Whether self < other, comparing the low `limbCount` limbs.
   func isLess(than other: BigUnsigned, limbCount: Int) -> Bool {
-    var index = limbCount - 1
+    withLimbs(limbCount) { x in other.withLimbs(limbCount) { y in Self.isLess(x, y) } }
+  }
+
+  /// self -= other modulo 2^(64·limbCount).
+  mutating func subtract(_ other: BigUnsigned, limbCount: Int) {
+    withMutableLimbs(limbCount) { x in other.withLimbs(limbCount) { y in Self.subtract(y, from: x) }
+    }
+  }
+
+  /// self = 2·self modulo 2^(64·limbCount); true if a bit was shifted out of the top limb.
+  mutating func double(limbCount: Int) -> Bool {
+    withMutableLimbs(limbCount) { limbs in
+      var carry: UInt64 = 0
+      for index in limbs.indices {
+        let limb = limbs[index]
+        limbs[index] = limb << 1 | carry
+        carry = limb >> 63
+      }
+      return carry != 0
+    }
+  }
+
+  // The limbs are reached through buffer pointers: reading an element of an InlineArray
+  // stored in a struct can copy the whole array, 512 bytes, on each access.
+
+  /// body(the low `count` limbs), for count ≤ maximumLimbs.
+  func withLimbs<Result>(_ count: Int, _ body: (UnsafeBufferPointer<UInt64>) -> Result) -> Result {
+    limbs.span.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<count])) }
+  }
+
+  /// body(the low `count` limbs, writable), for count ≤ maximumLimbs.
+  mutating func withMutableLimbs<Result>(
+    _ count: Int, _ body: (UnsafeMutableBufferPointer<UInt64>) -> Result
+  ) -> Result {
+    var span = limbs.mutableSpan
+    return span.withUnsafeMutableBufferPointer {
+      body(UnsafeMutableBufferPointer(rebasing: $0[..<count]))
+    }
+  }
+
+  /// x < y, for limb buffers of the same length.
+  static func isLess(_ x: UnsafeBufferPointer<UInt64>, _ y: UnsafeBufferPointer<UInt64>) -> Bool {
+    var index = x.count - 1
     while index >= 0 {
-      if limbs[index] != other.limbs[index] { return limbs[index] < other.limbs[index] }
+      if x[index] != y[index] { return x[index] < y[index] }
       index -= 1
     }
     return false
   }
 
-  /// self -= other modulo 2^(64·limbCount); true if it borrowed (other was larger).
-  @discardableResult
-  mutating func subtract(_ other: BigUnsigned, limbCount: Int) -> Bool {
+  /// x -= y modulo 2^(64·count), for limb buffers of the same length.
+  static func subtract(_ y: UnsafeBufferPointer<UInt64>, from x: UnsafeMutableBufferPointer<UInt64>)
+  {
     var borrow = false
-    for index in 0..<limbCount {
-      let (difference, borrowed) = limbs[index].subtractingReportingOverflow(other.limbs[index])
+    for index in x.indices {
+      let (difference, borrowed) = x[index].subtractingReportingOverflow(y[index])
       let (result, borrowedAgain) = difference.subtractingReportingOverflow(borrow ? 1 : 0)
-      limbs[index] = result
+      x[index] = result
       borrow = borrowed || borrowedAgain
     }
-    return borrow
-  }
-
-  /// self = 2·self modulo 2^(64·limbCount); true if a bit was shifted out of the top limb.
-  mutating func double(limbCount: Int) -> Bool {
-    var carry: UInt64 = 0
-    for index in 0..<limbCount {
-      let limb = limbs[index]
-      limbs[index] = limb << 1 | carry
-      carry = limb >> 63
-    }
-    return carry != 0
   }
 }
 
@@ -129,33 +161,47 @@ struct MontgomeryModulus {
     }
   }
 
-  /// a·b·R⁻¹ mod n, for a, b < n; the result is < n. Coarsely integrated operand scanning
-  /// (CIOS): for each limb of b, add a·b[i], then add the multiple of n that clears the low
-  /// limb and drop that limb. t stays below 2n, so one subtraction reduces it at the end.
+  /// a·b·R⁻¹ mod n, for a, b < n; the result is < n.
   func multiply(_ a: BigUnsigned, _ b: BigUnsigned) -> BigUnsigned {
     var t = BigUnsigned()
+    t.withMutableLimbs(limbCount) { t in
+      a.withLimbs(limbCount) { a in
+        b.withLimbs(limbCount) { b in
+          modulus.withLimbs(limbCount) { n in montgomeryProduct(a, b, n, into: t) }
+        }
+      }
+    }
+    return t
+  }
+
+  /// t = a·b·R⁻¹ mod n, t zero on entry. Coarsely integrated operand scanning (CIOS): for
+  /// each limb of b, add a·b[i], then add the multiple of n that clears the low limb and
+  /// drop that limb. t stays below 2n, so one subtraction reduces it at the end.
+  private func montgomeryProduct(
+    _ a: UnsafeBufferPointer<UInt64>, _ b: UnsafeBufferPointer<UInt64>,
+    _ n: UnsafeBufferPointer<UInt64>, into t: UnsafeMutableBufferPointer<UInt64>
+  ) {
     var tHigh: UInt64 = 0  // limb limbCount of t
     for i in 0..<limbCount {
-      let bLimb = b.limbs[i]
+      let bLimb = b[i]
       var carry: UInt64 = 0
       for j in 0..<limbCount {
-        (carry, t.limbs[j]) = multiplyAdd(a.limbs[j], bLimb, t.limbs[j], carry)
+        (carry, t[j]) = multiplyAdd(a[j], bLimb, t[j], carry)
       }
       let (sum, overflow) = tHigh.addingReportingOverflow(carry)
       let tTop: UInt64 = overflow ? 1 : 0  // limb limbCount + 1 of t
-      let m = t.limbs[0] &* negativeInverse
-      carry = multiplyAdd(m, modulus.limbs[0], t.limbs[0], 0).high
+      let m = t[0] &* negativeInverse
+      carry = multiplyAdd(m, n[0], t[0], 0).high
       for j in 1..<limbCount {
-        (carry, t.limbs[j - 1]) = multiplyAdd(m, modulus.limbs[j], t.limbs[j], carry)
+        (carry, t[j - 1]) = multiplyAdd(m, n[j], t[j], carry)
       }
       let (shiftedSum, shiftedOverflow) = sum.addingReportingOverflow(carry)
-      t.limbs[limbCount - 1] = shiftedSum
+      t[limbCount - 1] = shiftedSum
       tHigh = tTop + (shiftedOverflow ? 1 : 0)
     }
-    if tHigh != 0 || !t.isLess(than: modulus, limbCount: limbCount) {
-      t.subtract(modulus, limbCount: limbCount)
+    if tHigh != 0 || !BigUnsigned.isLess(UnsafeBufferPointer(t), n) {
+      BigUnsigned.subtract(n, from: t)
     }
-    return t
   }
 
   /// x·R mod n, for x < n.
