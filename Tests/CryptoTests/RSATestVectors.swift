@@ -35,6 +35,23 @@ func verifyRSA(
   }
 }
 
+/// The hash of `message` that `kind` names, by this module's SHA-1, SHA-256 or SHA-512.
+func digest(of message: [UInt8], _ kind: RSADigestKind) -> [UInt8] {
+  message.withUnsafeBytes { message in
+    switch kind {
+    case .sha1: bytes(of: SHA1.hash(message))
+    case .sha256: bytes(of: SHA256.hash(message))
+    case .sha512: bytes(of: SHA512.hash(message))
+    }
+  }
+}
+
+func bytes<let count: Int>(of digest: InlineArray<count, UInt8>) -> [UInt8] {
+  var bytes: [UInt8] = []
+  for index in digest.indices { bytes.append(digest[index]) }
+  return bytes
+}
+
 /// The bytes of hex text given in pieces (so that long numbers fit on lines).
 func joinedHex(_ pieces: String...) -> [UInt8] { hexBytes(pieces.joined()) }
 

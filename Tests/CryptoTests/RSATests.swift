@@ -15,6 +15,20 @@ final class RSATests: XCTestCase {
     XCTAssertTrue(RSAVectors.rsa1024LongExponentSHA256.verifies)
   }
 
+  func testSignaturesOverTheHashedMessageVerify() {
+    let message = Array("dnsward RSA test".utf8)
+    for vector in [
+      RSAVectors.rsa1024SHA1, RSAVectors.rsa2048SHA256, RSAVectors.rsa4096SHA512,
+    ] {
+      var hashed = vector
+      hashed.digest = digest(of: message, vector.kind)
+      XCTAssertEqual(hashed.digest, vector.digest)
+      XCTAssertTrue(hashed.verifies)
+      hashed.digest = digest(of: message + [0x0A], vector.kind)
+      XCTAssertFalse(hashed.verifies)
+    }
+  }
+
   func testLeadingZerosOfModulusAndExponentAreAllowed() {
     var vector = RSAVectors.rsa2048SHA256
     vector.modulus.insert(contentsOf: [0, 0, 0], at: 0)

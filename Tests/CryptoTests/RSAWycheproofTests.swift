@@ -1,9 +1,9 @@
 // RSASSA-PKCS1-v1_5 verification against a selection of Wycheproof's vectors (files
 // rsa_signature_2048_sha256_test.json and rsa_signature_4096_sha512_test.json of the
-// Wycheproof project), each named by file, tcId and comment. Wycheproof's "acceptable"
-// legacy encodings (DigestInfo without the NULL parameters) are rejected here: RFC 8017
-// §8.2.2 compares with the one encoding §9.2 defines. Its "acceptable" small-exponent
-// cases (e = 3) are correct signatures and verify.
+// Wycheproof project), each named by file, tcId and comment, with its message hashed by
+// this module. Wycheproof's "acceptable" legacy encodings (DigestInfo without the NULL
+// parameters) are refused here: RFC 8017 §8.2.2 compares with the one encoding §9.2
+// defines. Its "acceptable" small-exponent cases (e = 3) are correct signatures and verify.
 
 import Crypto
 import XCTest
@@ -17,7 +17,7 @@ struct WycheproofCase {
   var exponent: [UInt8]
   var kind: RSADigestKind
   var signature: [UInt8]
-  var digest: [UInt8]
+  var message: [UInt8]
 }
 
 final class RSAWycheproofTests: XCTestCase {
@@ -25,7 +25,7 @@ final class RSAWycheproofTests: XCTestCase {
     for vector in Self.cases {
       let verified = verifyRSA(
         signature: vector.signature, modulus: vector.modulus, exponent: vector.exponent,
-        digest: vector.digest, kind: vector.kind)
+        digest: digest(of: vector.message, vector.kind), kind: vector.kind)
       XCTAssertEqual(
         verified, vector.valid, "\(vector.file) tcId \(vector.tcId): \(vector.comment)")
     }
@@ -79,9 +79,7 @@ final class RSAWycheproofTests: XCTestCase {
         "708e9c3c23feff5febaf0c8ebca5750b54e3e6e99a3e876b396f27860b7f3ec4e9191703c6332d944f6f",
         "69751167680c79c4f6b57f1cc8755d24b6ec158ccdbacdb23107a33cb6b332516c13274d1f9dccc21dce",
         "d869e486"),
-      // SHA-256 of msg ""
-      digest: joinedHex(
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")),
+      message: joinedHex("")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 3, comment: "", valid: true,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -93,9 +91,7 @@ final class RSAWycheproofTests: XCTestCase {
         "7dd3e1d99c36bc560da3c9067df99fcaf818941f72588be33032bad22caf6704223bb114d575b6d02d9d",
         "222b580005d930e8f40cce9f672eebb634a20177d84351627964b83f2053d736a84ab1a005f63bd5ba94",
         "3de6205c"),
-      // SHA-256 of msg "54657374"
-      digest: joinedHex(
-        "532eaabd9574880dbf76b9b8cc00832c20a6ec113d682299550d7a6e0f345e25")),
+      message: joinedHex("54657374")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 8, comment: "Legacy:missing NULL", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -107,9 +103,7 @@ final class RSAWycheproofTests: XCTestCase {
         "4817ba2cad283757de35dfb149f2835f60cb03ff155524a57f78b148feceb84cd20b0ae22e3e48f433fb",
         "d9bfd60be8afec93165ee0310be961d3695f309d031320c830aa6ba08b5a51d943797097c57630be391b",
         "d23736cc"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 208, comment: "modify first byte of digest",
       valid: false,
@@ -122,9 +116,7 @@ final class RSAWycheproofTests: XCTestCase {
         "6e8554bb990ac89da7e49b4bc086438be7670a5f9b1871491e2ae8a23f06ca3e7b87a7fb87ed0bb5e6fd",
         "64ad6f1af7b8514115af4e9ae53e35ebe90a5912c45d6dc3aa4b9c7c46a3b4d20ec48a7fae3a5ef8981e",
         "965dfcef"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 212, comment: "wrong hash in padding",
       valid: false,
@@ -137,9 +129,7 @@ final class RSAWycheproofTests: XCTestCase {
         "88dba96ef52744e22fb7257af1538e3ffc4e2d9ac9101d6f71bc2f5aab71ddcc73a6c635500fa0a9174d",
         "25ebcc85dcd7dd85a7d2e8d3138effd171176bbdf23296ba3df630ee42185720ec141ceeaed1681a6ad0",
         "c156e099"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 221,
       comment: "using PKCS#1 encryption padding: 0002ff...00<asn wrapped hash>", valid: false,
@@ -152,9 +142,7 @@ final class RSAWycheproofTests: XCTestCase {
         "88f21927f4f8e81fc96cdefe82e735c9a34708d5f225e462340a4c71dff89da993e821972b8ac963aa8a",
         "73271e602c6f23ecf1f696bbfb3a2bea774b1c058cd8a3fbd8a4a73ddc31a607c9fed0052e3f78766f71",
         "dce75773"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 225,
       comment: "invalid PKCS#1 signature padding: 0001ff...ee00", valid: false,
@@ -167,9 +155,7 @@ final class RSAWycheproofTests: XCTestCase {
         "55417295b6f6798734df67e739e54d3092de4f476cc0f65aac6950631081df1116097a7f6a9d00a1afbe",
         "0ce6b2bd32ef22acc95219f05df9fb7e9a8b391e6277cffeda298bf094730f5663172183dc5842056de3",
         "6137ee90"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 226,
       comment: "PKCS#1 padding too short: 000001ff...", valid: false,
@@ -182,17 +168,13 @@ final class RSAWycheproofTests: XCTestCase {
         "458389166364c1a81254e8684b37209579c8d32c3cb02ae6e319e12c30c84422df2e82f99fbe37864f6b",
         "add947b4785011a93562de2a55c562335afa67b0853e725f2c91f0f49b2a28bb32bd179d928ec37428c4",
         "1bf631cd"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 227, comment: "CVE-2017-11185: signature=n",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: Array(wycheproof2048Modulus.dropFirst()),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 228,
       comment: "the signature is 2 bytes too long", valid: false,
@@ -205,17 +187,13 @@ final class RSAWycheproofTests: XCTestCase {
         "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d50000"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 229, comment: "the signature is empty",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: joinedHex(""),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 230, comment: "the signature has value 0",
       valid: false,
@@ -228,9 +206,7 @@ final class RSAWycheproofTests: XCTestCase {
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "00000000"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 231, comment: "the signature has value 1",
       valid: false,
@@ -243,9 +219,7 @@ final class RSAWycheproofTests: XCTestCase {
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "00000001"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 233, comment: "the signature has value n-1",
       valid: false,
@@ -258,9 +232,7 @@ final class RSAWycheproofTests: XCTestCase {
         "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d4"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 234, comment: "the signature has value n+1",
       valid: false,
@@ -273,9 +245,7 @@ final class RSAWycheproofTests: XCTestCase {
         "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d6"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 235, comment: "the signature has value -1",
       valid: false,
@@ -288,9 +258,7 @@ final class RSAWycheproofTests: XCTestCase {
         "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
         "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
         "ffffffff"),
-      // SHA-256 of msg "313233343030"
-      digest: joinedHex(
-        "bb5a52f42f9c9261ed4361f59422a1e30036e7c32b270c8807a419feca605023")),
+      message: joinedHex("313233343030")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 239, comment: "short signature", valid: true,
       modulus: wycheproof2048Exponent3ModulusA, exponent: [3], kind: .sha256,
@@ -302,9 +270,7 @@ final class RSAWycheproofTests: XCTestCase {
         "00000989e7ff72e67e680bd21d5f966e4ad8a48c3592dbacc4a2f035b4ef4d17a2f25f8a9fef7e78eb99",
         "d76d68629ed02d67c43c4b7ec8c3badc32e3d0a524c326537739b0fde156723b27c23ae2b09895e470c6",
         "4d700f5c"),
-      // SHA-256 of msg "33363730"
-      digest: joinedHex(
-        "9385aabddf6b3fe60d2955cb9303e9354b775e8fab2f95cb72ecf3553c64633a")),
+      message: joinedHex("33363730")),
     WycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 240, comment: "signature is close to n",
       valid: true,
@@ -317,9 +283,7 @@ final class RSAWycheproofTests: XCTestCase {
         "a240b8bf4bb1a6d0616fd5be2f081dc9ef741a9a4ae7274418b791432de470c4556463108388e8e8ed5d",
         "cebf3558e4650c2ac97c86fa682176f09b5dd8cfbf15d19c3fe4f961f4607c12cb3dfad9b6a0e59c92fa",
         "a1fc8622"),
-      // SHA-256 of msg "32353934"
-      digest: joinedHex(
-        "8f87edbf7e3fbfba22df722036c493b7b8f35321b7d147f22c4789a9d0a4cbc1")),
+      message: joinedHex("32353934")),
     WycheproofCase(
       file: "rsa_signature_4096_sha512_test", tcId: 1, comment: "", valid: true,
       modulus: wycheproof4096Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha512,
@@ -337,10 +301,7 @@ final class RSAWycheproofTests: XCTestCase {
         "cf6ee08a77485746306ed987eebaae2baa544b543b5afe143e4122ade5adfa4fd463a246f29482dce7a5",
         "1573aa18fce87f7edde842e7f21ff9e40c4101b922616ee4c14ea1af3c4d417fe8876af381027d837fc4",
         "0dc684e81b9eecd4"),
-      // SHA-512 of msg ""
-      digest: joinedHex(
-        "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff83",
-        "18d2877eec2f63b931bd47417a81a538327af927da3e")),
+      message: joinedHex("")),
     WycheproofCase(
       file: "rsa_signature_4096_sha512_test", tcId: 8, comment: "Legacy:missing NULL", valid: false,
       modulus: wycheproof4096Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha512,
@@ -358,9 +319,6 @@ final class RSAWycheproofTests: XCTestCase {
         "f32b42379085b461eaee65de85ef2fbdce1d0dc39120f5670ee2ba5b12902878d2eae39290909dc55d64",
         "d1d6b03cfb4b144dab9e7bd8cbfe8500576e1a9f300818abce002ffedb4e8f2f0f58eab36f5c81929b50",
         "578d4ca3626b87fe"),
-      // SHA-512 of msg "313233343030"
-      digest: joinedHex(
-        "43f800fbeaf9238c58af795bcdad04bc49cd850c394d3382953356b023210281757b30e19218a37cbd61",
-        "2086fbc158caa8b4e1acb2ec00837e5d941f342fb3cc")),
+      message: joinedHex("313233343030")),
   ]
 }
