@@ -46,7 +46,8 @@ struct BigUnsigned {
 
   /// self -= other modulo 2^(64·limbCount).
   mutating func subtract(_ other: BigUnsigned, limbCount: Int) {
-    withMutableLimbs(limbCount) { x in other.withLimbs(limbCount) { y in Self.subtract(y, from: x) }
+    withMutableLimbs(limbCount) { x in
+      other.withLimbs(limbCount) { y in Self.subtract(y, from: x) }
     }
   }
 
