@@ -36,7 +36,7 @@ func verifyRSA(
 }
 
 /// The hash of `message` that `kind` names, by this module's SHA-1, SHA-256 or SHA-512.
-func digest(of message: [UInt8], _ kind: RSADigestKind) -> [UInt8] {
+func rsaDigest(of message: [UInt8], _ kind: RSADigestKind) -> [UInt8] {
   message.withUnsafeBytes { message in
     switch kind {
     case .sha1: bytes(of: SHA1.hash(message))
@@ -46,7 +46,7 @@ func digest(of message: [UInt8], _ kind: RSADigestKind) -> [UInt8] {
   }
 }
 
-func bytes<let count: Int>(of digest: InlineArray<count, UInt8>) -> [UInt8] {
+private func bytes<let count: Int>(of digest: InlineArray<count, UInt8>) -> [UInt8] {
   var bytes: [UInt8] = []
   for index in digest.indices { bytes.append(digest[index]) }
   return bytes

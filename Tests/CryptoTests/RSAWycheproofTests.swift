@@ -8,7 +8,7 @@
 import Crypto
 import XCTest
 
-struct WycheproofCase {
+struct RSAWycheproofCase {
   var file: StaticString
   var tcId: Int
   var comment: StaticString
@@ -25,7 +25,7 @@ final class RSAWycheproofTests: XCTestCase {
     for vector in Self.cases {
       let verified = verifyRSA(
         signature: vector.signature, modulus: vector.modulus, exponent: vector.exponent,
-        digest: digest(of: vector.message, vector.kind), kind: vector.kind)
+        digest: rsaDigest(of: vector.message, vector.kind), kind: vector.kind)
       XCTAssertEqual(
         verified, vector.valid, "\(vector.file) tcId \(vector.tcId): \(vector.comment)")
     }
@@ -67,8 +67,8 @@ final class RSAWycheproofTests: XCTestCase {
     "eaf98e3c95b4b60e79ef4a3093feec543703422ba74a118511c2193b54fe8b633866ed2c705ccbc6e7d9d365",
     "6809ec3d3356e7400a9648ec37505041e3e31af1c02eefe924a67047d3")
 
-  static let cases: [WycheproofCase] = [
-    WycheproofCase(
+  static let cases: [RSAWycheproofCase] = [
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 1, comment: "", valid: true,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: joinedHex(
@@ -80,7 +80,7 @@ final class RSAWycheproofTests: XCTestCase {
         "69751167680c79c4f6b57f1cc8755d24b6ec158ccdbacdb23107a33cb6b332516c13274d1f9dccc21dce",
         "d869e486"),
       message: joinedHex("")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 3, comment: "", valid: true,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: joinedHex(
@@ -92,7 +92,7 @@ final class RSAWycheproofTests: XCTestCase {
         "222b580005d930e8f40cce9f672eebb634a20177d84351627964b83f2053d736a84ab1a005f63bd5ba94",
         "3de6205c"),
       message: joinedHex("54657374")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 8, comment: "Legacy:missing NULL", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: joinedHex(
@@ -104,7 +104,7 @@ final class RSAWycheproofTests: XCTestCase {
         "d9bfd60be8afec93165ee0310be961d3695f309d031320c830aa6ba08b5a51d943797097c57630be391b",
         "d23736cc"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 208, comment: "modify first byte of digest",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -117,7 +117,7 @@ final class RSAWycheproofTests: XCTestCase {
         "64ad6f1af7b8514115af4e9ae53e35ebe90a5912c45d6dc3aa4b9c7c46a3b4d20ec48a7fae3a5ef8981e",
         "965dfcef"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 212, comment: "wrong hash in padding",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -130,7 +130,7 @@ final class RSAWycheproofTests: XCTestCase {
         "25ebcc85dcd7dd85a7d2e8d3138effd171176bbdf23296ba3df630ee42185720ec141ceeaed1681a6ad0",
         "c156e099"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 221,
       comment: "using PKCS#1 encryption padding: 0002ff...00<asn wrapped hash>", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -143,7 +143,7 @@ final class RSAWycheproofTests: XCTestCase {
         "73271e602c6f23ecf1f696bbfb3a2bea774b1c058cd8a3fbd8a4a73ddc31a607c9fed0052e3f78766f71",
         "dce75773"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 225,
       comment: "invalid PKCS#1 signature padding: 0001ff...ee00", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -156,7 +156,7 @@ final class RSAWycheproofTests: XCTestCase {
         "0ce6b2bd32ef22acc95219f05df9fb7e9a8b391e6277cffeda298bf094730f5663172183dc5842056de3",
         "6137ee90"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 226,
       comment: "PKCS#1 padding too short: 000001ff...", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -169,13 +169,13 @@ final class RSAWycheproofTests: XCTestCase {
         "add947b4785011a93562de2a55c562335afa67b0853e725f2c91f0f49b2a28bb32bd179d928ec37428c4",
         "1bf631cd"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 227, comment: "CVE-2017-11185: signature=n",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: Array(wycheproof2048Modulus.dropFirst()),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 228,
       comment: "the signature is 2 bytes too long", valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -188,13 +188,13 @@ final class RSAWycheproofTests: XCTestCase {
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d50000"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 229, comment: "the signature is empty",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
       signature: joinedHex(""),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 230, comment: "the signature has value 0",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -207,7 +207,7 @@ final class RSAWycheproofTests: XCTestCase {
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "00000000"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 231, comment: "the signature has value 1",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -220,7 +220,7 @@ final class RSAWycheproofTests: XCTestCase {
         "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         "00000001"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 233, comment: "the signature has value n-1",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -233,7 +233,7 @@ final class RSAWycheproofTests: XCTestCase {
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d4"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 234, comment: "the signature has value n+1",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -246,7 +246,7 @@ final class RSAWycheproofTests: XCTestCase {
         "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
         "f742b9d6"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 235, comment: "the signature has value -1",
       valid: false,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
@@ -259,7 +259,7 @@ final class RSAWycheproofTests: XCTestCase {
         "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
         "ffffffff"),
       message: joinedHex("313233343030")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 239, comment: "short signature", valid: true,
       modulus: wycheproof2048Exponent3ModulusA, exponent: [3], kind: .sha256,
       signature: joinedHex(
@@ -271,7 +271,7 @@ final class RSAWycheproofTests: XCTestCase {
         "d76d68629ed02d67c43c4b7ec8c3badc32e3d0a524c326537739b0fde156723b27c23ae2b09895e470c6",
         "4d700f5c"),
       message: joinedHex("33363730")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 240, comment: "signature is close to n",
       valid: true,
       modulus: wycheproof2048Exponent3ModulusB, exponent: [3], kind: .sha256,
@@ -284,7 +284,7 @@ final class RSAWycheproofTests: XCTestCase {
         "cebf3558e4650c2ac97c86fa682176f09b5dd8cfbf15d19c3fe4f961f4607c12cb3dfad9b6a0e59c92fa",
         "a1fc8622"),
       message: joinedHex("32353934")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_4096_sha512_test", tcId: 1, comment: "", valid: true,
       modulus: wycheproof4096Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha512,
       signature: joinedHex(
@@ -302,7 +302,7 @@ final class RSAWycheproofTests: XCTestCase {
         "1573aa18fce87f7edde842e7f21ff9e40c4101b922616ee4c14ea1af3c4d417fe8876af381027d837fc4",
         "0dc684e81b9eecd4"),
       message: joinedHex("")),
-    WycheproofCase(
+    RSAWycheproofCase(
       file: "rsa_signature_4096_sha512_test", tcId: 8, comment: "Legacy:missing NULL", valid: false,
       modulus: wycheproof4096Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha512,
       signature: joinedHex(
