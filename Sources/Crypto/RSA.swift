@@ -39,8 +39,10 @@ private let sha512DigestInfoPrefix: [UInt8] = [
 ]
 
 public enum RSA {
+  /// RFC 3110 §2 and RFC 5702 §2 limit DNSSEC RSA keys to 4096 bits.
   public static let maximumModulusBits = 4096
-  /// Smaller keys are refused (RFC 3110 §2 allows 512 bits as the least).
+  /// RFC 5702 §2's least key size (it asks 1024 bits of RSA/SHA-512 keys; a SHA-512
+  /// DigestInfo needs 752 bits here, RFC 8017 §9.2 step 4).
   static let minimumModulusBits = 512
 
   /// RSASSA-PKCS1-v1_5 verification (RFC 8017 §8.2.2): true only if
