@@ -434,7 +434,7 @@ extension Directive {
       return .init(
         """
         trust-anchor OWNER [TTL] [IN] DS|DNSKEY RDATA
-        a zone-file record, e.g. trust-anchor example. DS 31406 8 2 HEX
+        one zone-file record, e.g. dskey.example.com. DS 60485 5 1 HEX
         a DS or DNSKEY record the validator trusts; its hex or base64 may hold spaces
         """, repeatable: true)
     case .trustAnchorFile:
