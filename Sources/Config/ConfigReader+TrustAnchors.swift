@@ -88,16 +88,23 @@ extension ConfigReader {
     guard index < tokens.count else {
       throw LineError("trust anchor: expected OWNER [TTL] [IN] DS|DNSKEY RDATA")
     }
-    let type = tokens[index]
+    let typeToken = tokens[index]
     let fields = Array(tokens[(index + 1)...])
-    var entry: [UInt8] = []
-    if isWordIgnoringCase(type, "ds") {
-      TrustAnchors.append(owner: owner, type: .ds, rdata: try dsData(fields), to: &entry)
-    } else if isWordIgnoringCase(type, "dnskey") {
-      TrustAnchors.append(owner: owner, type: .dnskey, rdata: try dnskeyData(fields), to: &entry)
+    let type: TrustAnchorType
+    let rdata: [UInt8]
+    if isWordIgnoringCase(typeToken, "ds") {
+      (type, rdata) = (.ds, try dsData(fields))
+    } else if isWordIgnoringCase(typeToken, "dnskey") {
+      (type, rdata) = (.dnskey, try dnskeyData(fields))
     } else {
-      throw LineError("trust anchor: unknown type \(quoted: type) (expected DS or DNSKEY)")
+      throw LineError("trust anchor: unknown type \(quoted: typeToken) (expected DS or DNSKEY)")
     }
+    // RDLENGTH is 16 bits (RFC 1035 §3.2.1).
+    guard rdata.count <= 0xFFFF else {
+      throw LineError("trust anchor: RDATA of \(rdata.count) bytes, more than 65535")
+    }
+    var entry: [UInt8] = []
+    TrustAnchors.append(owner: owner, type: type, rdata: rdata, to: &entry)
     return entry
   }
 

@@ -186,6 +186,10 @@ final class DNSSECDirectiveTests: XCTestCase {
         "trust-anchor example. DNSKEY -1 3 15 \(Self.keyBase64)",
         "trust anchor: bad DNSKEY flags '-1': expected a number 0...65535", 1
       ),
+      (
+        "trust-anchor example. DS 1 8 3 " + String(repeating: "00", count: 65_532),
+        "trust anchor: RDATA of 65536 bytes, more than 65535", 1
+      ),
     ])
   }
 
