@@ -325,6 +325,16 @@ public struct Settings {
   /// loaded: a file with only the upstreams' CAs is kinder to a router).
   public var caFile: [UInt8] = []
 
+  // MARK: DNSSEC (issue 18).
+
+  /// `dnssec on|off`: answers are validated from `trustAnchors` (RFC 4035
+  /// §5); off, they are forwarded as they come.
+  public var dnssec: Bool = false
+  /// `trust-anchor`, `trust-anchor-file` and, unless `dnssec-root off`, the
+  /// root's keys (`TrustAnchors.rootEntries`) first: where validation
+  /// starts. Kept (unused) when `dnssec` is off.
+  public var trustAnchors: TrustAnchors = .root
+
   // MARK: Local names (Engine/LocalNames.swift).
 
   /// `local-names COUNT`: (name, address) pairs the hosts and lease files

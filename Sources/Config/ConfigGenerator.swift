@@ -44,6 +44,7 @@ public enum ConfigGenerator {
     emitFlatNames("verifyNameBytes", settings.verifyNames, directive: "verify", into: &out)
     emitFlatNames(
       "rebindAllowNameBytes", settings.rebindAllowNames, directive: "rebind-allow", into: &out)
+    emitTrustAnchors(settings.trustAnchors, into: &out)
     emitSettingsFunction(settings, into: &out)
     return out.text
   }
@@ -234,6 +235,7 @@ public enum ConfigGenerator {
       "  // domain \(settings.localDomain.isEmpty ? "none" : describeName(settings.localDomain))")
     out.byteArray("  settings.localDomain = ", settings.localDomain, suffix: "")
     emitNftSets(settings, into: &out)
+    emitDNSSECSettings(settings, into: &out)
     for (field, prefix) in [
       ("overrides", "override"), ("routes", "route"), ("nftsetNames", "nftset"),
     ] {

@@ -87,6 +87,7 @@ extension ConfigGenerator {
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
     appendDefenceSummary(settings, lines: lines, to: &out)
+    appendDNSSECSummary(settings, to: &out)
     return out.bytes
   }
 

@@ -15,6 +15,7 @@ extension Directive {
     switch self {
     case .override, .upstream: return 2...Int.max
     case .nftset: return 3...Int.max
+    case .trustAnchor: return 1...Int.max
     default: return 1...1
     }
   }

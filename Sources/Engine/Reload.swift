@@ -14,6 +14,25 @@ extension Engine {
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
   }
 
+  /// Whether answers cached under `running` could be answered differently
+  /// under `settings` (upstreams aside, which the loop compares): the `for`
+  /// routes, answer screening (`bogus`, `bogus-nxdomain`, `rebind-*`,
+  /// `filter-aaaa`), TTL limits, and DNSSEC (`dnssec`, and the trust anchors
+  /// that `dnssec-root`, `trust-anchor` and `trust-anchor-file` give): a
+  /// reload that changes one empties the cache.
+  public static func cachedAnswersDiffer(under settings: Settings, from running: Settings) -> Bool {
+    !settings.routes.hasSameEntries(as: running.routes)
+      || settings.bogusPrefixes != running.bogusPrefixes
+      || settings.bogusNXDomainPrefixes != running.bogusNXDomainPrefixes
+      || settings.rebindProtection != running.rebindProtection
+      || settings.rebindAllowNames != running.rebindAllowNames
+      || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
+      || settings.negativeTTLMax != running.negativeTTLMax
+      || settings.filterAAAA != running.filterAAAA
+      || settings.dnssec != running.dnssec
+      || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
+  }
+
   /// First half of an upstream change, while the old upstreams and their
   /// transports are still there: each question in flight gives up its
   /// attempt (the transport releases what it holds for it; a late reply

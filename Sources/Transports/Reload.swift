@@ -162,7 +162,8 @@ extension Server {
   /// `ca-file`) changed, their transports are made anew and every question
   /// in flight is asked again of the new ones (Engine/Reload.swift). The
   /// cache is emptied when what it holds may now be answered differently:
-  /// other upstreams, `for` routes, or answer screening and TTL limits.
+  /// other upstreams, `for` routes, answer screening, TTL limits or DNSSEC
+  /// (`Engine.cachedAnswersDiffer`).
   /// Returns whether it was, or nil (logged) when the new upstreams'
   /// transports cannot be set up: then nothing changed.
   func apply(
@@ -194,14 +195,7 @@ extension Server {
       engine.replaceUpstreams(upstreams)
     }
     let answersChanged =
-      upstreamsChanged || !settings.routes.hasSameEntries(as: running.routes)
-      || settings.bogusPrefixes != running.bogusPrefixes
-      || settings.bogusNXDomainPrefixes != running.bogusNXDomainPrefixes
-      || settings.rebindProtection != running.rebindProtection
-      || settings.rebindAllowNames != running.rebindAllowNames
-      || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
-      || settings.negativeTTLMax != running.negativeTTLMax
-      || settings.filterAAAA != running.filterAAAA
+      upstreamsChanged || Engine.cachedAnswersDiffer(under: settings, from: running)
     context.settings = settings
     engine.reconfigure(settings: settings)
     log.threshold = LogSeverity(rawValue: settings.logLevel.rawValue) ?? .info

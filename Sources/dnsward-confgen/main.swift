@@ -3,7 +3,8 @@
 // Compiles a dnsward.conf into Swift source (see ConfigGenerator). Run at
 // build time by ConfigCompilerPlugin and by the firmware's CMake project.
 // With DEPFILE, also writes a Make-style dependency file naming the config
-// and every `block-list` file it read, so the build reruns when one changes.
+// and every file it read (`block-list`, `for-list`, `trust-anchor-file`), so
+// the build reruns when one changes.
 //
 // Exit status: 0 success; 1 config error (printed as `INPUT:LINE: error:
 // MESSAGE`, the form compilers use, so the build log points at the line) or
@@ -73,7 +74,7 @@ let inputPath = arguments[1]
 let outputPath = arguments[2]
 let depfilePath = arguments.count == 4 ? arguments[3] : nil
 
-/// The files read for `block-list` lines, in order.
+/// The files the config named and the parser read, in order.
 nonisolated(unsafe) var listPaths: [String] = []
 
 func readListFile(_ path: [UInt8]) -> Result<[UInt8], ConfigFileError> {

@@ -17,7 +17,8 @@ extension DefenceDirectiveTests {
           + "rebind-protection: off, rebind-allow: none\n"
           + "override-check: off\n"
           + "rate-limit: off, refuse-any: on\n"
-          + "forward-single-label: off, forward-private-reverse: off, filter-aaaa: off\n"),
+          + "forward-single-label: off, forward-private-reverse: off, filter-aaaa: off\n"
+          + "dnssec: off; trust anchors: 2 (root: 2)\n"),
       defaults)
     let full = ConfigGenerator.summary(try XCTUnwrap(parse(Self.fullConfig)))
     XCTAssertTrue(
@@ -32,7 +33,8 @@ extension DefenceDirectiveTests {
           + "rebind-protection: on, rebind-allow: 2 names\n"
           + "override-check: tcp:443 every 300s\n"
           + "rate-limit: 200/s, refuse-any: off\n"
-          + "forward-single-label: on, forward-private-reverse: on, filter-aaaa: on\n"),
+          + "forward-single-label: on, forward-private-reverse: on, filter-aaaa: on\n"
+          + "dnssec: off; trust anchors: 2 (root: 2)\n"),
       full)
     // Accepted, but said to do nothing.
     let idle = ConfigGenerator.summary(

@@ -74,6 +74,47 @@ final class ReloadTests: XCTestCase {
     XCTAssertEqual(upstream.udpQueries, 2)
   }
 
+  /// A trust anchor, `dnssec-root` or `dnssec` changed: the cache is emptied
+  /// (what it holds was not validated under those anchors); the same
+  /// anchors again keep it, and a bad anchor file is refused at its line.
+  func testDNSSECChangesEmptyTheCache() throws {
+    let upstream = try FakeUpstream(.honest)
+    defer { upstream.stop() }
+    let config = """
+      listen 127.0.0.1:0
+      upstream udp 127.0.0.1:\(upstream.port)
+      trust-anchor example. DS 1 8 2 \(String(repeating: "ab", count: 32))
+
+      """
+    let dnsward = try DnswardProcess(config: config)
+    defer { dnsward.stop() }
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertTrue(try reload(dnsward, with: config + "log info\n"), dnsward.log)
+    XCTAssertTrue(dnsward.log.contains("; cache kept"), dnsward.log)
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 1, "the same anchors: the cached answer is kept")
+    let anchorFile = dnsward.configURL.deletingLastPathComponent()
+      .appendingPathComponent("anchors-\(UUID().uuidString).txt")
+    defer { try? FileManager.default.removeItem(at: anchorFile) }
+    try "; lab\nexample.net. DS 2 8 1 \(String(repeating: "cd", count: 20))\n"
+      .write(to: anchorFile, atomically: true, encoding: .utf8)
+    let withFile = config + "trust-anchor-file \(anchorFile.lastPathComponent)\n"
+    XCTAssertTrue(try reload(dnsward, with: withFile, outcome: "cache emptied"), dnsward.log)
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 2)
+    XCTAssertTrue(
+      try reload(dnsward, with: withFile + "dnssec-root off\n", outcome: "cache emptied"),
+      dnsward.log)
+    XCTAssertEqual(addresses("example.com", port: dnsward.port)?.1, ["192.0.2.1"])
+    XCTAssertEqual(upstream.udpQueries, 3)
+    try "example.net. DS 2 8 1 abcd\n".write(to: anchorFile, atomically: true, encoding: .utf8)
+    XCTAssertTrue(try reload(dnsward, with: withFile, outcome: "reload refused"), dnsward.log)
+    XCTAssertTrue(
+      dnsward.log.contains(
+        "\(anchorFile.path):1: trust anchor: DS digest type 1 takes 20 bytes (40 hex digits), got 2"
+      ), dnsward.log)
+  }
+
   /// A question waiting on an upstream that never answers is asked again of
   /// the new upstream at once, instead of failing at its deadline.
   func testNewUpstreamsAnswerTheQuestionsInFlight() throws {
