@@ -40,20 +40,16 @@ public enum Ed25519 {
     hasher.update(publicKey)
     hasher.update(message)
     let k = Scalar.reduced(hasher.finalize())
-    // Step 3: [S]B − [k]A by Straus's method: one doubling per bit, then add B, −A or B − A
-    // as the bits of S and k say. S and k are below L < 2^253.
+    // Step 3: [S]B − [k]A by Straus's method: one doubling per bit, then one addition of
+    // the table entry the bits of S and k pick (the identity, B, −A or B − A). S and k are
+    // below L < 2^253.
     let minusA = a.negated
     let base = EdwardsPoint.base
-    let baseMinusA = base + minusA
+    let table: InlineArray<4, EdwardsPoint> = [.identity, base, minusA, base + minusA]
     var sum = EdwardsPoint.identity
     for bit in (0..<253).reversed() {
       sum = sum + sum
-      switch (Scalar.bit(bit, of: s), Scalar.bit(bit, of: k)) {
-      case (true, true): sum = sum + baseMinusA
-      case (true, false): sum = sum + base
-      case (false, true): sum = sum + minusA
-      case (false, false): break
-      }
+      sum = sum + table[Scalar.bit(bit, of: s) + 2 * Scalar.bit(bit, of: k)]
     }
     // [S]B − [k]A − R = identity.
     return (sum + r.negated).isIdentity
@@ -195,8 +191,8 @@ enum Scalar {
     return r
   }
 
-  /// Bit `index` (0 the least significant) of n.
-  static func bit(_ index: Int, of n: Words) -> Bool {
-    (n[index >> 6] >> UInt64(index & 63)) & 1 == 1
+  /// Bit `index` (0 the least significant) of n, as 0 or 1.
+  static func bit(_ index: Int, of n: Words) -> Int {
+    Int(truncatingIfNeeded: n[index >> 6] >> UInt64(index & 63)) & 1
   }
 }
