@@ -73,8 +73,9 @@ final class Curve25519FieldTests: XCTestCase {
     XCTAssertEqual(FieldElement.squareRoot(ofRatio: .zero, to: v), .zero)
   }
 
-  func testCanonicalFormOfTheLargestWeaklyReducedValue() {
-    // Every limb at 2^51 + 2^18 − 1, the top of the invariant.
+  func testTheLargestWeaklyReducedValueNeitherOverflowsNorMisreduces() {
+    // Every limb at 2^51 + 2^18 − 1, the top of the invariant: the largest inputs each
+    // operator must take without overflow (a trap in these tests).
     let limb: UInt64 = 0x8_0000_0003_ffff
     let weak = FieldElement(limbs: [limb, limb, limb, limb, limb])
     XCTAssertEqual(
@@ -82,11 +83,15 @@ final class Curve25519FieldTests: XCTestCase {
     XCTAssertFalse(weak.isCanonical)
     XCTAssertFalse(weak.isNegative)
     XCTAssertEqual(
+      weak + weak,
+      fieldElement("2400080000000000400000000000000200000000001000000000008000000000"))
+    XCTAssertEqual(
+      .zero - weak,
+      fieldElement("dbfffbffffffffffdffffffffffffffefffffffffff7ffffffffffbfffffff7f"))
+    XCTAssertEqual(weak - weak, .zero)
+    XCTAssertEqual(
       weak * weak,
-      fieldElement(
-        "1200040000000000200000000000000100000000000800000000004000000000")
-        * fieldElement(
-          "1200040000000000200000000000000100000000000800000000004000000000"))
+      fieldElement("44019000d00400008004801d0000002400a40000002001e00200000009000500"))
   }
 
   func testCanonicalEncodingsAreBelowP() {

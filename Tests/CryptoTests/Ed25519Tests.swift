@@ -282,3 +282,26 @@ final class Ed25519Tests: XCTestCase {
     }
   }
 }
+
+final class Ed25519ArbitraryInputTests: XCTestCase {
+  /// Signatures of arbitrary bytes under TEST 1's key, and TEST 1's signature under arbitrary
+  /// keys: each is refused, and none traps (decodable or not).
+  func testArbitraryBytesAreRefusedWithoutATrap() {
+    var state: UInt64 = 0x9e37_79b9_7f4a_7c15
+    func nextByte() -> UInt8 {
+      // A linear congruential generator (Knuth's MMIX constants); its top byte.
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return UInt8(truncatingIfNeeded: state >> 56)
+    }
+    let test1 = rfc8032Vectors[0]
+    for _ in 0..<8 {
+      var signature = (0..<64).map { _ in nextByte() }
+      signature[63] &= 0x0f  // S below 2^252 < L, so the equation is reached when R decodes
+      let key = (0..<32).map { _ in nextByte() }
+      XCTAssertFalse(
+        ed25519Verify(signature: signature, publicKey: hexBytes(test1.publicKey), message: []))
+      XCTAssertFalse(
+        ed25519Verify(signature: hexBytes(test1.signature), publicKey: key, message: []))
+    }
+  }
+}
