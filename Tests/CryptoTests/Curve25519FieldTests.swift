@@ -7,12 +7,12 @@ import XCTest
 @testable import Crypto
 
 /// The field element with a 32-byte little-endian encoding (bit 255 ignored).
-func fieldElement(_ hex: String) -> FieldElement {
+private func fieldElement(_ hex: String) -> FieldElement {
   hexBytes(hex).withUnsafeBytes { FieldElement(lowBitsOf: $0) }
 }
 
 /// Whether the 32-byte little-endian encoding is read as a canonical (below p) number.
-func isCanonicalEncoding(_ hex: String) -> Bool {
+private func isCanonicalEncoding(_ hex: String) -> Bool {
   fieldElement(hex).isCanonical
 }
 

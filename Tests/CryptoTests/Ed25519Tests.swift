@@ -9,7 +9,7 @@ import XCTest
 @testable import Crypto
 
 /// One signed message: public key, message and signature as hex.
-struct Ed25519Vector {
+private struct Ed25519Vector {
   let name: String
   let publicKey: String
   let message: String
@@ -17,7 +17,7 @@ struct Ed25519Vector {
 }
 
 /// Ed25519.verify over byte arrays.
-func ed25519Verify(signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> Bool {
+private func ed25519Verify(signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> Bool {
   signature.withUnsafeBytes { signatureBytes in
     publicKey.withUnsafeBytes { keyBytes in
       message.withUnsafeBytes { messageBytes in
@@ -28,20 +28,20 @@ func ed25519Verify(signature: [UInt8], publicKey: [UInt8], message: [UInt8]) -> 
 }
 
 /// Ed25519.verify over hex strings.
-func ed25519Verify(signature: String, publicKey: String, message: String) -> Bool {
+private func ed25519Verify(signature: String, publicKey: String, message: String) -> Bool {
   ed25519Verify(
     signature: hexBytes(signature), publicKey: hexBytes(publicKey), message: hexBytes(message))
 }
 
 /// The bytes with bit `bit` (0 the least significant) of byte `index` flipped.
-func flipped(_ bytes: [UInt8], byte index: Int, bit: Int) -> [UInt8] {
+private func flipped(_ bytes: [UInt8], byte index: Int, bit: Int) -> [UInt8] {
   var copy = bytes
   copy[index] ^= 1 << UInt8(bit)
   return copy
 }
 
 /// RFC 8032 §7.1, the five Ed25519 tests.
-let rfc8032Vectors = [
+private let rfc8032Vectors = [
   Ed25519Vector(
     name: "TEST 1",
     publicKey: "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
@@ -76,7 +76,7 @@ let rfc8032Vectors = [
 ]
 
 /// RFC 8032 §7.1 TEST 1024: the 1,023-byte message.
-let rfc8032Test1024Message =
+private let rfc8032Test1024Message =
   "08b8b2b733424243760fe426a4b54908632110a66c2f6591eabd3345e3e4eb98"
   + "fa6e264bf09efe12ee50f8f54e9f77b1e355f6c50544e23fb1433ddf73be84d8"
   + "79de7c0046dc4996d9e773f4bc9efe5738829adb26c81b37c93a1b270b20329d"
@@ -111,7 +111,7 @@ let rfc8032Test1024Message =
   + "0618983f8741c5ef68d3a101e8a3b8cac60c905c15fc910840b94c00a0b9d0"
 
 final class Ed25519Tests: XCTestCase {
-  let test1 = rfc8032Vectors[0]
+  private let test1 = rfc8032Vectors[0]
 
   func testRFC8032VectorsVerify() {
     XCTAssertEqual(hexBytes(rfc8032Test1024Message).count, 1023)
