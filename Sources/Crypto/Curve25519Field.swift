@@ -12,35 +12,35 @@ private let limbMask: UInt64 = (1 << 51) - 1
 /// Invariant (weakly reduced): every operator returns limbs below 2^51 + 2^18, so the value is
 /// right modulo p but not unique (it may be ≥ p). `canonicalLimbs` is the unique representative
 /// below p; `==` compares those.
-struct FieldElement: Equatable {
+struct Curve25519FieldElement: Equatable {
   var limbs: InlineArray<5, UInt64>
 
   init(limbs: InlineArray<5, UInt64>) {
     self.limbs = limbs
   }
 
-  static var zero: FieldElement { FieldElement(limbs: [0, 0, 0, 0, 0]) }
-  static var one: FieldElement { FieldElement(limbs: [1, 0, 0, 0, 0]) }
+  static var zero: Curve25519FieldElement { Curve25519FieldElement(limbs: [0, 0, 0, 0, 0]) }
+  static var one: Curve25519FieldElement { Curve25519FieldElement(limbs: [1, 0, 0, 0, 0]) }
 
   /// d = −121665/121666 mod p, the curve constant (RFC 8032 §5.1).
-  static var curveD: FieldElement {
-    FieldElement(limbs: [
+  static var curveD: Curve25519FieldElement {
+    Curve25519FieldElement(limbs: [
       0x3_4dca_1359_78a3, 0x1_a828_3b15_6ebd, 0x5_e7a2_6001_c029, 0x7_39c6_63a0_3cbb,
       0x5_2036_cee2_b6ff,
     ])
   }
 
   /// 2·d, the factor in the addition formula (RFC 8032 §5.1.4).
-  static var doubleCurveD: FieldElement {
-    FieldElement(limbs: [
+  static var doubleCurveD: Curve25519FieldElement {
+    Curve25519FieldElement(limbs: [
       0x6_9b94_26b2_f159, 0x3_5050_762a_dd7a, 0x3_cf44_c003_8052, 0x6_738c_c740_7977,
       0x2_406d_9dc5_6dff,
     ])
   }
 
   /// 2^((p−1)/4), a square root of −1 (RFC 8032 §5.1.3 step 3).
-  static var squareRootOfMinusOne: FieldElement {
-    FieldElement(limbs: [
+  static var squareRootOfMinusOne: Curve25519FieldElement {
+    Curve25519FieldElement(limbs: [
       0x6_1b27_4a0e_a0b0, 0x0_d5a5_fc8f_189d, 0x7_ef5e_9cbd_0c60, 0x7_8595_a680_4c9e,
       0x2_b832_4804_fc1d,
     ])
@@ -100,7 +100,7 @@ struct FieldElement: Equatable {
   /// Whether x is "negative": its canonical value is odd (RFC 8032 §5.1.2, §5.1.3 step 4).
   var isNegative: Bool { canonicalLimbs[0] & 1 == 1 }
 
-  static func == (a: FieldElement, b: FieldElement) -> Bool {
+  static func == (a: Curve25519FieldElement, b: Curve25519FieldElement) -> Bool {
     let canonicalA = a.canonicalLimbs
     let canonicalB = b.canonicalLimbs
     for i in 0..<5 where canonicalA[i] != canonicalB[i] { return false }
@@ -108,7 +108,7 @@ struct FieldElement: Equatable {
   }
 
   /// Carries wide limbs (each below 2^112) into weakly reduced form, using 2^255 ≡ 19.
-  private static func carried(_ wide: InlineArray<5, UInt128>) -> FieldElement {
+  private static func carried(_ wide: InlineArray<5, UInt128>) -> Curve25519FieldElement {
     var t = wide
     for i in 0..<4 {
       t[i + 1] += t[i] >> 51
@@ -120,12 +120,12 @@ struct FieldElement: Equatable {
     t[4] &= UInt128(limbMask)
     t[1] += t[0] >> 51
     t[0] &= UInt128(limbMask)
-    return FieldElement(limbs: [
+    return Curve25519FieldElement(limbs: [
       UInt64(t[0]), UInt64(t[1]), UInt64(t[2]), UInt64(t[3]), UInt64(t[4]),
     ])
   }
 
-  static func + (a: FieldElement, b: FieldElement) -> FieldElement {
+  static func + (a: Curve25519FieldElement, b: Curve25519FieldElement) -> Curve25519FieldElement {
     var wide = InlineArray<5, UInt128>(repeating: 0)
     for i in 0..<5 { wide[i] = UInt128(a.limbs[i]) + UInt128(b.limbs[i]) }
     return carried(wide)
@@ -133,7 +133,7 @@ struct FieldElement: Equatable {
 
   /// a − b computed as a + 2p − b, so that no limb goes below zero: each limb of 2p
   /// (2^52 − 38, then 2^52 − 2) is above any limb of b (below 2^51 + 2^18).
-  static func - (a: FieldElement, b: FieldElement) -> FieldElement {
+  static func - (a: Curve25519FieldElement, b: Curve25519FieldElement) -> Curve25519FieldElement {
     var wide = InlineArray<5, UInt128>(repeating: 0)
     for i in 0..<5 {
       let twiceP: UInt64 = i == 0 ? (1 << 52) - 38 : (1 << 52) - 2
@@ -142,12 +142,12 @@ struct FieldElement: Equatable {
     return carried(wide)
   }
 
-  static prefix func - (a: FieldElement) -> FieldElement { zero - a }
+  static prefix func - (a: Curve25519FieldElement) -> Curve25519FieldElement { zero - a }
 
   /// Schoolbook product. A term a[i]·b[j] with i + j ≥ 5 has weight 2^(51·(i+j−5))·2^255
   /// ≡ 19·2^(51·(i+j−5)). Each term is below 2^104, times 19 below 2^109; five per limb
   /// stay below 2^112.
-  static func * (a: FieldElement, b: FieldElement) -> FieldElement {
+  static func * (a: Curve25519FieldElement, b: Curve25519FieldElement) -> Curve25519FieldElement {
     var wide = InlineArray<5, UInt128>(repeating: 0)
     for i in 0..<5 {
       for j in 0..<5 {
@@ -163,8 +163,8 @@ struct FieldElement: Equatable {
   }
 
   /// self^exponent by square-and-multiply, the exponent a 256-bit little-endian number.
-  func raised(to exponent: InlineArray<4, UInt64>) -> FieldElement {
-    var result = FieldElement.one
+  func raised(to exponent: InlineArray<4, UInt64>) -> Curve25519FieldElement {
+    var result = Curve25519FieldElement.one
     for bit in (0..<256).reversed() {
       result = result * result
       if (exponent[bit >> 6] >> UInt64(bit & 63)) & 1 == 1 { result = result * self }
@@ -173,7 +173,7 @@ struct FieldElement: Equatable {
   }
 
   /// 1/self = self^(p−2) (Fermat); zero for zero.
-  var inverse: FieldElement {
+  var inverse: Curve25519FieldElement {
     raised(to: [
       0xffff_ffff_ffff_ffeb, 0xffff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff, 0x7fff_ffff_ffff_ffff,
     ])
@@ -183,7 +183,9 @@ struct FieldElement: Equatable {
   /// the candidate x = u·v³·(u·v⁷)^((p−5)/8); if v·x² = −u instead of u, x·√−1 is the root.
   /// v must not be zero (point decoding's v = d·y² + 1 never is: d is not a square, and
   /// −1/d would have to be y²).
-  static func squareRoot(ofRatio u: FieldElement, to v: FieldElement) -> FieldElement? {
+  static func squareRoot(ofRatio u: Curve25519FieldElement, to v: Curve25519FieldElement)
+    -> Curve25519FieldElement?
+  {
     let v3 = v * v * v
     let v7 = v3 * v3 * v
     // (p − 5)/8 = 2^252 − 3.

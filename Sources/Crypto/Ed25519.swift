@@ -13,13 +13,15 @@ public enum Ed25519 {
   /// a public key of small order (below); and a failed equation.
   ///
   /// The equation is the cofactorless one, [S]B = R + [k]A, which §5.1.7 allows ("sufficient,
-  /// but not required", against the cofactored [8][S]B = [8]R + [8][k]A). It is what OpenSSL
-  /// computes, and so the validators dnsward is compared with (unbound, Knot): the two agree
-  /// on every signature, even one its key's owner crafted to pass only the cofactored check
-  /// (a key or R with a small-order component); an honest signature passes both. On top of
-  /// §5.1.7 a public key A of small order ([8]A = identity) is refused: [k]A then takes at
-  /// most 8 values, so anyone could forge for such a key by guessing one, and no key made by
-  /// §5.1.5 has small order.
+  /// but not required", against the cofactored [8][S]B = [8]R + [8][k]A), because it is the
+  /// one OpenSSL checks, and so unbound, the validator dnsward is compared with: the two agree
+  /// even on a signature its key's owner crafted to pass only the cofactored check (a key or
+  /// R with a small-order component), while an honest signature passes both. (OpenSSL
+  /// compares R's bytes with the encoding of [S]B − [k]A; R decoded and compared as a point
+  /// is the same test, as an R that does not decode never equals a canonical encoding.) On
+  /// top of §5.1.7 a public key A of small order ([8]A = identity) is refused: [k]A then
+  /// takes at most 8 values, so anyone could forge for such a key by guessing one, and no
+  /// key made by §5.1.5 has small order.
   public static func verify(
     signature: UnsafeRawBufferPointer, publicKey: UnsafeRawBufferPointer,
     message: UnsafeRawBufferPointer
@@ -27,8 +29,8 @@ public enum Ed25519 {
     guard signature.count == 64, publicKey.count == 32 else { return false }
     let encodedR = UnsafeRawBufferPointer(rebasing: signature[0..<32])
     // Step 1: S must be below L.
-    var s = Scalar.littleEndian(UnsafeRawBufferPointer(rebasing: signature[32..<64]))
-    if Scalar.subtractOrderIfNotBelow(&s) { return false }
+    var s = Ed25519Scalar.littleEndian(UnsafeRawBufferPointer(rebasing: signature[32..<64]))
+    if Ed25519Scalar.subtractOrderIfNotBelow(&s) { return false }
     // Step 1: decode A and R (§5.1.3).
     guard let a = EdwardsPoint(decoding: publicKey), !a.hasSmallOrder,
       let r = EdwardsPoint(decoding: encodedR)
@@ -39,7 +41,7 @@ public enum Ed25519 {
     hasher.update(encodedR)
     hasher.update(publicKey)
     hasher.update(message)
-    let k = Scalar.reduced(hasher.finalize())
+    let k = Ed25519Scalar.reduced(hasher.finalize())
     // Step 3: [S]B − [k]A by Straus's method: one doubling per bit, then one addition of
     // the table entry the bits of S and k pick (the identity, B, −A or B − A). S and k are
     // below L < 2^253.
@@ -49,7 +51,7 @@ public enum Ed25519 {
     var sum = EdwardsPoint.identity
     for bit in (0..<253).reversed() {
       sum = sum + sum
-      sum = sum + table[Scalar.bit(bit, of: s) + 2 * Scalar.bit(bit, of: k)]
+      sum = sum + table[Ed25519Scalar.bit(bit, of: s) + 2 * Ed25519Scalar.bit(bit, of: k)]
     }
     // [S]B − [k]A − R = identity.
     return (sum + r.negated).isIdentity
@@ -59,10 +61,10 @@ public enum Ed25519 {
 /// A point (x, y) of edwards25519, −x² + y² = 1 + d·x²·y² (RFC 8032 §5.1), in extended
 /// coordinates (X, Y, Z, T) with x = X/Z, y = Y/Z, x·y = T/Z and Z ≠ 0 (§5.1.4).
 struct EdwardsPoint {
-  var x: FieldElement
-  var y: FieldElement
-  var z: FieldElement
-  var t: FieldElement
+  var x: Curve25519FieldElement
+  var y: Curve25519FieldElement
+  var z: Curve25519FieldElement
+  var t: Curve25519FieldElement
 
   /// The neutral element (0, 1).
   static var identity: EdwardsPoint {
@@ -72,22 +74,25 @@ struct EdwardsPoint {
   /// The base point B (RFC 8032 §5.1): y = 4/5, x positive (even).
   static var base: EdwardsPoint {
     EdwardsPoint(
-      x: FieldElement(limbs: [
+      x: Curve25519FieldElement(limbs: [
         0x6_2d60_8f25_d51a, 0x4_12a4_b4f6_592a, 0x7_5b71_71a4_b31d, 0x1_ff60_5271_18fe,
         0x2_1693_6d3c_d6e5,
       ]),
-      y: FieldElement(limbs: [
+      y: Curve25519FieldElement(limbs: [
         0x6_6666_6666_6658, 0x4_cccc_cccc_cccc, 0x1_9999_9999_9999, 0x3_3333_3333_3333,
         0x6_6666_6666_6666,
       ]),
       z: .one,
-      t: FieldElement(limbs: [
+      t: Curve25519FieldElement(limbs: [
         0x6_8ab3_a5b7_dda3, 0x0_0eea_2a5e_adbb, 0x2_af8d_f483_c27e, 0x3_32b3_7527_4732,
         0x6_7875_f0fd_78b7,
       ]))
   }
 
-  init(x: FieldElement, y: FieldElement, z: FieldElement, t: FieldElement) {
+  init(
+    x: Curve25519FieldElement, y: Curve25519FieldElement, z: Curve25519FieldElement,
+    t: Curve25519FieldElement
+  ) {
     self.x = x
     self.y = y
     self.z = z
@@ -99,14 +104,14 @@ struct EdwardsPoint {
   /// sign bit (bit 255) set. `bytes.count` must be 32.
   init?(decoding bytes: UnsafeRawBufferPointer) {
     // Step 1.
-    let y = FieldElement(lowBitsOf: bytes)
+    let y = Curve25519FieldElement(lowBitsOf: bytes)
     guard y.isCanonical else { return nil }
     let signIsNegative = bytes[31] >> 7 == 1
     // Steps 2–3.
     let ySquared = y * y
     guard
-      var x = FieldElement.squareRoot(
-        ofRatio: ySquared - .one, to: FieldElement.curveD * ySquared + .one)
+      var x = Curve25519FieldElement.squareRoot(
+        ofRatio: ySquared - .one, to: Curve25519FieldElement.curveD * ySquared + .one)
     else { return nil }
     // Step 4.
     if x == .zero && signIsNegative { return nil }
@@ -123,7 +128,7 @@ struct EdwardsPoint {
   static func + (p: EdwardsPoint, q: EdwardsPoint) -> EdwardsPoint {
     let a = (p.y - p.x) * (q.y - q.x)
     let b = (p.y + p.x) * (q.y + q.x)
-    let c = p.t * FieldElement.doubleCurveD * q.t
+    let c = p.t * Curve25519FieldElement.doubleCurveD * q.t
     let d = p.z * (q.z + q.z)
     let e = b - a
     let f = d - c
@@ -145,7 +150,7 @@ struct EdwardsPoint {
 
 /// Integers modulo L = 2^252 + 27742317777372353535851937790883648493, the order of B
 /// (RFC 8032 §5.1), as four little-endian 64-bit words.
-enum Scalar {
+enum Ed25519Scalar {
   typealias Words = InlineArray<4, UInt64>
 
   static var order: Words {
@@ -163,7 +168,7 @@ enum Scalar {
 
   /// If n ≥ L, replaces n by n − L and returns true; otherwise leaves n and returns false.
   static func subtractOrderIfNotBelow(_ n: inout Words) -> Bool {
-    let order = Scalar.order
+    let order = Ed25519Scalar.order
     var difference = n
     var borrow = false
     for i in 0..<4 {

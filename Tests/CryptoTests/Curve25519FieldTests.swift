@@ -7,8 +7,8 @@ import XCTest
 @testable import Crypto
 
 /// The field element with a 32-byte little-endian encoding (bit 255 ignored).
-private func fieldElement(_ hex: String) -> FieldElement {
-  hexBytes(hex).withUnsafeBytes { FieldElement(lowBitsOf: $0) }
+private func fieldElement(_ hex: String) -> Curve25519FieldElement {
+  hexBytes(hex).withUnsafeBytes { Curve25519FieldElement(lowBitsOf: $0) }
 }
 
 /// Whether the 32-byte little-endian encoding is read as a canonical (below p) number.
@@ -37,10 +37,10 @@ final class Curve25519FieldTests: XCTestCase {
     XCTAssertEqual(minusOne * minusOne, .one)
     XCTAssertEqual(minusOne + .one, .zero)
     XCTAssertEqual(.zero - .one, minusOne)
-    XCTAssertEqual(-FieldElement.zero, .zero)
+    XCTAssertEqual(-Curve25519FieldElement.zero, .zero)
     XCTAssertNotEqual(minusOne, .one)
     // √−1 squared is −1 (RFC 8032 §5.1.3).
-    let root = FieldElement.squareRootOfMinusOne
+    let root = Curve25519FieldElement.squareRootOfMinusOne
     XCTAssertEqual(root * root, minusOne)
     XCTAssertEqual(
       root, fieldElement("b0a00e4a271beec478e42fad0618432fa7d7fb3d99004d2b0bdfc14f8024832b"))
@@ -52,7 +52,7 @@ final class Curve25519FieldTests: XCTestCase {
       inverse, fieldElement("fe77085581b478ff1664be0802975caf2d3e6e6b5dc3c58cb87d263e2dcd525a"))
     XCTAssertEqual(a * inverse, .one)
     XCTAssertEqual(minusOne.inverse, minusOne)
-    XCTAssertEqual(FieldElement.zero.inverse, .zero)
+    XCTAssertEqual(Curve25519FieldElement.zero.inverse, .zero)
   }
 
   func testSquareRootOfARatio() throws {
@@ -60,24 +60,24 @@ final class Curve25519FieldTests: XCTestCase {
     let u = fieldElement("c4f5ef91dbdd57289bc136296edb50390b4b41f9f3efe7fa99a8e863c0fb1619")
     let v = fieldElement("8b220508b74eba5135f1c5e42c9e8910feb256f3ec566ef5f4429f752dcad574")
     let x = fieldElement("4aab755e987ff2baca108aede7c7c389d4f30b583f2b62ee4ef92104955d2708")
-    let root = try XCTUnwrap(FieldElement.squareRoot(ofRatio: u, to: v))
+    let root = try XCTUnwrap(Curve25519FieldElement.squareRoot(ofRatio: u, to: v))
     XCTAssertTrue(root == x || root == -x)
     XCTAssertEqual(v * root * root, u)
     // −u/v is a square too (−1 is a square mod p): the root takes the √−1 branch for one of
     // u and −u.
-    let minusRoot = try XCTUnwrap(FieldElement.squareRoot(ofRatio: -u, to: v))
+    let minusRoot = try XCTUnwrap(Curve25519FieldElement.squareRoot(ofRatio: -u, to: v))
     XCTAssertEqual(v * minusRoot * minusRoot, -u)
     // u2/v is not a square.
     let u2 = fieldElement("d2b1ecb443bf3c69cb6c7d3efb77b88449f4a95506186e6dd23bfe48636ba75a")
-    XCTAssertNil(FieldElement.squareRoot(ofRatio: u2, to: v))
-    XCTAssertEqual(FieldElement.squareRoot(ofRatio: .zero, to: v), .zero)
+    XCTAssertNil(Curve25519FieldElement.squareRoot(ofRatio: u2, to: v))
+    XCTAssertEqual(Curve25519FieldElement.squareRoot(ofRatio: .zero, to: v), .zero)
   }
 
   func testTheLargestWeaklyReducedValueNeitherOverflowsNorMisreduces() {
     // Every limb at 2^51 + 2^18 − 1, the top of the invariant: the largest inputs each
     // operator must take without overflow (a trap in these tests).
     let limb: UInt64 = 0x8_0000_0003_ffff
-    let weak = FieldElement(limbs: [limb, limb, limb, limb, limb])
+    let weak = Curve25519FieldElement(limbs: [limb, limb, limb, limb, limb])
     XCTAssertEqual(
       weak, fieldElement("1200040000000000200000000000000100000000000800000000004000000000"))
     XCTAssertFalse(weak.isCanonical)
@@ -118,11 +118,11 @@ final class Curve25519FieldTests: XCTestCase {
   }
 
   func testNegativeIsOddCanonicalValue() {
-    XCTAssertTrue(FieldElement.one.isNegative)
-    XCTAssertFalse(FieldElement.zero.isNegative)
+    XCTAssertTrue(Curve25519FieldElement.one.isNegative)
+    XCTAssertFalse(Curve25519FieldElement.zero.isNegative)
     // p − 1 is even; −1 computed as 0 − 1 must also read as even.
     XCTAssertFalse(minusOne.isNegative)
-    XCTAssertFalse((FieldElement.zero - .one).isNegative)
+    XCTAssertFalse((Curve25519FieldElement.zero - .one).isNegative)
     XCTAssertTrue(a.isNegative != (-a).isNegative)
   }
 }
