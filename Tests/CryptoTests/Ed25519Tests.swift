@@ -124,34 +124,37 @@ final class Ed25519Tests: XCTestCase {
   }
 
   func testAFlippedBitInRSKeyOrMessageIsRefused() {
+    // Each vector with the lowest bit of R, of S, of the key and of the message's first byte
+    // flipped (TEST 1's empty message gets a byte instead); TEST 3 also with R's and the
+    // key's sign bits (−R, −A), S's bit 251 (S stays below L) and a byte more of message.
     for vector in rfc8032Vectors {
       let signature = hexBytes(vector.signature)
       let publicKey = hexBytes(vector.publicKey)
       let message = hexBytes(vector.message)
-      // R's lowest bit, R's sign bit; S's lowest bit, and S's bit 251 (S stays below L).
-      for (byte, bit) in [(0, 0), (31, 7), (32, 0), (63, 3)] {
+      let isTest3 = vector.name == "TEST 3"
+      for (byte, bit) in isTest3 ? [(0, 0), (31, 7), (32, 0), (63, 3)] : [(0, 0), (32, 0)] {
         XCTAssertFalse(
           ed25519Verify(
             signature: flipped(signature, byte: byte, bit: bit), publicKey: publicKey,
             message: message), "\(vector.name): signature byte \(byte) bit \(bit)")
       }
-      // The key's lowest bit and its sign bit (−A).
-      for (byte, bit) in [(0, 0), (31, 7)] {
+      for (byte, bit) in isTest3 ? [(0, 0), (31, 7)] : [(0, 0)] {
         XCTAssertFalse(
           ed25519Verify(
             signature: signature, publicKey: flipped(publicKey, byte: byte, bit: bit),
             message: message), "\(vector.name): key byte \(byte) bit \(bit)")
       }
-      // The message: its first and last bytes, and one byte more.
-      for byte in Set([0, message.count - 1]) where !message.isEmpty {
+      if !message.isEmpty {
         XCTAssertFalse(
           ed25519Verify(
-            signature: signature, publicKey: publicKey,
-            message: flipped(message, byte: byte, bit: 0)), "\(vector.name): message byte \(byte)")
+            signature: signature, publicKey: publicKey, message: flipped(message, byte: 0, bit: 0)),
+          vector.name)
       }
-      XCTAssertFalse(
-        ed25519Verify(signature: signature, publicKey: publicKey, message: message + [0]),
-        vector.name)
+      if message.isEmpty || isTest3 {
+        XCTAssertFalse(
+          ed25519Verify(signature: signature, publicKey: publicKey, message: message + [0]),
+          vector.name)
+      }
     }
   }
 
