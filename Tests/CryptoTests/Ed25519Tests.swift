@@ -283,6 +283,15 @@ final class Ed25519Tests: XCTestCase {
     for badKey in [[], Array(publicKey.dropLast()), publicKey + [0]] {
       XCTAssertFalse(ed25519Verify(signature: signature, publicKey: badKey, message: []))
     }
+    // Buffers without a base address: refused as a signature or key, an empty message.
+    let none = UnsafeRawBufferPointer(start: nil, count: 0)
+    signature.withUnsafeBytes { signatureBytes in
+      publicKey.withUnsafeBytes { keyBytes in
+        XCTAssertTrue(Ed25519.verify(signature: signatureBytes, publicKey: keyBytes, message: none))
+        XCTAssertFalse(Ed25519.verify(signature: none, publicKey: keyBytes, message: none))
+        XCTAssertFalse(Ed25519.verify(signature: signatureBytes, publicKey: none, message: none))
+      }
+    }
   }
 }
 
