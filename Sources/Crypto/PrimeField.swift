@@ -10,17 +10,7 @@
 /// An unsigned number of up to 384 bits, least significant limb first.
 typealias Limbs = InlineArray<6, UInt64>
 
-/// The product a·b plus two addends; it never overflows 128 bits:
-/// (2^64 − 1)² + 2·(2^64 − 1) = 2^128 − 1.
-@inline(__always)
-func multiplyAdd(
-  _ a: UInt64, _ b: UInt64, _ addend: UInt64, _ carry: UInt64
-) -> (high: UInt64, low: UInt64) {
-  let product = a.multipliedFullWidth(by: b)
-  let (low1, overflow1) = product.low.addingReportingOverflow(addend)
-  let (low2, overflow2) = low1.addingReportingOverflow(carry)
-  return (product.high &+ (overflow1 ? 1 : 0) &+ (overflow2 ? 1 : 0), low2)
-}
+// `multiplyAdd` (a·b + c + d in 128 bits) is shared with RSA: BigUnsigned.swift.
 
 struct PrimeField {
   /// The odd prime; limbs from `limbCount` on are zero.
