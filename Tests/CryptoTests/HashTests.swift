@@ -10,6 +10,19 @@ final class HashTests: XCTestCase {
   static let message896 =
     "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"
 
+  func testSHA1() {
+    checkVectors(
+      SHA1.self, byteCount: 20,
+      empty: "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+      abc: "a9993e364706816aba3e25717850c26c9cd0d89d",
+      message448: "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+      message896: "a49b2446a02c645bf419f995b67091253a04a259",
+      millionA: "34aa973cd4c4daa4f61eeb2bdbad27316534016f",
+      pattern300: "2b498a2177b181ad0e5eddbd5cb58b8d52cf6941",
+      digestOfPrefixDigests: "df5736ae6a869640f1beb31c89c67958106d4641"
+    )
+  }
+
   func testSHA256() {
     checkVectors(
       SHA256.self, byteCount: 32,
@@ -158,6 +171,13 @@ extension SHA384: HashUnderTest {
 }
 
 extension SHA256: HashUnderTest {
+  mutating func finalHexDigest() -> String { hexString(finalize()) }
+  static func hexDigest(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { hexString(hash($0)) }
+  }
+}
+
+extension SHA1: HashUnderTest {
   mutating func finalHexDigest() -> String { hexString(finalize()) }
   static func hexDigest(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { hexString(hash($0)) }
