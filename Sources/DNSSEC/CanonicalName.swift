@@ -64,7 +64,8 @@ public enum CanonicalOrder {
     var leftIndex = leftCount - 1
     var rightIndex = rightCount - 1
     while leftIndex >= 0, rightIndex >= 0 {
-      let order = compareLabel(lhs, at: Int(leftStarts[leftIndex]), rhs, at: Int(rightStarts[rightIndex]))
+      let order = compareLabel(
+        lhs, at: Int(leftStarts[leftIndex]), rhs, at: Int(rightStarts[rightIndex]))
       if order != 0 { return order }
       leftIndex -= 1
       rightIndex -= 1
@@ -74,7 +75,9 @@ public enum CanonicalOrder {
 
   /// The offsets of the labels of `name` (not the root), left to right;
   /// returns how many. At most 127 labels fit in 255 octets.
-  static func labelStarts(_ name: UnsafeRawBufferPointer, into starts: inout InlineArray<128, UInt8>)
+  static func labelStarts(
+    _ name: UnsafeRawBufferPointer, into starts: inout InlineArray<128, UInt8>
+  )
     -> Int
   {
     var count = 0

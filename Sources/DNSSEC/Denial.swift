@@ -175,7 +175,9 @@ public struct NSEC3Parameters {
   public var flags: UInt8 { bytes[start + 1] }
   public var isOptOut: Bool { flags & Self.optOutFlag != 0 }
   public var iterations: Int { Int(bytes.getUInt16(at: start + 2)) }
-  public var salt: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[(start + 5)..<end]) }
+  public var salt: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: bytes[(start + 5)..<end])
+  }
 }
 
 /// NSEC3 RDATA (RFC 5155 §3.2): the parameters, then
@@ -193,7 +195,8 @@ public struct NSEC3Record {
   /// (an NSEC3 of an unknown algorithm is ignored, RFC 5155 §8.1).
   public init?(_ record: ResourceRecord, in message: Message) {
     guard record.type == .nsec3,
-      let parameters = NSEC3Parameters(bytes: message.bytes, start: record.rdataOffset, limit: record.end),
+      let parameters = NSEC3Parameters(
+        bytes: message.bytes, start: record.rdataOffset, limit: record.end),
       parameters.hashAlgorithm == NSEC3Parameters.sha1, parameters.end < record.end,
       Int(message.bytes[parameters.end]) == NSEC3Hash.length,
       parameters.end + 1 + NSEC3Hash.length <= record.end,
@@ -202,13 +205,16 @@ public struct NSEC3Record {
       var owner = CanonicalName(in: message, at: record.offset),
       let ownerHash = owner.withBytes({ name -> NSEC3Hash? in
         guard name.count > 1, Int(name[0]) == NSEC3Hash.textLength else { return nil }
-        return NSEC3Hash(base32Hex: UnsafeRawBufferPointer(rebasing: name[1...NSEC3Hash.textLength]))
+        return NSEC3Hash(
+          base32Hex: UnsafeRawBufferPointer(rebasing: name[1...NSEC3Hash.textLength]))
       })
     else { return nil }
     self.parameters = parameters
     self.ownerHash = ownerHash
     var next = NSEC3Hash()
-    for index in 0..<NSEC3Hash.length { next.octets[index] = message.bytes[parameters.end + 1 + index] }
+    for index in 0..<NSEC3Hash.length {
+      next.octets[index] = message.bytes[parameters.end + 1 + index]
+    }
     nextHashedOwner = next
     self.types = types
   }
@@ -234,7 +240,8 @@ public struct NSEC3PARAMRecord {
 
   public init?(_ record: ResourceRecord, in message: Message) {
     guard record.type == .nsec3param,
-      let parameters = NSEC3Parameters(bytes: message.bytes, start: record.rdataOffset, limit: record.end),
+      let parameters = NSEC3Parameters(
+        bytes: message.bytes, start: record.rdataOffset, limit: record.end),
       parameters.end == record.end
     else { return nil }
     self.parameters = parameters

@@ -12,7 +12,8 @@ extension NSEC3Hash {
   /// additional rounds; nil for a malformed name. The cost is
   /// `iterations + 1` SHA-1 computations: callers bound `iterations` first
   /// (RFC 9276 §3.2: a validator may treat more than 150 as insecure).
-  public init?(hashing name: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int) {
+  public init?(hashing name: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int)
+  {
     guard var canonical = CanonicalName(name) else { return nil }
     var digest = canonical.withBytes { nameBytes in
       var hasher = SHA1()

@@ -142,7 +142,8 @@ public struct DSRecord {
 
   public init?(_ record: ResourceRecord, in message: Message) {
     guard record.type == .ds else { return nil }
-    self.init(bytes: message.bytes, rdataOffset: record.rdataOffset, rdataLength: record.rdataLength)
+    self.init(
+      bytes: message.bytes, rdataOffset: record.rdataOffset, rdataLength: record.rdataLength)
   }
 
   /// DS RDATA at `rdataOffset` in `bytes`; the digest has at least one octet.
@@ -213,6 +214,34 @@ public struct RRSIGRecord {
     span.slice(from: span.start, to: span.start + Self.fixedLength)
   }
   var signatureOffset: Int { span.start + Self.fixedLength + signerNameLength }
+
+  /// Whether `key` may have made this signature (RFC 4035 §5.3.1): its
+  /// owner (`keyOwner`, flat, any case) is the signer's name, its algorithm
+  /// and key tag are the RRSIG's, it is a zone key with protocol 3. A key
+  /// tag is not unique: every key that passes is tried.
+  public func mayBeSigned(by key: DNSKEYRecord, keyOwner: UnsafeRawBufferPointer) -> Bool {
+    key.keyTag == keyTag && key.algorithm == algorithm && key.isZoneKey
+      && key.protocolField == DNSKEYRecord.protocolDNSSEC
+      && Name.equalIgnoringCase(signerName, keyOwner)
+  }
+
+  /// Whether the signer's name is the owner or one of its ancestors, as the
+  /// zone that holds the RRset must be (RFC 4035 §5.3.1), and the Labels
+  /// field is not more than the owner's labels.
+  public func signerEnclosesOwner(in message: Message) -> Bool {
+    guard var owner = CanonicalName(in: message, at: ownerOffset) else { return false }
+    let signer = signerName
+    return owner.withBytes { name in
+      var labelCount = Name.labelCount(name)
+      if labelCount > 0, name[0] == 1, name[1] == UInt8(ascii: "*") { labelCount -= 1 }
+      guard labels <= labelCount, signer.count <= name.count else { return false }
+      // The signer must start at a label boundary of the owner.
+      var position = 0
+      while name.count - position > signer.count { position += 1 + Int(name[position]) }
+      return name.count - position == signer.count
+        && Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[position...]), signer)
+    }
+  }
 
   /// Whether `now` (seconds since 1970, modulo 2^32) lies in the validity
   /// interval, inception ≤ now ≤ expiration, compared in serial number

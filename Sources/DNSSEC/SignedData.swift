@@ -45,7 +45,8 @@ public enum SignedData {
     while position < end, let record = try? ResourceRecord(in: message.bytes, at: position) {
       position = record.end
       guard record.type == rrsig.typeCovered, record.rrClass == rrsig.rrClass,
-        record.nameLength == owner.count, var recordOwner = CanonicalName(in: message, at: record.offset),
+        record.nameLength == owner.count,
+        var recordOwner = CanonicalName(in: message, at: record.offset),
         recordOwner.withBytes({ left in owner.withBytes { Name.equalIgnoringCase(left, $0) } })
       else { continue }
       guard count < maxRecords else { return nil }
@@ -101,7 +102,8 @@ public enum SignedData {
         buffer[0] = 1
         buffer[1] = UInt8(ascii: "*")
         for index in position..<name.count { buffer[2 + index - position] = name[index] }
-        return CanonicalName(UnsafeRawBufferPointer(rebasing: buffer[0..<(2 + name.count - position)]))
+        return CanonicalName(
+          UnsafeRawBufferPointer(rebasing: buffer[0..<(2 + name.count - position)]))
       }
     }
   }
@@ -168,7 +170,8 @@ public enum SignedData {
       }
     }
     guard record.rdataOffset + before <= end,
-      writer.append(UnsafeRawBufferPointer(rebasing: bytes[record.rdataOffset..<(record.rdataOffset + before)]))
+      writer.append(
+        UnsafeRawBufferPointer(rebasing: bytes[record.rdataOffset..<(record.rdataOffset + before)]))
     else { return nil }
     var position = record.rdataOffset + before
     let upToEnd = UnsafeRawBufferPointer(rebasing: bytes[0..<end])

@@ -136,7 +136,9 @@ final class CanonicalFormTests: XCTestCase {
     XCTAssertNil(
       signedData(
         buildMessage(
-          answers: full + [aRecord("x.example.", 99), rrsig(over: .a, owner: "x.example.", labels: 2)]),
+          answers: full + [
+            aRecord("x.example.", 99), rrsig(over: .a, owner: "x.example.", labels: 2),
+          ]),
         rrsigAt: 65))
     // An SRV whose RDATA ends before its target cannot be put in canonical
     // form (DNSWire does not check SRV; this layer must).
@@ -150,6 +152,8 @@ final class CanonicalFormTests: XCTestCase {
       TestRecord(owner: "_s._udp.example.", type: srv, rdata: wire("0000 0000 0035 02 'NS' 00")),
       rrsig(over: srv, owner: "_s._udp.example.", labels: 3),
     ])
-    XCTAssertEqual(signedData(goodSRV, rrsigAt: 1).map { Array($0.suffix(10)) }, wire("0000 0000 0035 02 'ns' 00"))
+    XCTAssertEqual(
+      signedData(goodSRV, rrsigAt: 1).map { Array($0.suffix(10)) },
+      wire("0000 0000 0035 02 'ns' 00"))
   }
 }

@@ -74,10 +74,12 @@ final class DenialTests: XCTestCase {
     let bytes = buildMessage(
       answers: [],
       authority: [
-        nsec3("0P9MHAVEQVM6T7VBL5LOP2U3T2RP3TOM", next: "2t7b4g4vsa5smi47k61mv5bv1a22bojr",
-              types: [15, 48, 2, 6, 51, 46]),
-        nsec3("t644ebqk9bibcna874givr6joj62mlhv", next: "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom",
-              types: [1, 13, 46], flags: 0),
+        nsec3(
+          "0P9MHAVEQVM6T7VBL5LOP2U3T2RP3TOM", next: "2t7b4g4vsa5smi47k61mv5bv1a22bojr",
+          types: [15, 48, 2, 6, 51, 46]),
+        nsec3(
+          "t644ebqk9bibcna874givr6joj62mlhv", next: "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom",
+          types: [1, 13, 46], flags: 0),
       ])
     withMessage(bytes) { message, records in
       let first = NSEC3Record(records[0], in: message)!

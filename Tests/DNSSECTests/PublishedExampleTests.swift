@@ -33,7 +33,8 @@ let rfc5702Inception: UInt32 = 946_684_800  // 20000101000000
 let signedExamples: [SignedExample] = [
   SignedExample(
     name: "RFC 5702 §6.1 RSA/SHA-256", zone: "example.net.", keyFlags: 256, algorithm: 8,
-    key: "AwEAAcFcGsaxxdgiuuGmCkVImy4h99CqT7jwY3pexPGcnUFtR2Fh36BponcwtkZ4cAgtvd4Qs8PkxUdp6p/DlUmObdk=",
+    key:
+      "AwEAAcFcGsaxxdgiuuGmCkVImy4h99CqT7jwY3pexPGcnUFtR2Fh36BponcwtkZ4cAgtvd4Qs8PkxUdp6p/DlUmObdk=",
     keyTag: 9033, ds: nil,
     rrset: [TestRecord(owner: "WWW.Example.NET.", type: .a, rdata: [192, 0, 2, 91])],
     rrsig: TestRecord(
@@ -141,7 +142,8 @@ final class PublishedExampleTests: XCTestCase {
   func message(for example: SignedExample) -> [UInt8] {
     let key = TestRecord(
       owner: example.zone, type: .dnskey,
-      rdata: dnskeyRDATA(flags: example.keyFlags, algorithm: example.algorithm, key: base64(example.key)))
+      rdata: dnskeyRDATA(
+        flags: example.keyFlags, algorithm: example.algorithm, key: base64(example.key)))
     var answers = example.rrset + [example.rrsig, key]
     if let (digestType, digest) = example.ds {
       answers.append(
@@ -167,7 +169,8 @@ final class PublishedExampleTests: XCTestCase {
         XCTAssertEqual(key.map { Array($0.publicKey) }, base64(example.key), example.name)
         XCTAssertEqual(key?.algorithm.isSupported, true, example.name)
         // The RRSIG names the key by its tag.
-        XCTAssertEqual(RRSIGRecord(records[example.rrset.count], in: message)?.keyTag, example.keyTag)
+        XCTAssertEqual(
+          RRSIGRecord(records[example.rrset.count], in: message)?.keyTag, example.keyTag)
       }
     }
   }
@@ -179,7 +182,9 @@ final class PublishedExampleTests: XCTestCase {
         let key = DNSKEYRecord(records[example.rrset.count + 1], in: message)!
         let ds = DSRecord(records[example.rrset.count + 2], in: message)!
         let owner = wireName(example.zone.uppercased())
-        owner.withUnsafeBytes { XCTAssertEqual(ds.check(key: key, keyOwner: $0), .match, example.name) }
+        owner.withUnsafeBytes {
+          XCTAssertEqual(ds.check(key: key, keyOwner: $0), .match, example.name)
+        }
         // Another owner, or the other example's key, is not described.
         wireName("example.org.").withUnsafeBytes {
           XCTAssertEqual(ds.check(key: key, keyOwner: $0), .mismatch, example.name)
@@ -230,6 +235,44 @@ final class PublishedExampleTests: XCTestCase {
       XCTAssertNil(NSECRecord(records[1], in: message))
       XCTAssertNil(NSEC3Record(records[1], in: message))
       XCTAssertNil(RRSIGRecord(records[0], in: message))
+    }
+  }
+
+  func testKeyAndSignerChecks() {
+    withMessage(message(for: signedExamples[2])) { message, records in
+      let rrsig = RRSIGRecord(records[1], in: message)!
+      let key = DNSKEYRecord(records[2], in: message)!
+      XCTAssertTrue(rrsig.signerEnclosesOwner(in: message))
+      XCTAssertTrue(
+        wireName("Example.NET.").withUnsafeBytes { rrsig.mayBeSigned(by: key, keyOwner: $0) })
+      XCTAssertFalse(
+        wireName("example.org.").withUnsafeBytes { rrsig.mayBeSigned(by: key, keyOwner: $0) })
+      // The P-384 key has another tag and algorithm.
+      withMessage(self.message(for: signedExamples[3])) { other, otherRecords in
+        let otherKey = DNSKEYRecord(otherRecords[2], in: other)!
+        XCTAssertFalse(
+          wireName("example.net.").withUnsafeBytes { rrsig.mayBeSigned(by: otherKey, keyOwner: $0) }
+        )
+      }
+    }
+    // A signer that is not an ancestor of the owner, or only a suffix of a label.
+    for (owner, signer, encloses) in [
+      ("www.example.net.", "example.com.", false), ("www.example.net.", "ample.net.", false),
+      ("www.example.net.", ".", true), ("example.net.", "www.example.net.", false),
+      ("www.example.net.", "WWW.example.net.", true),
+    ] {
+      let bytes = buildMessage(answers: [
+        TestRecord(
+          owner: owner, type: .rrsig,
+          rdata: rrsigRDATA(
+            covered: .a, algorithm: 13, labels: 1, expiration: 2, inception: 1, keyTag: 1,
+            signer: signer, signature: [1]))
+      ])
+      withMessage(bytes) { message, records in
+        XCTAssertEqual(
+          RRSIGRecord(records[0], in: message)?.signerEnclosesOwner(in: message), encloses,
+          "\(owner) \(signer)")
+      }
     }
   }
 

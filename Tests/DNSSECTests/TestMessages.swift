@@ -59,9 +59,12 @@ func hexText(_ bytes: some Sequence<UInt8>) -> String {
 }
 
 func uint16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
-func uint32(_ value: UInt32) -> [UInt8] { uint16(UInt16(value >> 16)) + uint16(UInt16(value & 0xFFFF)) }
+func uint32(_ value: UInt32) -> [UInt8] {
+  uint16(UInt16(value >> 16)) + uint16(UInt16(value & 0xFFFF))
+}
 
-func dnskeyRDATA(flags: UInt16, protocolField: UInt8 = 3, algorithm: UInt8, key: [UInt8]) -> [UInt8] {
+func dnskeyRDATA(flags: UInt16, protocolField: UInt8 = 3, algorithm: UInt8, key: [UInt8]) -> [UInt8]
+{
   uint16(flags) + [protocolField, algorithm] + key
 }
 
