@@ -71,6 +71,8 @@ extension DSRecord {
   /// Whether this DS describes `key` (RFC 4034 §5.1.4): digest =
   /// H(canonical owner name | DNSKEY RDATA), compared after the key tag and
   /// algorithm. `keyOwner` is the DNSKEY's owner as a flat name, any case.
+  /// The key's flags are not looked at: a key the DS matches still needs
+  /// the Zone Key flag to be used (RFC 4035 §5.2).
   public func check(key: DNSKEYRecord, keyOwner: UnsafeRawBufferPointer) -> DigestCheck {
     guard let length = digestType.supportedDigestLength else { return .unsupportedDigestType }
     guard keyTag == key.keyTag, algorithm == key.algorithm, digest.count == length,

@@ -6,7 +6,7 @@
 import DNSWire
 
 /// A range of RDATA in a message (or in a buffer that holds RDATA alone),
-/// with the offset of the record's owner name when it has one.
+/// checked to lie within the bytes.
 struct RDATASpan {
   let bytes: UnsafeRawBufferPointer
   let start: Int
@@ -218,7 +218,9 @@ public struct RRSIGRecord {
   /// Whether `key` may have made this signature (RFC 4035 §5.3.1): its
   /// owner (`keyOwner`, flat, any case) is the signer's name, its algorithm
   /// and key tag are the RRSIG's, it is a zone key with protocol 3. A key
-  /// tag is not unique: every key that passes is tried.
+  /// tag is not unique: every key that passes is tried. A revoked key
+  /// passes; RFC 5011 §2.1 lets it sign only its own DNSKEY RRset, which is
+  /// the caller's rule.
   public func mayBeSigned(by key: DNSKEYRecord, keyOwner: UnsafeRawBufferPointer) -> Bool {
     key.keyTag == keyTag && key.algorithm == algorithm && key.isZoneKey
       && key.protocolField == DNSKEYRecord.protocolDNSSEC
