@@ -32,6 +32,8 @@ let package = Package(
     .target(name: "CompiledConfig", dependencies: ["DNSWire"]),
     // The resolver policy as a sans-I/O state machine.
     .target(name: "Engine", dependencies: ["DNSWire", "CompiledConfig"]),
+    // DNSSEC records, canonical form and proofs (RFC 4034, 4035, 5155), over Crypto.
+    .target(name: "DNSSEC", dependencies: ["DNSWire", "Crypto"]),
     // The only layer that talks to Linux.
     .target(name: "Platform", dependencies: ["CLinux"]),
     // The HTTPDNS upstream protocol, sans I/O: HTTP/1.1 request, response
@@ -79,6 +81,7 @@ let package = Package(
     // the test certificates, free ports, a seeded generator (Tests/README.md).
     .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
+    .testTarget(name: "DNSSECTests", dependencies: ["DNSSEC", "DNSWire", "Crypto", "TestSupport"]),
     .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
     .testTarget(
       name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),

@@ -22,6 +22,7 @@ extension RRType {
     case 47: return "NSEC"
     case 48: return "DNSKEY"
     case 50: return "NSEC3"
+    case 51: return "NSEC3PARAM"
     case 52: return "TLSA"
     case 64: return "SVCB"
     case 65: return "HTTPS"
@@ -53,4 +54,14 @@ extension ResponseCode {
     default: return nil
     }
   }
+}
+
+/// The DNSSEC types (RFC 4034 §2–§5, RFC 5155 §3–§4).
+extension RRType {
+  public static let ds = RRType(rawValue: 43)
+  public static let rrsig = RRType(rawValue: 46)
+  public static let nsec = RRType(rawValue: 47)
+  public static let dnskey = RRType(rawValue: 48)
+  public static let nsec3 = RRType(rawValue: 50)
+  public static let nsec3param = RRType(rawValue: 51)
 }
