@@ -1,0 +1,150 @@
+// The DNSSEC case table: one question per case, the tampering (if any) the
+// relay applies on its way, and the outcome unbound 1.17 gives — the
+// reference every validator behind the same relay must reproduce.
+//
+// RFC 8914 §4 codes used here: 6 DNSSEC Bogus, 7 Signature Expired,
+// 9 DNSKEY Missing, 10 RRSIGs Missing, 12 NSEC Missing.
+
+struct ValidationCase: CustomStringConvertible {
+  let name: String
+  let question: String
+  let type: UInt16
+  let tampering: TamperRule?
+  let expected: ValidationOutcome
+
+  var description: String { "\(name): \(question) type \(type)" }
+
+  static let a: UInt16 = 1
+  static let txt: UInt16 = 16
+  static let aaaa: UInt16 = 28
+
+  static func secure(_ rcode: Int = 0) -> ValidationOutcome {
+    ValidationOutcome(rcode: rcode, authenticData: true, extendedError: nil)
+  }
+  static func insecure(_ rcode: Int = 0) -> ValidationOutcome {
+    ValidationOutcome(rcode: rcode, authenticData: false, extendedError: nil)
+  }
+  static func bogus(_ code: UInt16) -> ValidationOutcome {
+    ValidationOutcome(rcode: 2, authenticData: false, extendedError: code)
+  }
+}
+
+enum ValidationCases {
+  typealias Case = ValidationCase
+  static let top = TestZones.top
+
+  /// In this order: honest questions first, so that the chain's keys are
+  /// cached validated before a tampered answer arrives; every tampered
+  /// case asks a name no other case asks, so no case depends on another
+  /// one's cache.
+  static let all: [ValidationCase] = honest + tampered
+
+  static let honest: [ValidationCase] = [
+    Case(
+      name: "ECDSA P-256 (13), NSEC, the anchor's zone", question: "www.\(top)", type: Case.a,
+      tampering: nil, expected: Case.secure()),
+    Case(
+      name: "RSA/SHA-256 (8) child", question: "www.rsa.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure()),
+    Case(
+      name: "Ed25519 (15) child", question: "www.ed.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure()),
+    Case(
+      name: "NSEC3 child", question: "www.nsec3.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure()),
+    Case(
+      name: "NSEC3 opt-out child", question: "www.optout.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure()),
+    Case(
+      name: "NXDOMAIN, NSEC proof", question: "nx.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure(3)),
+    Case(
+      name: "NXDOMAIN, NSEC3 proof", question: "nx.nsec3.\(top)", type: Case.a, tampering: nil,
+      expected: Case.secure(3)),
+    Case(
+      name: "NODATA, NSEC proof", question: "www.\(top)", type: Case.aaaa, tampering: nil,
+      expected: Case.secure()),
+    Case(
+      name: "NODATA, NSEC3 proof", question: "www.nsec3.\(top)", type: Case.aaaa,
+      tampering: nil, expected: Case.secure()),
+    Case(
+      name: "wildcard answer (*.wild)", question: "anything.wild.\(top)", type: Case.a,
+      tampering: nil, expected: Case.secure()),
+    // RFC 5155 §9.2: an NSEC3 with the opt-out flag covering the next
+    // closer name proves no more than "maybe an unsigned delegation is
+    // there": the NXDOMAIN cannot be secure. unbound answers it insecure.
+    Case(
+      name: "NXDOMAIN in the opt-out zone", question: "nx.optout.\(top)", type: Case.a,
+      tampering: nil, expected: Case.insecure(3)),
+    Case(
+      name: "under the opt-out zone's unsigned delegation", question: "www.sub.optout.\(top)",
+      type: Case.a, tampering: nil, expected: Case.insecure()),
+    Case(
+      name: "unsigned child (no DS, NSEC proves it)", question: "www.plain.\(top)", type: Case.a,
+      tampering: nil, expected: Case.insecure()),
+    Case(
+      name: "parent publishes a DS of another key", question: "www.wrongds.\(top)",
+      type: Case.a, tampering: nil, expected: Case.bogus(9)),
+  ]
+
+  static let tampered: [ValidationCase] = [
+    Case(
+      name: "address changed", question: "addr.\(top)", type: Case.a,
+      tampering: TamperRule(suffix: "addr.\(top)", type: Case.a, tampering: .changeAddress),
+      expected: Case.bogus(6)),
+    Case(
+      name: "RRSIGs stripped", question: "nosig.\(top)", type: Case.a,
+      tampering: TamperRule(suffix: "nosig.\(top)", type: Case.a, tampering: .stripSignatures),
+      expected: Case.bogus(10)),
+    Case(
+      name: "expired RRSIG replayed", question: "expired.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "expired.\(top)", type: Case.a, tampering: .replayExpiredSignature),
+      expected: Case.bogus(7)),
+    Case(
+      name: "NXDOMAIN, NSEC proof deleted", question: "gone.\(top)", type: Case.a,
+      tampering: TamperRule(suffix: "gone.\(top)", type: Case.a, tampering: .deleteDenialProof),
+      expected: Case.bogus(12)),
+    Case(
+      name: "NXDOMAIN, NSEC3 proof deleted", question: "gone.nsec3.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "gone.nsec3.\(top)", type: Case.a, tampering: .deleteDenialProof),
+      expected: Case.bogus(12)),
+    Case(
+      name: "NODATA, NSEC3 proof deleted", question: "www.nsec3.\(top)", type: Case.txt,
+      tampering: TamperRule(
+        suffix: "www.nsec3.\(top)", type: Case.txt, tampering: .deleteDenialProof),
+      expected: Case.bogus(12)),
+    Case(
+      name: "wildcard answer, its NSEC deleted", question: "gone.wild.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "gone.wild.\(top)", type: Case.a, tampering: .deleteDenialProof),
+      expected: Case.bogus(12)),
+    Case(
+      name: "DS swapped on the way", question: "www.dsswap.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "dsswap.\(top)", type: 43, tampering: .swapRecords(donor: "nsec3.\(top)")),
+      expected: Case.bogus(6)),
+    Case(
+      name: "DNSKEY set swapped on the way", question: "www.keyswap.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "keyswap.\(top)", type: 48, tampering: .swapRecords(donor: "nsec3.\(top)")),
+      expected: Case.bogus(9)),
+  ]
+
+  /// The relay's rules: one per tampered case.
+  static var rules: [TamperRule] { all.compactMap(\.tampering) }
+
+  /// What the resolver on 127.0.0.1:`port` says to each case's question
+  /// (DO=1, over UDP), in table order; nil where it did not answer. A
+  /// second resolver run through this against the same relay must give
+  /// the table's outcomes too.
+  static func outcomes(resolverPort port: UInt16, cases: [ValidationCase] = all)
+    -> [ValidationOutcome?]
+  {
+    cases.enumerated().map { index, item in
+      let query = DNSQuery.make(item.question, type: item.type, id: UInt16(0x5100 + index))
+      return DNSQuery.udp(query, port: port, timeout: 8).flatMap { ValidationOutcome(reply: $0) }
+    }
+  }
+}
