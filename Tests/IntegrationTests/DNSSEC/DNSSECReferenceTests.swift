@@ -48,7 +48,14 @@ final class DNSSECReferenceTests: XCTestCase {
     if let fixture {
       fixture.unbound.stop()
       fixture.relay.stop()
-      fixture.zones.remove()
+      // DNSWARD_DNSSEC_KEEP=1 keeps the keys, zones, configs and logs
+      // for a look after the run.
+      if ProcessInfo.processInfo.environment["DNSWARD_DNSSEC_KEEP"] == "1" {
+        fixture.zones.stop()
+        print("DNSSEC fixture kept in \(fixture.zones.directory.path)")
+      } else {
+        fixture.zones.remove()
+      }
     }
     fixture = nil
     super.tearDown()

@@ -59,7 +59,7 @@ final class UnboundResolver {
           use-syslog: no
           logfile: ""
           log-time-ascii: yes
-          verbosity: 1
+          verbosity: \(ProcessInfo.processInfo.environment["DNSWARD_UNBOUND_VERBOSITY"] ?? "1")
           val-log-level: 2
           ede: yes
           num-threads: 1

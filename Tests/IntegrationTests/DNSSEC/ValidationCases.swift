@@ -10,13 +10,27 @@ struct ValidationCase: CustomStringConvertible {
   let question: String
   let type: UInt16
   let tampering: TamperRule?
+  /// unbound's outcome, exactly.
   let expected: ValidationOutcome
+  /// Other RFC 8914 codes a validator may give instead of unbound's, where
+  /// unbound's code comes from how it happens to find the failure (each
+  /// case says why); rcode and AD must still be unbound's.
+  var otherExtendedErrors: [UInt16] = []
 
   var description: String { "\(name): \(question) type \(type)" }
 
   static let a: UInt16 = 1
   static let txt: UInt16 = 16
   static let aaaa: UInt16 = 28
+
+  /// Whether `outcome` is unbound's, or differs only by an EDE code the
+  /// case also accepts: what a validator under test must give.
+  func accepts(_ outcome: ValidationOutcome?) -> Bool {
+    guard let outcome else { return false }
+    if outcome == expected { return true }
+    return outcome.rcode == expected.rcode && outcome.authenticData == expected.authenticData
+      && outcome.extendedError.map(otherExtendedErrors.contains) == true
+  }
 
   static func secure(_ rcode: Int = 0) -> ValidationOutcome {
     ValidationOutcome(rcode: rcode, authenticData: true, extendedError: nil)
@@ -84,7 +98,7 @@ enum ValidationCases {
       tampering: nil, expected: Case.insecure()),
     Case(
       name: "parent publishes a DS of another key", question: "www.wrongds.\(top)",
-      type: Case.a, tampering: nil, expected: Case.bogus(9)),
+      type: Case.a, tampering: nil, expected: Case.bogus(9), otherExtendedErrors: [6]),
   ]
 
   static let tampered: [ValidationCase] = [
@@ -95,41 +109,57 @@ enum ValidationCases {
     Case(
       name: "RRSIGs stripped", question: "nosig.\(top)", type: Case.a,
       tampering: TamperRule(suffix: "nosig.\(top)", type: Case.a, tampering: .stripSignatures),
-      expected: Case.bogus(10)),
+      expected: Case.bogus(10), otherExtendedErrors: [6]),
     Case(
       name: "expired RRSIG replayed", question: "expired.\(top)", type: Case.a,
       tampering: TamperRule(
         suffix: "expired.\(top)", type: Case.a, tampering: .replayExpiredSignature),
       expected: Case.bogus(7)),
+    // A negative answer without its NSEC/NSEC3 has only the SOA's RRSIG
+    // left, which unbound 1.17 does not take as the signer ("no signer,
+    // using gone.dnssec.test."): it looks for a zone cut at the question
+    // name, asks its DS, finds the nonexistence of that DS unproven and
+    // reports the broken chain (9), not the missing proof (12). The DS
+    // answer it gets is honest (the rule selects type A only): the code is
+    // unbound's, so 12 and 6 are accepted from another validator.
     Case(
       name: "NXDOMAIN, NSEC proof deleted", question: "gone.\(top)", type: Case.a,
       tampering: TamperRule(suffix: "gone.\(top)", type: Case.a, tampering: .deleteDenialProof),
-      expected: Case.bogus(12)),
+      expected: Case.bogus(9), otherExtendedErrors: [12, 6]),
     Case(
       name: "NXDOMAIN, NSEC3 proof deleted", question: "gone.nsec3.\(top)", type: Case.a,
       tampering: TamperRule(
         suffix: "gone.nsec3.\(top)", type: Case.a, tampering: .deleteDenialProof),
-      expected: Case.bogus(12)),
+      expected: Case.bogus(9), otherExtendedErrors: [12, 6]),
+    // The same search for a signer; here unbound ends at "no signatures".
     Case(
       name: "NODATA, NSEC3 proof deleted", question: "www.nsec3.\(top)", type: Case.txt,
       tampering: TamperRule(
         suffix: "www.nsec3.\(top)", type: Case.txt, tampering: .deleteDenialProof),
-      expected: Case.bogus(12)),
+      expected: Case.bogus(10), otherExtendedErrors: [12, 6]),
+    // The answer is signed (by the wildcard's RRSIG, labels 3 < 4), but
+    // nothing proves the name itself absent (RFC 4035 §5.3.4):
+    // "wildcard proof failed".
     Case(
       name: "wildcard answer, its NSEC deleted", question: "gone.wild.\(top)", type: Case.a,
       tampering: TamperRule(
         suffix: "gone.wild.\(top)", type: Case.a, tampering: .deleteDenialProof),
-      expected: Case.bogus(12)),
+      expected: Case.bogus(6), otherExtendedErrors: [12]),
+    // The DS keeps its RRSIG, which no longer verifies: unbound says
+    // "signature crypto failed ... for DS while building chain of trust"
+    // and, being in the chain, 9; a validator may say 6 (bogus signature).
     Case(
       name: "DS swapped on the way", question: "www.dsswap.\(top)", type: Case.a,
       tampering: TamperRule(
         suffix: "dsswap.\(top)", type: 43, tampering: .swapRecords(donor: "nsec3.\(top)")),
-      expected: Case.bogus(6)),
+      expected: Case.bogus(9), otherExtendedErrors: [6]),
+    // No DNSKEY matches the (honest) DS: "no keys have a DS with algorithm
+    // ECDSAP256SHA256", 9 (DNSKEY Missing).
     Case(
       name: "DNSKEY set swapped on the way", question: "www.keyswap.\(top)", type: Case.a,
       tampering: TamperRule(
         suffix: "keyswap.\(top)", type: 48, tampering: .swapRecords(donor: "nsec3.\(top)")),
-      expected: Case.bogus(9)),
+      expected: Case.bogus(9), otherExtendedErrors: [6]),
   ]
 
   /// The relay's rules: one per tampered case.
