@@ -137,7 +137,9 @@ struct PlainMessage {
     guard let rdata = plainRDATA(bytes, type: type, from: rdataStart, to: rdataEnd) else {
       return nil
     }
-    return (PlainRecord(owner: owner, type: type, rrClass: rrClass, ttl: ttl, rdata: rdata), rdataEnd)
+    return (
+      PlainRecord(owner: owner, type: type, rrClass: rrClass, ttl: ttl, rdata: rdata), rdataEnd
+    )
   }
 
   /// RDATA with its names decompressed, for the types that may compress them.
@@ -181,7 +183,7 @@ func lowercasedName(_ name: [UInt8]) -> [UInt8] {
 }
 
 /// Whether `name` is `suffix` or below it, ignoring case (flat wire names).
-func name(_ name: [UInt8], isAtOrBelow suffix: [UInt8]) -> Bool {
+func isName(_ name: [UInt8], atOrBelow suffix: [UInt8]) -> Bool {
   let name = lowercasedName(name)
   let suffix = lowercasedName(suffix)
   var position = 0

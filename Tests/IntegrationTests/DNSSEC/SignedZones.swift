@@ -42,7 +42,8 @@ enum TestZones {
     TestZone(
       name: "optout.\(top)", algorithm: 13, denial: .nsec3OptOut,
       records: ["www A 192.0.2.50", "sub NS ns.dnssec.test."]),
-    TestZone(name: "sub.optout.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.51"]),
+    TestZone(
+      name: "sub.optout.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.51"]),
     TestZone(name: "plain.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.52"]),
     TestZone(name: "dsswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.61"]),
     TestZone(name: "keyswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.62"]),

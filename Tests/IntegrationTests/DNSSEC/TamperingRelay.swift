@@ -49,6 +49,7 @@ final class TamperingRelay: @unchecked Sendable {
   private let expiredUpstream: UInt16
   private let rules: [TamperRule]
   private let socketFD: Int32
+  private let listenerFD: Int32
   private let lock = NSLock()
   private var running = true
   private var inFlight = 0
@@ -65,21 +66,7 @@ final class TamperingRelay: @unchecked Sendable {
     self.upstream = upstream
     self.expiredUpstream = expiredUpstream
     self.rules = rules
-    socketFD = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(socketFD, $0, length) == 0 && getsockname(socketFD, $0, &length) == 0
-      }
-    }
-    guard bound else {
-      close(socketFD)
-      throw FixtureError("relay bind: errno \(errno)")
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    (socketFD, listenerFD, port) = try Self.openSamePort()
     for rule in rules {
       guard case .swapRecords(let donor) = rule.tampering else { continue }
       let query = DNSQuery.make(donor, type: rule.type, id: 0x0D0E)
@@ -91,7 +78,35 @@ final class TamperingRelay: @unchecked Sendable {
     }
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
     setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(listenerFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    listen(listenerFD, 16)
     Thread.detachNewThread { [self] in serve() }
+    Thread.detachNewThread { [self] in serveTCP() }
+  }
+
+  /// A UDP and a TCP socket on one port of 127.0.0.1 (a resolver's
+  /// `forward-addr` names one port for both). TCP takes a port-0 choice
+  /// first; the UDP bind to that number can fail, and then a fresh pair
+  /// tries again, a bounded number of times.
+  private static func openSamePort() throws -> (udp: Int32, tcp: Int32, port: UInt16) {
+    for _ in 0..<8 {
+      let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+      let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(tcp, $0, length) == 0 && getsockname(tcp, $0, &length) == 0
+            && bind(udp, $0, length) == 0
+        }
+      }
+      if bound { return (udp, tcp, UInt16(bigEndian: address.sin_port)) }
+      close(udp)
+      close(tcp)
+    }
+    throw FixtureError("relay: no port free for both UDP and TCP on 127.0.0.1")
   }
 
   func stop() {
@@ -104,9 +119,12 @@ final class TamperingRelay: @unchecked Sendable {
     // question in flight ends within its upstream timeout. Only then is the
     // descriptor closed, so no late reply goes to a reused number.
     let deadline = Date().addingTimeInterval(3)
-    repeat { Thread.sleep(forTimeInterval: 0.15) } while lock.withLock({ inFlight > 0 })
+    repeat {
+      Thread.sleep(forTimeInterval: 0.15)
+    } while lock.withLock({ inFlight > 0 })
       && Date() < deadline
     close(socketFD)
+    close(listenerFD)
   }
 
   deinit { stop() }
@@ -139,13 +157,46 @@ final class TamperingRelay: @unchecked Sendable {
     }
   }
 
-  /// knotd's answer to `query`, altered when a rule selects it.
-  func answer(_ query: [UInt8]) -> [UInt8]? {
-    guard let reply = DNSQuery.udp(query, port: upstream, timeout: 2) else { return nil }
+  /// Each TCP connection on a thread of its own: length-framed questions
+  /// (RFC 1035 §4.2.2) answered in turn until the client closes it.
+  private func serveTCP() {
+    while lock.withLock({ running }) {
+      let connection = accept(listenerFD, nil, nil)
+      guard connection >= 0 else { continue }
+      lock.withLock { inFlight += 1 }
+      Thread.detachNewThread { [self] in
+        defer {
+          close(connection)
+          lock.withLock { inFlight -= 1 }
+        }
+        var wait = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(
+          connection, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        while let header = StubClient.readExactly(connection, 2),
+          let query = StubClient.readExactly(connection, Int(header[0]) << 8 | Int(header[1])),
+          let reply = answer(query, overTCP: true)
+        {
+          let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+          guard send(connection, framed, framed.count, Int32(MSG_NOSIGNAL)) == framed.count else {
+            return
+          }
+        }
+      }
+    }
+  }
+
+  /// knotd's answer to `query` (asked over the same transport), altered
+  /// when a rule selects it.
+  func answer(_ query: [UInt8], overTCP: Bool = false) -> [UInt8]? {
+    let reply =
+      overTCP
+      ? StubClient.TCPConnection(port: upstream, timeout: 2)?.ask(query)
+      : DNSQuery.udp(query, port: upstream, timeout: 2)
+    guard let reply else { return nil }
     guard let question = PlainMessage(query), var message = PlainMessage(reply),
       let rule = rules.first(where: {
         $0.type == question.questionType
-          && name(question.questionName, isAtOrBelow: wireName($0.suffix))
+          && isName(question.questionName, atOrBelow: wireName($0.suffix))
       })
     else { return reply }
     guard apply(rule.tampering, to: &message, query: query) else { return reply }
@@ -168,7 +219,8 @@ final class TamperingRelay: @unchecked Sendable {
       message.authority.removeAll { $0.type == PlainRecord.rrsig }
       message.additional.removeAll { $0.type == PlainRecord.rrsig }
     case .replayExpiredSignature:
-      guard let old = DNSQuery.udp(query, port: expiredUpstream, timeout: 2).flatMap(PlainMessage.init)
+      guard
+        let old = DNSQuery.udp(query, port: expiredUpstream, timeout: 2).flatMap(PlainMessage.init)
       else { return false }
       let oldSignatures = old.answer.filter { $0.type == PlainRecord.rrsig }
       guard !oldSignatures.isEmpty else { return false }
