@@ -86,6 +86,14 @@ final class SignedZones {
   init() throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "dnsward-dnssec-\(UUID().uuidString)")
+    // A fixture that fails half-way leaves no process and no directory.
+    do { try build() } catch {
+      remove()
+      throw error
+    }
+  }
+
+  private func build() throws {
     let honestDirectory = directory.appendingPathComponent("honest")
     for part in ["zones", "db"] {
       try FileManager.default.createDirectory(

@@ -165,16 +165,44 @@ enum ValidationCases {
   /// The relay's rules: one per tampered case.
   static var rules: [TamperRule] { all.compactMap(\.tampering) }
 
-  /// What the resolver on 127.0.0.1:`port` says to each case's question
-  /// (DO=1, over UDP), in table order; nil where it did not answer. A
-  /// second resolver run through this against the same relay must give
-  /// the table's outcomes too.
+  /// What a resolver says to each case's question, in table order; nil
+  /// where it did not answer. `ask` sends one query (DO=1, its ID given)
+  /// and returns the reply's bytes.
+  static func outcomes(
+    cases: [ValidationCase] = all, ask: (_ query: [UInt8]) -> [UInt8]?
+  ) -> [ValidationOutcome?] {
+    cases.enumerated().map { index, item in
+      let query = DNSQuery.make(item.question, type: item.type, id: UInt16(0x5100 + index))
+      return ask(query).flatMap { ValidationOutcome(reply: $0) }
+    }
+  }
+
+  /// The same, asked over UDP of the resolver on 127.0.0.1:`port`.
   static func outcomes(resolverPort port: UInt16, cases: [ValidationCase] = all)
     -> [ValidationOutcome?]
   {
-    cases.enumerated().map { index, item in
-      let query = DNSQuery.make(item.question, type: item.type, id: UInt16(0x5100 + index))
-      return DNSQuery.udp(query, port: port, timeout: 8).flatMap { ValidationOutcome(reply: $0) }
+    outcomes(cases: cases) { DNSQuery.udp($0, port: port, timeout: 8) }
+  }
+
+  /// One line per case whose outcome the case does not accept: empty when
+  /// the resolver on `port` (dnsward behind the same relay, say) agrees
+  /// with unbound on every case.
+  ///
+  /// Ask a resolver whose cache is cold, once: unbound 1.17 answers a
+  /// bogus answer from its cache (`val-bogus-ttl`) with EDE 6 where the
+  /// first answer had the specific code (7 for the expired RRSIG).
+  static func disagreements(resolverPort port: UInt16, cases: [ValidationCase] = all)
+    -> [String]
+  {
+    disagreements(outcomes(resolverPort: port, cases: cases), cases: cases)
+  }
+
+  static func disagreements(_ outcomes: [ValidationOutcome?], cases: [ValidationCase] = all)
+    -> [String]
+  {
+    zip(cases, outcomes).compactMap { item, outcome in
+      item.accepts(outcome)
+        ? nil : "\(item): \(outcome.map { "\($0)" } ?? "no answer"), unbound: \(item.expected)"
     }
   }
 }
