@@ -35,10 +35,18 @@ enum TestZones {
       records: [
         "ns A 127.0.0.1", "www A 192.0.2.1", "addr A 192.0.2.10", "nosig A 192.0.2.11",
         "expired A 192.0.2.12", "*.wild A 192.0.2.42",
+        // A CNAME chain through two signed zones, and one into an unsigned zone.
+        "alias CNAME www.rsa.dnssec.test.", "plainalias CNAME www.plain.dnssec.test.",
       ] + delegated.map { "\($0) NS ns.dnssec.test." }),
-    TestZone(name: "rsa.\(top)", algorithm: 8, denial: .nsec, records: ["www A 192.0.2.8"]),
-    TestZone(name: "ed.\(top)", algorithm: 15, denial: .nsec, records: ["www A 192.0.2.15"]),
-    TestZone(name: "nsec3.\(top)", algorithm: 13, denial: .nsec3, records: ["www A 192.0.2.3"]),
+    TestZone(
+      name: "rsa.\(top)", algorithm: 8, denial: .nsec,
+      records: ["www A 192.0.2.8", "addr A 192.0.2.9"]),
+    TestZone(
+      name: "ed.\(top)", algorithm: 15, denial: .nsec,
+      records: ["www A 192.0.2.15", "addr A 192.0.2.16"]),
+    TestZone(
+      name: "nsec3.\(top)", algorithm: 13, denial: .nsec3,
+      records: ["www A 192.0.2.3", "*.wild A 192.0.2.43"]),
     TestZone(
       name: "optout.\(top)", algorithm: 13, denial: .nsec3OptOut,
       records: ["www A 192.0.2.50", "sub NS ns.dnssec.test."]),

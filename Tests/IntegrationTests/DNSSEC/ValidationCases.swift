@@ -22,6 +22,8 @@ struct ValidationCase: CustomStringConvertible {
   static let a: UInt16 = 1
   static let txt: UInt16 = 16
   static let aaaa: UInt16 = 28
+  static let ds: UInt16 = 43
+  static let dnskey: UInt16 = 48
 
   /// Whether `outcome` is unbound's, or differs only by an EDE code the
   /// case also accepts: what a validator under test must give.
@@ -84,6 +86,23 @@ enum ValidationCases {
     Case(
       name: "wildcard answer (*.wild)", question: "anything.wild.\(top)", type: Case.a,
       tampering: nil, expected: Case.secure()),
+    Case(
+      name: "wildcard answer in the NSEC3 zone", question: "anything.wild.nsec3.\(top)",
+      type: Case.a, tampering: nil, expected: Case.secure()),
+    Case(
+      name: "CNAME chain through two signed zones", question: "alias.\(top)", type: Case.a,
+      tampering: nil, expected: Case.secure()),
+    Case(
+      name: "DS asked itself (RSA child's, signed by the top zone)", question: "rsa.\(top)",
+      type: Case.ds, tampering: nil, expected: Case.secure()),
+    Case(
+      name: "DNSKEY asked itself (Ed25519 child's)", question: "ed.\(top)", type: Case.dnskey,
+      tampering: nil, expected: Case.secure()),
+    // RFC 4035 §3.2.3: AD only when every RRset in the answer is secure; the
+    // CNAME is, its target (unsigned zone) is not.
+    Case(
+      name: "CNAME from a signed zone into the unsigned child", question: "plainalias.\(top)",
+      type: Case.a, tampering: nil, expected: Case.insecure()),
     // RFC 5155 §9.2: an NSEC3 with the opt-out flag covering the next
     // closer name proves no more than "maybe an unsigned delegation is
     // there": the NXDOMAIN cannot be secure. unbound answers it insecure.
@@ -105,6 +124,14 @@ enum ValidationCases {
     Case(
       name: "address changed", question: "addr.\(top)", type: Case.a,
       tampering: TamperRule(suffix: "addr.\(top)", type: Case.a, tampering: .changeAddress),
+      expected: Case.bogus(6)),
+    Case(
+      name: "address changed, RSA/SHA-256 (8) zone", question: "addr.rsa.\(top)", type: Case.a,
+      tampering: TamperRule(suffix: "addr.rsa.\(top)", type: Case.a, tampering: .changeAddress),
+      expected: Case.bogus(6)),
+    Case(
+      name: "address changed, Ed25519 (15) zone", question: "addr.ed.\(top)", type: Case.a,
+      tampering: TamperRule(suffix: "addr.ed.\(top)", type: Case.a, tampering: .changeAddress),
       expected: Case.bogus(6)),
     Case(
       name: "RRSIGs stripped", question: "nosig.\(top)", type: Case.a,
@@ -145,20 +172,26 @@ enum ValidationCases {
       tampering: TamperRule(
         suffix: "gone.wild.\(top)", type: Case.a, tampering: .deleteDenialProof),
       expected: Case.bogus(6), otherExtendedErrors: [12]),
+    Case(
+      name: "wildcard answer in the NSEC3 zone, its NSEC3 deleted",
+      question: "gone.wild.nsec3.\(top)", type: Case.a,
+      tampering: TamperRule(
+        suffix: "gone.wild.nsec3.\(top)", type: Case.a, tampering: .deleteDenialProof),
+      expected: Case.bogus(6), otherExtendedErrors: [12]),
     // The DS keeps its RRSIG, which no longer verifies: unbound says
     // "signature crypto failed ... for DS while building chain of trust"
     // and, being in the chain, 9; a validator may say 6 (bogus signature).
     Case(
       name: "DS swapped on the way", question: "www.dsswap.\(top)", type: Case.a,
       tampering: TamperRule(
-        suffix: "dsswap.\(top)", type: 43, tampering: .swapRecords(donor: "nsec3.\(top)")),
+        suffix: "dsswap.\(top)", type: Case.ds, tampering: .swapRecords(donor: "nsec3.\(top)")),
       expected: Case.bogus(9), otherExtendedErrors: [6]),
     // No DNSKEY matches the (honest) DS: "no keys have a DS with algorithm
     // ECDSAP256SHA256", 9 (DNSKEY Missing).
     Case(
       name: "DNSKEY set swapped on the way", question: "www.keyswap.\(top)", type: Case.a,
       tampering: TamperRule(
-        suffix: "keyswap.\(top)", type: 48, tampering: .swapRecords(donor: "nsec3.\(top)")),
+        suffix: "keyswap.\(top)", type: Case.dnskey, tampering: .swapRecords(donor: "nsec3.\(top)")),
       expected: Case.bogus(9), otherExtendedErrors: [6]),
   ]
 
