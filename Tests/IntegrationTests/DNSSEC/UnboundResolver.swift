@@ -23,13 +23,17 @@ final class UnboundResolver {
   init(directory: URL, trustAnchor: String, forwardTo forwardPort: UInt16) throws {
     self.directory = directory
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    for _ in 0..<4 {
+    for _ in 0..<3 {
       port = try LoopbackPorts.freeTCP(1)[0]
       try config(trustAnchor: trustAnchor, forwardPort: forwardPort).write(
         to: directory.appendingPathComponent("unbound.conf"), atomically: true, encoding: .utf8)
       try launch()
       if waitAnswering() { return }
+      // Only an exit (a port taken meanwhile: unbound stops at a failed bind)
+      // is worth another port; silence for 8 s is a failure.
+      let exited = process?.isRunning == false
       stop()
+      if !exited { break }
     }
     throw FixtureError("unbound did not answer on 127.0.0.1; its log:\n\(log)")
   }
@@ -97,7 +101,11 @@ final class UnboundResolver {
 
   /// Polls `version.server. CH TXT`, which unbound answers itself.
   private func waitAnswering() -> Bool {
-    for attempt in 0..<100 {
+    // Up to 8 s: unbound reads its trust anchor and opens its ports first.
+    let deadline = Date().addingTimeInterval(8)
+    var attempt = 0
+    while Date() < deadline {
+      attempt += 1
       var query = DNSQuery.make("version.server", type: 16, id: UInt16(attempt), dnssecOK: false)
       query[query.count - 12] = 3  // class CH (low octet), before the 11-octet OPT
       if let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init),

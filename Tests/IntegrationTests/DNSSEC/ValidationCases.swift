@@ -5,6 +5,8 @@
 // RFC 8914 §4 codes used here: 6 DNSSEC Bogus, 7 Signature Expired,
 // 9 DNSKEY Missing, 10 RRSIGs Missing, 12 NSEC Missing.
 
+import Foundation
+
 struct ValidationCase: CustomStringConvertible {
   let name: String
   let question: String
@@ -210,11 +212,19 @@ enum ValidationCases {
     }
   }
 
-  /// The same, asked over UDP of the resolver on 127.0.0.1:`port`.
-  static func outcomes(resolverPort port: UInt16, cases: [ValidationCase] = all)
-    -> [ValidationOutcome?]
-  {
-    outcomes(cases: cases) { DNSQuery.udp($0, port: port, timeout: 8) }
+  /// The same, asked over UDP of the resolver on 127.0.0.1:`port`. All
+  /// the questions share one budget of `seconds` (a resolver that hangs
+  /// ends the run with the rest unanswered, not in minutes); one question
+  /// waits at most 5 s, longer than a resolver's own upstream timeouts
+  /// need here (every answer comes from loopback).
+  static func outcomes(
+    resolverPort port: UInt16, cases: [ValidationCase] = all, seconds: TimeInterval = 30
+  ) -> [ValidationOutcome?] {
+    let deadline = Date().addingTimeInterval(seconds)
+    return outcomes(cases: cases) { query in
+      let left = min(5, deadline.timeIntervalSinceNow)
+      return left > 0 ? DNSQuery.udp(query, port: port, timeout: left) : nil
+    }
   }
 
   /// One line per case whose outcome the case does not accept: empty when
