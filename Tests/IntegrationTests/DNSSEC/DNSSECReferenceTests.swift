@@ -95,6 +95,20 @@ final class DNSSECReferenceTests: XCTestCase {
     XCTAssertNotEqual(current.first?.rdata, old.first?.rdata)
     XCTAssertEqual(
       signatures("www.plain.\(TestZones.top)", type: 1, port: fixture.zones.honest.port), [])
+    // RFC 5155 §4.2: NSEC3PARAM is algorithm, flags, iterations (2),
+    // salt length, salt. The salted zone has 8 octets, the others none.
+    for (zone, saltLength) in [("salted", 8), ("nsec3", 0), ("optout", 0)] {
+      let query = DNSQuery.make("\(zone).\(TestZones.top)", type: 51, id: 0x7E58)
+      let reply = DNSQuery.udp(query, port: fixture.zones.honest.port, timeout: 2)
+        .flatMap(PlainMessage.init)
+      let record = reply?.answer.first(where: { $0.type == 51 })
+      let parameters: [UInt8] = record?.rdata ?? []
+      XCTAssertEqual(parameters.count, 5 + saltLength, "\(zone)'s NSEC3PARAM")
+      XCTAssertEqual(parameters.first, 1, "SHA-1")
+      XCTAssertEqual(parameters[safe: 4].map(Int.init), saltLength)
+      XCTAssertEqual(parameters[safe: 2], 0, "no extra iterations")
+      XCTAssertEqual(parameters[safe: 3], 0, "no extra iterations")
+    }
     for label in TestZones.delegated where label != "plain" {
       let ds = signatures("\(label).\(TestZones.top)", type: 43, port: fixture.zones.honest.port)
       XCTAssertEqual(ds.count, 1, "the DS of \(label) signed by the top zone")

@@ -13,7 +13,9 @@ import XCTest
 
 /// One zone of the tree under `dnssec.test.`.
 struct TestZone {
-  enum Denial { case nsec, nsec3, nsec3OptOut, unsigned }
+  /// nsec3Salted: an 8-octet salt, which RFC 9276 §3.1 tells signers to
+  /// leave out and validators must still handle.
+  enum Denial { case nsec, nsec3, nsec3Salted, nsec3OptOut, unsigned }
   /// Without the trailing dot: "rsa.dnssec.test".
   let name: String
   /// RFC 8624 algorithm number: 8 RSA/SHA-256, 13 ECDSA P-256, 15 Ed25519.
@@ -48,6 +50,8 @@ enum TestZones {
       name: "nsec3.\(top)", algorithm: 13, denial: .nsec3,
       records: ["www A 192.0.2.3", "*.wild A 192.0.2.43"]),
     TestZone(
+      name: "salted.\(top)", algorithm: 13, denial: .nsec3Salted, records: ["www A 192.0.2.4"]),
+    TestZone(
       name: "optout.\(top)", algorithm: 13, denial: .nsec3OptOut,
       records: ["www A 192.0.2.50", "sub NS ns.dnssec.test."]),
     TestZone(
@@ -60,7 +64,9 @@ enum TestZones {
     TestZone(name: "wrongds.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.63"]),
   ]
   /// The labels delegated from the top zone.
-  static let delegated = ["rsa", "ed", "nsec3", "optout", "plain", "dsswap", "keyswap", "wrongds"]
+  static let delegated = [
+    "rsa", "ed", "nsec3", "salted", "optout", "plain", "dsswap", "keyswap", "wrongds",
+  ]
   /// Whose key's DS the top zone publishes for `wrongds`.
   static let wrongDSDonor = "nsec3.\(top)"
 }
@@ -274,6 +280,9 @@ final class KnotServer {
       if zone.denial == .nsec3 || zone.denial == .nsec3OptOut {
         // RFC 9276 §3.1: no extra iterations, no salt.
         lines += ["    nsec3: on", "    nsec3-iterations: 0", "    nsec3-salt-length: 0"]
+      }
+      if zone.denial == .nsec3Salted {
+        lines += ["    nsec3: on", "    nsec3-iterations: 0", "    nsec3-salt-length: 8"]
       }
       if zone.denial == .nsec3OptOut { lines.append("    nsec3-opt-out: on") }
     }

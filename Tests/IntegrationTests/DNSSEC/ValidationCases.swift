@@ -80,10 +80,16 @@ enum ValidationCases {
       name: "NXDOMAIN, NSEC3 proof", question: "nx.nsec3.\(top)", type: Case.a, tampering: nil,
       expected: Case.secure(3)),
     Case(
+      name: "NXDOMAIN, NSEC3 proof with a salt", question: "nx.salted.\(top)", type: Case.a,
+      tampering: nil, expected: Case.secure(3)),
+    Case(
       name: "NODATA, NSEC proof", question: "www.\(top)", type: Case.aaaa, tampering: nil,
       expected: Case.secure()),
     Case(
       name: "NODATA, NSEC3 proof", question: "www.nsec3.\(top)", type: Case.aaaa,
+      tampering: nil, expected: Case.secure()),
+    Case(
+      name: "NODATA, NSEC3 proof with a salt", question: "www.salted.\(top)", type: Case.aaaa,
       tampering: nil, expected: Case.secure()),
     Case(
       name: "wildcard answer (*.wild)", question: "anything.wild.\(top)", type: Case.a,
