@@ -1,4 +1,4 @@
-// A UDP DNS relay on 127.0.0.1 between a validating resolver and knotd
+// A DNS relay on 127.0.0.1 (UDP and TCP, one port) between a validating resolver and knotd
 // that alters the answers its rules select: the attacks on the path that
 // DNSSEC must turn into SERVFAIL. Every other answer passes unchanged.
 import Foundation
