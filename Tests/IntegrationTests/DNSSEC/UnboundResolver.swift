@@ -1,0 +1,127 @@
+// unbound, the reference validator: on 127.0.0.1, the test's trust anchor
+// only, every question forwarded to one address (the tampering relay).
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+final class UnboundResolver {
+  static let executable = "/usr/sbin/unbound"
+  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+  let directory: URL
+  private(set) var port: UInt16 = 0
+  private var process: Process?
+  private var logPath: String { directory.appendingPathComponent("unbound.log").path }
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+  /// Starts unbound and waits until it answers. A port learned free can be
+  /// taken before unbound binds it (then it exits): another is tried, a
+  /// bounded number of times.
+  init(directory: URL, trustAnchor: String, forwardTo forwardPort: UInt16) throws {
+    self.directory = directory
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    for _ in 0..<3 {
+      port = try LoopbackPorts.freeTCP(1)[0]
+      try config(trustAnchor: trustAnchor, forwardPort: forwardPort).write(
+        to: directory.appendingPathComponent("unbound.conf"), atomically: true, encoding: .utf8)
+      try launch()
+      if waitAnswering() { return }
+      // Only an exit (a port taken meanwhile: unbound stops at a failed bind)
+      // is worth another port; silence for 8 s is a failure.
+      let exited = process?.isRunning == false
+      stop()
+      if !exited { break }
+    }
+    throw FixtureError("unbound did not answer on 127.0.0.1; its log:\n\(log)")
+  }
+
+  deinit { stop() }
+
+  /// unbound.conf(5) of 1.17. Notes for whoever changes it:
+  /// - `test.` is one of unbound's default local zones (RFC 6761), answered
+  ///   NXDOMAIN without asking anyone unless `nodefault`;
+  /// - `aggressive-nsec: no`: answers synthesized from cached NSEC/NSEC3
+  ///   (RFC 8198) would keep a tampered question from ever reaching the relay;
+  /// - `trust-anchor-signaling: no`: no RFC 8145 `_ta-XXXX` questions;
+  /// - `ede: yes` (1.16 and later): RFC 8914 codes in SERVFAIL answers;
+  /// - `val-log-level: 2`: why each answer is bogus, in the log.
+  private func config(trustAnchor: String, forwardPort: UInt16) -> String {
+    let path = directory.path
+    return """
+      server:
+          interface: 127.0.0.1
+          port: \(port)
+          do-ip6: no
+          do-daemonize: no
+          chroot: ""
+          username: ""
+          directory: "\(path)"
+          pidfile: "\(path)/unbound.pid"
+          use-syslog: no
+          logfile: ""
+          log-time-ascii: yes
+          verbosity: \(ProcessInfo.processInfo.environment["DNSWARD_UNBOUND_VERBOSITY"] ?? "1")
+          val-log-level: 2
+          ede: yes
+          num-threads: 1
+          do-not-query-localhost: no
+          qname-minimisation: no
+          aggressive-nsec: no
+          trust-anchor-signaling: no
+          root-key-sentinel: no
+          msg-cache-size: 1m
+          rrset-cache-size: 1m
+          key-cache-size: 1m
+          neg-cache-size: 256k
+          local-zone: "test." nodefault
+          trust-anchor: "\(trustAnchor)"
+      forward-zone:
+          name: "."
+          forward-addr: 127.0.0.1@\(forwardPort)
+
+      """
+  }
+
+  private func launch() throws {
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    let output = FileHandle(forWritingAtPath: logPath)
+    output?.seekToEndOfFile()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Self.executable)
+    process.arguments = ["-d", "-c", directory.appendingPathComponent("unbound.conf").path]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = output ?? FileHandle.nullDevice
+    process.standardError = output ?? FileHandle.nullDevice
+    try process.run()
+    self.process = process
+  }
+
+  /// Polls `version.server. CH TXT`, which unbound answers itself.
+  private func waitAnswering() -> Bool {
+    // Up to 8 s: unbound reads its trust anchor and opens its ports first.
+    let deadline = Date().addingTimeInterval(8)
+    var attempt = 0
+    while Date() < deadline {
+      attempt += 1
+      var query = DNSQuery.make("version.server", type: 16, id: UInt16(attempt), dnssecOK: false)
+      query[query.count - 12] = 3  // class CH (low octet), before the 11-octet OPT
+      if let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init),
+        reply.rcode == 0
+      {
+        return true
+      }
+      if process?.isRunning != true { return false }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return false
+  }
+
+  func stop() {
+    guard let process else { return }
+    self.process = nil
+    stopProcess(process)
+  }
+}
