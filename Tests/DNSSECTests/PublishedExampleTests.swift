@@ -138,23 +138,26 @@ let signedExamples: [SignedExample] = [
   ),
 ]
 
-final class PublishedExampleTests: XCTestCase {
-  func message(for example: SignedExample) -> [UInt8] {
-    let key = TestRecord(
-      owner: example.zone, type: .dnskey,
-      rdata: dnskeyRDATA(
-        flags: example.keyFlags, algorithm: example.algorithm, key: base64(example.key)))
-    var answers = example.rrset + [example.rrsig, key]
-    if let (digestType, digest) = example.ds {
-      answers.append(
-        TestRecord(
-          owner: example.zone, type: .ds,
-          rdata: dsRDATA(
-            keyTag: example.keyTag, algorithm: example.algorithm, digestType: digestType,
-            digest: hexBytes(digest))))
-    }
-    return buildMessage(answers: answers)
+/// The example's RRset, RRSIG, DNSKEY and (where given) DS, in one message.
+func exampleMessage(_ example: SignedExample) -> [UInt8] {
+  let key = TestRecord(
+    owner: example.zone, type: .dnskey,
+    rdata: dnskeyRDATA(
+      flags: example.keyFlags, algorithm: example.algorithm, key: base64(example.key)))
+  var answers = example.rrset + [example.rrsig, key]
+  if let (digestType, digest) = example.ds {
+    answers.append(
+      TestRecord(
+        owner: example.zone, type: .ds,
+        rdata: dsRDATA(
+          keyTag: example.keyTag, algorithm: example.algorithm, digestType: digestType,
+          digest: hexBytes(digest))))
   }
+  return buildMessage(answers: answers)
+}
+
+final class PublishedExampleTests: XCTestCase {
+  func message(for example: SignedExample) -> [UInt8] { exampleMessage(example) }
 
   func testKeyTagsAndKeyFields() {
     for example in signedExamples {
