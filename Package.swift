@@ -30,10 +30,12 @@ let package = Package(
     .target(name: "Crypto"),
     // The table types that a compiled dnsward.conf fills in. No imports but DNSWire.
     .target(name: "CompiledConfig", dependencies: ["DNSWire"]),
-    // The resolver policy as a sans-I/O state machine.
-    .target(name: "Engine", dependencies: ["DNSWire", "CompiledConfig"]),
-    // DNSSEC records, canonical form and proofs (RFC 4034, 4035, 5155), over Crypto.
-    .target(name: "DNSSEC", dependencies: ["DNSWire", "Crypto"]),
+    // DNSSEC records, canonical form and proofs (RFC 4034, 4035, 5155), and the
+    // validator, over Crypto.
+    .target(name: "DNSSEC", dependencies: ["DNSWire", "Crypto", "CompiledConfig"]),
+    // The resolver policy as a sans-I/O state machine. A firmware without
+    // DNSSEC (-DDNSWARD_DNSSEC=OFF) builds it without the DNSSEC module.
+    .target(name: "Engine", dependencies: ["DNSWire", "CompiledConfig", "DNSSEC"]),
     // The only layer that talks to Linux.
     .target(name: "Platform", dependencies: ["CLinux"]),
     // The HTTPDNS upstream protocol, sans I/O: HTTP/1.1 request, response
@@ -81,7 +83,9 @@ let package = Package(
     // the test certificates, free ports, a seeded generator (Tests/README.md).
     .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
-    .testTarget(name: "DNSSECTests", dependencies: ["DNSSEC", "DNSWire", "Crypto", "TestSupport"]),
+    .testTarget(
+      name: "DNSSECTests",
+      dependencies: ["DNSSEC", "DNSWire", "Crypto", "CompiledConfig", "TestSupport"]),
     .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
     .testTarget(
       name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),
