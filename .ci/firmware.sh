@@ -140,13 +140,15 @@ fi
 # DoT/DoH: the firmware with mbedTLS (-DDNSWARD_TLS=ON), where the target's
 # libmbedtls-dev is installed: for the host (the Embedded check of the TLS
 # module and of the transports compiled with -D TLS, and of the metrics,
-# -DDNSWARD_METRICS=ON, which no other firmware here has) and for aarch64
+# -DDNSWARD_METRICS=ON, and the DNSSEC validator's Crypto and DNSSEC modules,
+# -DDNSWARD_DNSSEC=ON, which no other firmware here has) and for aarch64
 # (libmbedtls-dev:arm64, linked from /usr/lib/aarch64-linux-gnu).
 HAVE_TLS_HOST=0
 if [[ -e /usr/include/mbedtls/ssl.h ]]; then
   HAVE_TLS_HOST=1
   step "host firmware with TLS (mbedTLS) and the test config"
-  configure_and_build "$BUILD/host-tls" host "$TEST_CONFIG" -DDNSWARD_TLS=ON -DDNSWARD_METRICS=ON
+  configure_and_build "$BUILD/host-tls" host "$TEST_CONFIG" -DDNSWARD_TLS=ON -DDNSWARD_METRICS=ON \
+    -DDNSWARD_DNSSEC=ON
 fi
 HAVE_TLS_AARCH64=0
 if ((HAVE_TLS_HOST)) && [[ -e /usr/lib/aarch64-linux-gnu/libmbedtls.so ]]; then
