@@ -38,21 +38,21 @@ extension RRSIGRecord {
     let publicKey = key.publicKey
     switch algorithm {
     case .rsaSHA1, .rsaSHA1NSEC3SHA1:
-      var digest = SHA1.hash(signedData)
-      return Self.verifyRSA(key, signature, &digest, kind: .sha1)
+      let digest = SHA1.hash(signedData)
+      return Self.verifyRSA(key, signature, digest, kind: .sha1)
     case .rsaSHA256:
-      var digest = SHA256.hash(signedData)
-      return Self.verifyRSA(key, signature, &digest, kind: .sha256)
+      let digest = SHA256.hash(signedData)
+      return Self.verifyRSA(key, signature, digest, kind: .sha256)
     case .rsaSHA512:
-      var digest = SHA512.hash(signedData)
-      return Self.verifyRSA(key, signature, &digest, kind: .sha512)
+      let digest = SHA512.hash(signedData)
+      return Self.verifyRSA(key, signature, digest, kind: .sha512)
     case .ecdsaP256SHA256:
-      var digest = SHA256.hash(signedData)
+      let digest = SHA256.hash(signedData)
       return digest.span.withUnsafeBytes {
         ECDSA.verifyP256(digest: $0, signature: signature, publicKey: publicKey)
       }
     case .ecdsaP384SHA384:
-      var digest = SHA384.hash(signedData)
+      let digest = SHA384.hash(signedData)
       return digest.span.withUnsafeBytes {
         ECDSA.verifyP384(digest: $0, signature: signature, publicKey: publicKey)
       }
@@ -66,7 +66,7 @@ extension RRSIGRecord {
   /// RSA with the key split as RFC 3110 §2 stores it.
   private static func verifyRSA<let count: Int>(
     _ key: DNSKEYRecord, _ signature: UnsafeRawBufferPointer,
-    _ digest: inout InlineArray<count, UInt8>, kind: RSADigestKind
+    _ digest: borrowing InlineArray<count, UInt8>, kind: RSADigestKind
   ) -> Bool {
     guard let key = key.rsaPublicKey else { return false }
     return digest.span.withUnsafeBytes {

@@ -439,6 +439,64 @@ def cache_files():
     return f
 
 
+DS, RRSIG, NSEC, DNSKEY, NSEC3, NSEC3PARAM = 43, 46, 47, 48, 50, 51
+
+
+def rrsig_rdata(covered, algorithm, labels, ttl, expiration, inception, tag, signer, signature):
+    return (struct.pack(">HBBIIIH", covered, algorithm, labels, ttl, expiration, inception, tag)
+            + name(signer) + signature)
+
+
+def dnssec_messages():
+    """The published RFC 6605 §6.1 (P-256), RFC 8080 §6.1 (Ed25519) and RFC
+    5702 §6.1 (RSA/SHA-256) examples as answers (RRset, RRSIG, DNSKEY, DS),
+    and denials with NSEC and NSEC3 (RFC 5155 Appendix A's parameters)."""
+    import base64
+    f = {}
+    examples = {
+        "p256": ("example.net", 257, 13,
+                 "GojIhhXUN/u4v54ZQqGSnyhWJwaubCvTmeexv7bR6edbkrSqQpF64cYbcB7wNcP+e+MAnLr+Wi9xMWyQLc8NAA==",
+                 55648, A, "www.example.net", bytes([192, 0, 2, 1]), 3, 1284026679, 1281607479,
+                 "qx6wLYqmh+l9oCKTN6qIc+bw6ya+KJ8oMz0YP107epXAyGmt+3SNruPFKG7tZoLBLlUzGGus7ZwmwWep666VCw==",
+                 bytes.fromhex("b4c8c1fe2e7477127b27115656ad6256f424625bf5c1e2770ce6d6e37df61d17")),
+        "ed25519": ("example.com", 257, 15, "l02Woi0iS8Aa25FQkUd9RMzZHJpBoRQwAQEX1SxZJA4=",
+                    3613, MX, "example.com", struct.pack(">H", 10) + name("mail.example.com"), 2,
+                    1440021600, 1438207200,
+                    "oL9krJun7xfBOIWcGHi7mag5/hdZrKWw15jPGrHpjQeRAvTdszaPD+QLs3fx8A4M3e23mRZ9VrbpMngwcrqNAg==",
+                    bytes.fromhex("3aa5ab37efce57f737fc1627013fee07bdf241bd10f3b1964ab55c78e79a304b")),
+        "rsasha256": ("example.net", 256, 8,
+                      "AwEAAcFcGsaxxdgiuuGmCkVImy4h99CqT7jwY3pexPGcnUFtR2Fh36BponcwtkZ4cAgtvd4Qs8PkxUdp6p/DlUmObdk=",
+                      9033, A, "www.example.net", bytes([192, 0, 2, 91]), 3, 1893456000, 946684800,
+                      "kRCOH6u7l0QGy9qpC9l1sLncJcOKFLJ7GhiUOibu4teYp5VE9RncriShZNz85mwlMgNEacFYK/lPtPiVYP4bwg==",
+                      None),
+    }
+    for key, (zone, flags, alg, pub, tag, rtype, owner, rdata, labels, exp, inc, sig,
+              digest) in examples.items():
+        records = [
+            rr(name(owner), rtype, 3600, rdata),
+            rr(name(owner), RRSIG, 3600,
+               rrsig_rdata(rtype, alg, labels, 3600, exp, inc, tag, zone, base64.b64decode(sig))),
+            rr(name(zone), DNSKEY, 3600, struct.pack(">HBB", flags, 3, alg) + base64.b64decode(pub)),
+        ]
+        if digest is not None:
+            records.append(rr(name(zone), DS, 3600, struct.pack(">HBB", tag, alg, 2) + digest))
+        f["answer-" + key] = (header(1, 0x8180, 1, len(records)) + question(owner, rtype)
+                              + b"".join(records))
+    # NXDOMAIN with an NSEC whose bitmap holds A, NS, SOA, RRSIG, NSEC, DNSKEY.
+    bitmap = bytes([0, 7, 0x62, 0x01, 0x80, 0x08, 0x00, 0x03, 0x80])
+    nsec = rr(name("a.example"), NSEC, 3600, name("d.example") + bitmap)
+    f["nxdomain-nsec"] = header(2, 0x8183, 1, 0, 1) + question("b.example") + nsec
+    # NSEC3 (RFC 5155 Appendix A: SHA-1, 12 iterations, salt aabbccdd) and its PARAM.
+    params = struct.pack(">BBH", 1, 1, 12) + bytes([4]) + bytes.fromhex("aabbccdd")
+    next_hash = bytes(range(1, 21))
+    nsec3 = rr(name("0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.example"), NSEC3, 3600,
+               params + bytes([20]) + next_hash + bitmap)
+    nsec3param = rr(name("example"), NSEC3PARAM, 3600, struct.pack(">BBH", 1, 0, 12) + bytes([4])
+                    + bytes.fromhex("aabbccdd"))
+    f["nxdomain-nsec3"] = header(3, 0x8183, 1, 0, 2) + question("a.example") + nsec3 + nsec3param
+    return f
+
+
 def write(target, seeds):
     folder = os.path.join(CORPUS, target)
     os.makedirs(folder, exist_ok=True)
@@ -458,6 +516,7 @@ def main():
     write("config", configs())
     write("engine", engine_scripts())
     write("cachefile", cache_files())
+    write("dnssec", dnssec_messages())
 
 
 if __name__ == "__main__":
