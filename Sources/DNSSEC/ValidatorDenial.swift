@@ -72,7 +72,10 @@ extension Validator {
     case .proof(let checked): proof = checked
     }
     guard var zone = proof.zone, proof.nsecCount + proof.nsec3Count > 0 else {
-      // No signed denial: an unsigned zone, or the proof was stripped.
+      // A signed SOA without NSEC or NSEC3: the zone is signed, the proof
+      // was stripped.
+      if proof.zone != nil { return .bogus(.nsecMissing) }
+      // Nothing signed: an unsigned zone, or everything was stripped.
       let verdict = proveInsecure(inputs, owner: &name)
       return verdict == .bogus(.rrsigsMissing) ? .bogus(.nsecMissing) : verdict
     }

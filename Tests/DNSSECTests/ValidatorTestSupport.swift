@@ -110,14 +110,13 @@ struct ChainResolver {
   }
 }
 
-/// Rewrites the type of every record of `type` (owned by `owner` when
-/// given) to a private type, as if the records were stripped: offsets and
+/// Rewrites the type of every record of `type` to a private type (only the `onlyIndex`th of them when given), as if the records were stripped: offsets and
 /// compression stay intact.
-func strip(_ type: RRType, from bytes: [UInt8], covering covered: RRType? = nil) -> [UInt8] {
+func strip(_ type: RRType, from bytes: [UInt8], onlyIndex: Int? = nil) -> [UInt8] {
   var result = bytes
-  withMessage(bytes) { message, records in
-    for record in records where record.type == type {
-      if let covered, RRSIGRecord(record, in: message)?.typeCovered != covered { continue }
+  withMessage(bytes) { _, records in
+    for (index, record) in records.filter({ $0.type == type }).enumerated() {
+      if let onlyIndex, index != onlyIndex { continue }
       result[record.fixedOffset] = 0xFF
       result[record.fixedOffset + 1] = 0x00
     }
