@@ -141,7 +141,9 @@ public struct Validator: ~Copyable {
         guard var owner = CanonicalName(in: message, at: record.offset) else {
           return .bogus(.dnssecBogus)
         }
-        if let stop = result.add(proveInsecure(inputs, owner: &owner)) { return stop }
+        if let stop = result.add(proveInsecure(inputs, owner: &owner, type: record.type)) {
+          return stop
+        }
       case .verdict(let verdict):
         if let stop = result.add(verdict) { return stop }
       }

@@ -76,7 +76,7 @@ extension Validator {
       // was stripped.
       if proof.zone != nil { return .bogus(.nsecMissing) }
       // Nothing signed: an unsigned zone, or everything was stripped.
-      let verdict = proveInsecure(inputs, owner: &name)
+      let verdict = proveInsecure(inputs, owner: &name, type: type)
       return verdict == .bogus(.rrsigsMissing) ? .bogus(.nsecMissing) : verdict
     }
     let nxdomain = inputs.message.rcode == .nameError

@@ -23,16 +23,18 @@ enum DelegationStatus {
 }
 
 extension Validator {
-  /// Proves that `owner` lies in an unsigned zone: `.insecure`, or bogus
-  /// with EDE 10, or the DS RRset still needed.
+  /// Proves that the zone holding `owner`'s data of `type` is unsigned:
+  /// `.insecure`, or bogus with EDE 10, or the DS RRset still needed. A DS
+  /// RRset lives in the parent zone (RFC 4034 §5), so for it the walk stops
+  /// above the owner — never asking for the answer being validated.
   mutating func proveInsecure<Source: ValidatedRecordSource>(
-    _ inputs: ValidationInputs<Source>, owner: inout CanonicalName
+    _ inputs: ValidationInputs<Source>, owner: inout CanonicalName, type: RRType
   ) -> ValidationVerdict {
     owner.withBytes { name -> ValidationVerdict in
       guard let anchorLabels = ValidatorNames.closestAnchorLabels(inputs.anchors, name) else {
         return .insecure
       }
-      let ownerLabels = Name.labelCount(name)
+      let ownerLabels = Name.labelCount(name) - (type == .ds ? 1 : 0)
       var labels = anchorLabels + 1
       while labels <= ownerLabels {
         let zone = UnsafeRawBufferPointer(

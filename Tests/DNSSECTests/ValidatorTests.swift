@@ -92,4 +92,39 @@ final class ValidatorTests: XCTestCase {
     XCTAssertEqual(resolver.validate("nx.example. A"), .insecure)
     XCTAssertEqual(resolver.fetches, 0)
   }
+
+  func testUnsignedDSBelowInsecureParentIsInsecure() {
+    let ds = dsRDATA(
+      keyTag: 7, algorithm: 13, digestType: 2, digest: Array(repeating: 7, count: 32))
+    let bytes = buildMessage(answers: [
+      TestRecord(owner: "sub.insec.example.", type: .ds, rdata: ds)
+    ])
+    var resolver = ChainResolver()
+    XCTAssertEqual(resolver.validate(bytes, name: "sub.insec.example.", type: .ds), .insecure)
+    // The walk stops at the parent: it never asks for the DS being validated.
+    XCTAssertNil(resolver.cache.entries["sub.insec.example. DS"])
+    XCTAssertEqual(resolver.cache.entries["insec.example. DS"]?.1, .secure)
+  }
+
+  func testDNSKEYAnchor() {
+    let keySigningKey = withMessage(fixture("example. DNSKEY")) { message, records in
+      let record = records.first {
+        $0.type == .dnskey && DNSKEYRecord($0, in: message)!.isSecureEntryPoint
+      }!
+      return Array(message.bytes[record.rdataOffset..<record.end])
+    }
+    var table: [UInt8] = []
+    TrustAnchors.append(
+      owner: wireName("example."), type: .dnskey, rdata: keySigningKey, to: &table)
+    var resolver = ChainResolver()
+    resolver.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertTrue(isSecure(resolver.validate("www.sec.example. A")))
+    var changed = keySigningKey
+    changed[changed.count - 1] ^= 1
+    table = []
+    TrustAnchors.append(owner: wireName("example."), type: .dnskey, rdata: changed, to: &table)
+    var wrong = ChainResolver()
+    wrong.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertEqual(wrong.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
+  }
 }
