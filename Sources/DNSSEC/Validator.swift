@@ -82,6 +82,9 @@ public struct Validator: ~Copyable {
   ) -> ValidationVerdict {
     let inputs = ValidationInputs(message: answer, anchors: anchors, records: records, now: now)
     guard var name = CanonicalName(questionName) else { return .bogus(.dnssecBogus) }
+    // RRSIG RRsets are not signed (RFC 4035 §2.2): an answer to an RRSIG
+    // question cannot be validated, and must not pass as secure.
+    if questionType == .rrsig { return .bogus(.dnssecIndeterminate) }
     verifications = 0
     verifying = false
     failedVerifications = 0

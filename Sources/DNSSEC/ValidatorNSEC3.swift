@@ -29,7 +29,6 @@ extension Validator {
     if parameters.iterations > Self.maxNSEC3Iterations { return .insecure }
     let secure = ValidationVerdict.secure(ttl: .max)
     let proof = closestEncloser(message, of: name, zone: zone)
-    if nsec3Hashes >= Self.maxNSEC3Hashes { return .bogus(.dnssecBogus) }
     switch proof {
     case .exists(let match):
       guard !nxdomain, Self.typesDeny(match.types, type: type, name: name, zone: zone) else {
@@ -37,7 +36,8 @@ extension Validator {
       }
       return secure
     case .missing:
-      return .bogus(.nsecMissing)
+      // Past the hash bound the proof was not looked at in full.
+      return nsec3Hashes >= Self.maxNSEC3Hashes ? .bogus(.dnssecBogus) : .bogus(.nsecMissing)
     case .found(let labels, let covering):
       // RFC 5155 §9.2 (and §8.6 for DS): an opt-out span may hide an
       // unsigned delegation.

@@ -84,7 +84,9 @@ extension Validator {
       case .insecure: insecureSigner = true
       case .stop(let verdict): if stop == nil { stop = verdict }
       }
-      if failedVerifications > Self.maxFailedVerifications { return .verdict(.bogus(.dnssecBogus)) }
+      if failedVerifications >= Self.maxFailedVerifications {
+        return .verdict(.bogus(.dnssecBogus))
+      }
     }
     if seen == 0 { return .unsigned }
     if let stop { return .verdict(stop) }
@@ -221,6 +223,9 @@ extension Validator {
       // The first pass only gathers what is missing: a key that may have
       // signed counts as valid there.
       guard verifying else { return .valid }
+      guard failedVerifications < Self.maxFailedVerifications else {
+        return .stop(.bogus(.dnssecBogus))
+      }
       if signedLength == nil {
         signedLength =
           SignedData.write(for: rrsig, in: message, section: section, into: scratch)
@@ -236,9 +241,7 @@ extension Validator {
       {
       case .valid: return .valid
       case .unsupportedAlgorithm: return .unsupported
-      case .invalid:
-        failedVerifications += 1
-        if failedVerifications > Self.maxFailedVerifications { return .stop(.bogus(.dnssecBogus)) }
+      case .invalid: failedVerifications += 1
       }
     }
     return tried == 0 ? .noKey : .invalid

@@ -178,4 +178,59 @@ final class ValidatorTamperTests: XCTestCase {
     }
     XCTAssertEqual(verdict, .bogus(.dnssecBogus))
   }
+
+  func testKeyTagCollisionsAreBounded() {
+    // example.'s zone key and ten keys with its tag (two octets of the key
+    // moved in opposite directions keep the tag's sum), all cached as secure.
+    let (address, rrsig, zoneKey) = withMessage(fixture("www.example. A")) { message, records in
+      let a = records.first { $0.type == .a }!
+      let sig = records.first { $0.type == .rrsig }!
+      return (
+        Array(message.bytes[a.rdataOffset..<a.end]),
+        Array(message.bytes[sig.rdataOffset..<sig.end]),
+        RRSIGRecord(sig, in: message)!.keyTag
+      )
+    }
+    let key = withMessage(fixture("example. DNSKEY")) { message, records in
+      let record = records.first {
+        $0.type == .dnskey && DNSKEYRecord($0, in: message)!.keyTag == zoneKey
+      }!
+      return Array(message.bytes[record.rdataOffset..<record.end])
+    }
+    var keys: [TestRecord] = []
+    for index in 0..<10 {
+      var colliding = key
+      let position = 8 + 2 * index
+      colliding[position] &+= 1
+      colliding[position + 2] &-= 1
+      keys.append(TestRecord(owner: "example.", type: .dnskey, rdata: colliding))
+    }
+    keys.append(TestRecord(owner: "example.", type: .dnskey, rdata: key))
+    var answers = [TestRecord(owner: "www.example.", type: .a, rdata: address)]
+    for index in 0..<4 {
+      var broken = rrsig
+      broken[broken.count - 1 - index] ^= 0x80
+      answers.append(TestRecord(owner: "www.example.", type: .rrsig, rdata: broken))
+    }
+    var resolver = ChainResolver()
+    resolver.cache.store("example. DNSKEY", buildMessage(answers: keys), .secure)
+    XCTAssertEqual(
+      resolver.validate(buildMessage(answers: answers), name: "www.example.", type: .a),
+      .bogus(.dnssecBogus))
+    // 4 RRSIGs x 4 keys would be 16: the failure bound stops at 8.
+    XCTAssertEqual(resolver.verifications, 8)
+    // The genuine RRSIG is still found past colliding keys it may try first.
+    answers[1] = TestRecord(owner: "www.example.", type: .rrsig, rdata: rrsig)
+    var genuine = ChainResolver()
+    genuine.cache.store("example. DNSKEY", buildMessage(answers: Array(keys.reversed())), .secure)
+    XCTAssertTrue(
+      isSecure(genuine.validate(buildMessage(answers: answers), name: "www.example.", type: .a)))
+  }
+
+  func testRRSIGQuestionIsIndeterminate() {
+    var resolver = ChainResolver()
+    XCTAssertEqual(
+      resolver.validate(fixture("www.example. A"), name: "www.example.", type: .rrsig),
+      .bogus(.dnssecIndeterminate))
+  }
 }
