@@ -8,7 +8,8 @@
 //   - holds DS records of only unsupported algorithms or digest types:
 //     insecure (RFC 4035 §5.2, RFC 6840 §5.2);
 //   - holds a usable DS: the zone below is signed, go on;
-//   - proves the name is no delegation: go on.
+//   - proves the name is no delegation: go on;
+//   - proves the name does not exist: nothing below it can be unsigned.
 // Reaching the owner inside a signed zone means its RRSIGs were stripped:
 // bogus (EDE 10). Names under no anchor are insecure.
 
@@ -43,6 +44,9 @@ extension Validator {
           dsMessage, state -> ValidationVerdict? in
           switch state {
           case .secure:
+            // A proven NXDOMAIN: nothing exists below this name in a
+            // signed zone, so the owner's data is forged or stripped.
+            if dsMessage.rcode == .nameError { return .bogus(.rrsigsMissing) }
             switch delegationStatus(of: zone, in: dsMessage) {
             case .unsigned: return .insecure
             case .signed, .notDelegation: return nil

@@ -65,8 +65,11 @@ extension Validator {
       guard let anchorLabels else { return .verdict(.insecure) }
       // RFC 4035 §5.3.1: the signer is the zone holding the RRset, at or
       // below the trust anchor the chain starts from.
-      guard rrsig.signerEnclosesOwner(in: message),
-        Name.labelCount(rrsig.signerName) >= anchorLabels
+      // A DS RRset belongs to the parent zone (RFC 4034 §5, RFC 4035 §5.2):
+      // its signer is a proper ancestor.
+      let signerLabels = Name.labelCount(rrsig.signerName)
+      guard rrsig.signerEnclosesOwner(in: message), signerLabels >= anchorLabels,
+        record.type != .ds || signerLabels < owner.labelCount
       else {
         invalid += 1
         continue

@@ -233,4 +233,21 @@ final class ValidatorTamperTests: XCTestCase {
       resolver.validate(fixture("www.example. A"), name: "www.example.", type: .rrsig),
       .bogus(.dnssecIndeterminate))
   }
+
+  func testUnsignedDataBelowAProvenNonexistentNameIsBogus() {
+    let bytes = buildMessage(answers: [
+      TestRecord(owner: "a.nx.example.", type: .a, rdata: [192, 0, 2, 99])
+    ])
+    var resolver = ChainResolver()
+    // The NXDOMAIN proof for nx.example. answers its DS question as well.
+    resolver.fetch = { key in
+      key == "nx.example. DS"
+        ? fixture("nx.example. A") : ValidatorFixtures.answers[key].map(hexBytes)
+    }
+    XCTAssertEqual(
+      resolver.validate(bytes, name: "a.nx.example.", type: .a), .bogus(.rrsigsMissing))
+    XCTAssertEqual(resolver.cache.entries["nx.example. DS"]?.1, .secure)
+    XCTAssertNil(resolver.cache.entries["a.nx.example. DS"])
+    XCTAssertEqual(resolver.fetches, 2)
+  }
 }
