@@ -16,7 +16,7 @@ final class ValidatorTamperTests: XCTestCase {
   }
 
   func verdict(_ bytes: [UInt8], _ name: String, _ type: RRType) -> ValidationVerdict {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     return resolver.validate(bytes, name: name, type: type)
   }
 

@@ -10,16 +10,18 @@ import XCTest
 
 final class ValidatorTests: XCTestCase {
   func assertSecure(_ key: String, file: StaticString = #filePath, line: UInt = #line) {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     let verdict = resolver.validate(key)
     XCTAssertTrue(isSecure(verdict), "\(key): \(verdict)", file: file, line: line)
+    XCTAssertEqual(resolver.fetches, 0, key, file: file, line: line)
   }
 
   func assertVerdict(
     _ key: String, _ expected: ValidationVerdict, file: StaticString = #filePath, line: UInt = #line
   ) {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     XCTAssertEqual(resolver.validate(key), expected, key, file: file, line: line)
+    XCTAssertEqual(resolver.fetches, 0, key, file: file, line: line)
   }
 
   func testAnchoredDNSKEYIsSecure() { assertSecure("example. DNSKEY") }
