@@ -250,4 +250,45 @@ final class ValidatorTamperTests: XCTestCase {
     XCTAssertNil(resolver.cache.entries["a.nx.example. DS"])
     XCTAssertEqual(resolver.fetches, 2)
   }
+
+  func testSynthesizedCNAMEIsNotTrusted() {
+    // The signed DNAME dn.example. -> wild.example., an unsigned CNAME
+    // claiming www.dn.example. -> www.example., and www.example.'s genuine
+    // signed A: the chain follows the DNAME, not the forged CNAME, and
+    // www.wild.example. has no A in the answer and no proof.
+    func rdata(_ key: String, _ type: RRType, covering: RRType? = nil) -> [UInt8] {
+      withMessage(fixture(key)) { message, records in
+        let record = records.first {
+          $0.type == type
+            && (covering == nil || RRSIGRecord($0, in: message)!.typeCovered == covering)
+        }!
+        return Array(message.bytes[record.rdataOffset..<record.end])
+      }
+    }
+    let answers = [
+      TestRecord(
+        owner: "dn.example.", type: .init(rawValue: 39),
+        rdata: rdata("www.dn.example. A", .init(rawValue: 39))),
+      TestRecord(
+        owner: "dn.example.", type: .rrsig,
+        rdata: rdata("www.dn.example. A", .rrsig, covering: .init(rawValue: 39))),
+      TestRecord(owner: "www.dn.example.", type: .cname, rdata: wireName("www.example.")),
+      TestRecord(owner: "www.example.", type: .a, rdata: rdata("www.example. A", .a)),
+      TestRecord(owner: "www.example.", type: .rrsig, rdata: rdata("www.example. A", .rrsig)),
+    ]
+    XCTAssertEqual(
+      verdict(buildMessage(answers: answers), "www.dn.example.", .a), .bogus(.nsecMissing))
+    // The genuine answer passes; without the DNAME's signature it does not.
+    let original = fixture("www.dn.example. A")
+    XCTAssertTrue(isSecure(verdict(original, "www.dn.example.", .a)))
+    let unsigned = strip(.rrsig, from: original, onlyIndex: 0)
+    XCTAssertEqual(verdict(unsigned, "www.dn.example.", .a), .bogus(.rrsigsMissing))
+  }
+
+  func testEmptyNonTerminalAndWildcardNODATA() {
+    var resolver = ChainResolver(warm: true)
+    XCTAssertTrue(isSecure(resolver.validate("wild.example. DS")))
+    XCTAssertTrue(isSecure(resolver.validate("www.wild.example. DS")))
+    XCTAssertTrue(isSecure(resolver.validate("dn.example. DS")))
+  }
 }
