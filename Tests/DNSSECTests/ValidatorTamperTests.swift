@@ -291,4 +291,51 @@ final class ValidatorTamperTests: XCTestCase {
     XCTAssertTrue(isSecure(resolver.validate("www.wild.example. DS")))
     XCTAssertTrue(isSecure(resolver.validate("dn.example. DS")))
   }
+
+  func testRandomCorruptionNeverTrapsNorPassesChangedData() {
+    // Seeded single-octet changes to every fixture answer: each parsable
+    // result gets a verdict within the bounds. A change inside the RDATA of
+    // a signed answer record (not an RRSIG's) must not stay secure.
+    var generator = SplitMix64(seed: 18)
+    var checked = 0
+    for key in ValidatorFixtures.answers.keys.sorted() {
+      let original = fixture(key)
+      let parts = key.split(separator: " ")
+      let type: RRType =
+        switch parts[1] {
+        case "A": .a
+        case "TXT": .txt
+        case "DS": .ds
+        default: .dnskey
+        }
+      var originalIsSecure: Bool? = nil
+      for _ in 0..<1 {
+        var bytes = original
+        let index = 12 + generator.below(bytes.count - 12)
+        bytes[index] ^= UInt8(1 + generator.below(255))
+        guard (bytes.withUnsafeBytes { try? Message(validating: $0) }) != nil else { continue }
+        var resolver = ChainResolver(warm: true)
+        resolver.fetch = { _ in nil }
+        let verdict = resolver.validate(bytes, name: String(parts[0]), type: type)
+        checked += 1
+        XCTAssertLessThanOrEqual(resolver.verifications, 2 * 16, key)
+        // An answer-section record's RDATA, not an RRSIG's.
+        let inSignedRDATA = withMessage(original) { message, records in
+          records.contains { record in
+            record.type != .rrsig && record.rdataOffset <= index && index < record.end
+              && record.offset < message.authorityOffset
+          }
+        }
+        if inSignedRDATA, originalIsSecure == nil {
+          var originalResolver = ChainResolver(warm: true)
+          originalIsSecure = isSecure(
+            originalResolver.validate(original, name: String(parts[0]), type: type))
+        }
+        if inSignedRDATA, originalIsSecure == true {
+          XCTAssertFalse(isSecure(verdict), "\(key) changed at \(index): \(verdict)")
+        }
+      }
+    }
+    XCTAssertGreaterThan(checked, 15)
+  }
 }
