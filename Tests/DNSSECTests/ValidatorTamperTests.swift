@@ -292,6 +292,11 @@ final class ValidatorTamperTests: XCTestCase {
     XCTAssertTrue(isSecure(resolver.validate("dn.example. DS")))
   }
 
+  static let insecureFixtures: Set<String> = [
+    "www.insec.example. A", "un.ed.example. DS", "www.un.ed.example. A", "nx.ed.example. A",
+    "www.unsup.example. A", "nx.hi.example. A",
+  ]
+
   func testRandomCorruptionNeverTrapsNorPassesChangedData() {
     // Seeded single-octet changes to every fixture answer: each parsable
     // result gets a verdict within the bounds. A change inside the RDATA of
@@ -308,7 +313,9 @@ final class ValidatorTamperTests: XCTestCase {
         case "DS": .ds
         default: .dnskey
         }
-      var originalIsSecure: Bool? = nil
+      // The insecure answers (ValidatorTests.testInsecureZones); every
+      // other fixture validates as secure (the other tests).
+      let originalIsSecure = !Self.insecureFixtures.contains(key)
       for _ in 0..<1 {
         var bytes = original
         let index = 12 + generator.below(bytes.count - 12)
@@ -326,12 +333,7 @@ final class ValidatorTamperTests: XCTestCase {
               && record.offset < message.authorityOffset
           }
         }
-        if inSignedRDATA, originalIsSecure == nil {
-          var originalResolver = ChainResolver(warm: true)
-          originalIsSecure = isSecure(
-            originalResolver.validate(original, name: String(parts[0]), type: type))
-        }
-        if inSignedRDATA, originalIsSecure == true {
+        if inSignedRDATA, originalIsSecure {
           XCTAssertFalse(isSecure(verdict), "\(key) changed at \(index): \(verdict)")
         }
       }
