@@ -129,4 +129,28 @@ final class ValidatorTests: XCTestCase {
     wrong.anchors = TrustAnchors(TableBytes(table))
     XCTAssertEqual(wrong.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
   }
+
+  func testWalkStartsBelowASecuredSigner() {
+    // www.ed.example.'s signed A next to unsigned data of the unsigned
+    // child un.ed.example.: the signer ed.example. is secure, so the walk
+    // asks DS un.ed.example. only, not DS ed.example. again.
+    let signed = withMessage(fixture("www.ed.example. A")) { message, records in
+      records.filter { $0.offset < message.authorityOffset }.map { record in
+        TestRecord(
+          owner: "www.ed.example.", type: record.type,
+          rdata: Array(message.bytes[record.rdataOffset..<record.end]))
+      }
+    }
+    let bytes = buildMessage(
+      answers: [TestRecord(owner: "www.un.ed.example.", type: .a, rdata: [192, 0, 2, 40])] + signed)
+    var resolver = ChainResolver(warm: true)
+    resolver.cache.entries["ed.example. DS"] = nil
+    resolver.fetch = { _ in nil }
+    XCTAssertEqual(resolver.validate(bytes, name: "www.un.ed.example.", type: .a), .insecure)
+    // Without the secured signer the walk needs DS ed.example. first.
+    let alone = buildMessage(answers: [
+      TestRecord(owner: "www.un.ed.example.", type: .a, rdata: [192, 0, 2, 40])
+    ])
+    XCTAssertEqual(resolver.validate(alone, name: "www.un.ed.example.", type: .a), .needs(.ds))
+  }
 }
