@@ -340,4 +340,14 @@ final class ValidatorTamperTests: XCTestCase {
     }
     XCTAssertGreaterThan(checked, 15)
   }
+
+  func testDelegationNSECCannotDenyNamesBelowIt() {
+    // The parent's NSEC at the delegation insec.example. (NS, no SOA, no
+    // DS) covers www.insec.example. in canonical order, but the parent is
+    // not authoritative there (RFC 6840 §4.1): as NXDOMAIN it is no proof.
+    var bytes = fixture("insec.example. DS")
+    bytes[3] = (bytes[3] & 0xF0) | 3
+    XCTAssertEqual(verdict(bytes, "www.insec.example.", .a), .bogus(.nsecMissing))
+    XCTAssertEqual(verdict(bytes, "www.insec.example.", .ds), .bogus(.nsecMissing))
+  }
 }
