@@ -46,6 +46,11 @@ final class ValidatorTamperTests: XCTestCase {
   func testRemovedRRSIGInSignedZoneIsBogus() {
     let bytes = strip(.rrsig, from: fixture("www.example. A"))
     XCTAssertEqual(verdict(bytes, "www.example.", .a), .bogus(.rrsigsMissing))
+    // In the NSEC3 zones the DS walk reads NSEC3 NODATA proofs for www.
+    let rsa = strip(.rrsig, from: fixture("www.sec.example. A"))
+    XCTAssertEqual(verdict(rsa, "www.sec.example.", .a), .bogus(.rrsigsMissing))
+    let optOutZone = strip(.rrsig, from: fixture("www.ed.example. A"))
+    XCTAssertEqual(verdict(optOutZone, "www.ed.example.", .a), .bogus(.rrsigsMissing))
     let ds = strip(.rrsig, from: fixture("sec.example. DS"))
     XCTAssertEqual(verdict(ds, "sec.example.", .ds), .bogus(.rrsigsMissing))
   }

@@ -64,6 +64,8 @@ final class ValidatorTests: XCTestCase {
     assertSecure("nx.sec.example. A")
     assertSecure("www.sec.example. TXT")
     assertSecure("www.ed.example. TXT")
+    assertSecure("www.sec.example. DS")
+    assertSecure("www.ed.example. DS")
   }
 
   func testWildcards() {
