@@ -33,6 +33,8 @@ final class ValidatorTamperTests: XCTestCase {
     XCTAssertEqual(verdict(tamper(.a, in: bytes, at: 3), "www.example.", .a), .bogus(.dnssecBogus))
     let rsa = fixture("www.sec.example. A")
     XCTAssertEqual(verdict(tamper(.a, in: rsa), "www.sec.example.", .a), .bogus(.dnssecBogus))
+    let p384 = fixture("www.p384.example. A")
+    XCTAssertEqual(verdict(tamper(.a, in: p384), "www.p384.example.", .a), .bogus(.dnssecBogus))
     let ed = fixture("www.ed.example. A")
     XCTAssertEqual(verdict(tamper(.a, in: ed), "www.ed.example.", .a), .bogus(.dnssecBogus))
   }
