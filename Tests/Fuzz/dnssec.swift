@@ -1,3 +1,4 @@
+import CompiledConfig
 import DNSSEC
 import DNSWire
 
@@ -10,8 +11,12 @@ import DNSWire
 // message (RSA, ECDSA and Ed25519 with whatever keys and signatures the
 // input holds); every DS is compared with every DNSKEY; the question name
 // is hashed with every NSEC3's parameters (iterations capped, as the
-// validator caps them) and checked against every NSEC and NSEC3. Nothing
-// may trap, and the invariants below must hold.
+// validator caps them) and checked against every NSEC and NSEC3. Then the
+// validator judges the message as the answer to its question, with the
+// message's own DNSKEYs as trust anchors and the message itself as every
+// cached DS/DNSKEY answer (its state chosen by the first byte), with and
+// without signature times. Nothing may trap, and the invariants below must
+// hold.
 
 /// Traps with `message` (libFuzzer saves the input) unless `condition` holds.
 func require(_ condition: Bool, _ message: @autoclosure () -> String) {
@@ -111,10 +116,72 @@ func exercise(_ message: Message) {
   }
 }
 
+/// The cache as the validator sees it: the input message answers every
+/// DS and DNSKEY question whose owner it holds records of, with one state.
+struct MessageAsCache: ValidatedRecordSource {
+  let message: Message
+  let state: ValidationState
+
+  func withValidatedAnswer<Result>(
+    name: UnsafeRawBufferPointer, type: RRType, _ body: (Message, ValidationState) -> Result
+  ) -> Result? {
+    var records = message.records()
+    while let record = records.next() {
+      guard record.type == type, var owner = CanonicalName(in: message, at: record.offset)
+      else { continue }
+      if owner.withBytes({ Name.equalIgnoringCase($0, name) }) { return body(message, state) }
+    }
+    return nil
+  }
+}
+
+var validator = Validator()
+
+/// Every DNSKEY of the message as a trust anchor at its owner.
+func anchors(of message: Message) -> TrustAnchors {
+  var table: [UInt8] = []
+  var records = message.records()
+  while let record = records.next() {
+    guard record.type == .dnskey, var owner = CanonicalName(in: message, at: record.offset)
+    else { continue }
+    let name = owner.withBytes { Array($0) }
+    TrustAnchors.append(
+      owner: name, type: .dnskey, rdata: Array(message.bytes[record.rdataOffset..<record.end]),
+      to: &table)
+  }
+  return TrustAnchors(TableBytes(table))
+}
+
+func judge(_ message: Message, state: ValidationState, now: UInt32?) {
+  guard message.hasQuestion else { return }
+  let nameLength = questionName.withUnsafeMutableBytes {
+    message.copyQuestionName(into: $0, lowercase: true)
+  }
+  let trusted = anchors(of: message)
+  let verdict = questionName.withUnsafeBytes {
+    validator.validate(
+      message, questionName: UnsafeRawBufferPointer(rebasing: $0[0..<nameLength]),
+      questionType: message.questionType, anchors: trusted,
+      records: MessageAsCache(message: message, state: state), now: now)
+  }
+  // KeyTrap bounds: at most 8 failed verifications, so at most 8 + the
+  // RRsets that verified (64) per call.
+  require(validator.verifications <= 8 + 64, "validate verified \(validator.verifications) times")
+  if case .needs = verdict {
+    require(!validator.neededName.isEmpty, "a .needs verdict without a name")
+  }
+}
+
+let states: [ValidationState] = [.secure, .insecure, .bogus, .unchecked]
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-  let bytes = UnsafeRawBufferPointer(start: data, count: size)
+  guard size >= 1 else { return 0 }
+  let selector = data[0]
+  let bytes = UnsafeRawBufferPointer(start: data + 1, count: size - 1)
   guard let message = try? Message(validating: bytes, allowTrailingData: true) else { return 0 }
   exercise(message)
+  let now: UInt32? = selector & 0x80 == 0 ? 1_700_000_000 &+ UInt32(selector) << 20 : nil
+  judge(message, state: states[Int(selector & 3)], now: now)
   return 0
 }

@@ -516,7 +516,8 @@ def main():
     write("config", configs())
     write("engine", engine_scripts())
     write("cachefile", cache_files())
-    write("dnssec", dnssec_messages())
+    # The dnssec target reads a selector byte first (cache state, clock).
+    write("dnssec", {k: b"\x00" + v for k, v in dnssec_messages().items()})
 
 
 if __name__ == "__main__":
