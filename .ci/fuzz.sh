@@ -31,18 +31,19 @@ FLAGS=(-O -sanitize=fuzzer,address -parse-as-library -g)
 LINK_FLAGS=(-use-ld=lld)
 
 # The modules, in dependency order, each with the modules it imports.
-MODULES=(DNSWire CompiledConfig Engine HTTPDNS Config)
+MODULES=(DNSWire CompiledConfig Crypto DNSSEC Engine HTTPDNS Config)
 declare -A IMPORTS=(
-  [DNSWire]="" [CompiledConfig]="DNSWire" [Engine]="DNSWire CompiledConfig"
+  [DNSWire]="" [CompiledConfig]="DNSWire" [Crypto]="" [DNSSEC]="DNSWire CompiledConfig Crypto"
+  [Engine]="DNSWire CompiledConfig DNSSEC"
   [HTTPDNS]="DNSWire CompiledConfig" [Config]="DNSWire CompiledConfig"
 )
 # Each target with the modules it links.
 declare -A TARGET_MODULES=(
   [dnswire]="DNSWire"
-  [engine]="DNSWire CompiledConfig Engine Config"
-  [config]="DNSWire CompiledConfig Engine Config"
+  [engine]="DNSWire CompiledConfig Crypto DNSSEC Engine Config"
+  [config]="DNSWire CompiledConfig Crypto DNSSEC Engine Config"
   [httpdns]="DNSWire CompiledConfig HTTPDNS"
-  [cachefile]="DNSWire CompiledConfig Engine"
+  [cachefile]="DNSWire CompiledConfig Crypto DNSSEC Engine"
 )
 ALL_TARGETS=(dnswire httpdns cachefile config engine)
 TARGETS=("$@")

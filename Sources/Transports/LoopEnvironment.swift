@@ -148,6 +148,9 @@ final class LoopEnvironment: EngineEnvironment {
     case .upstreamRecovered: log.append(" answers again")
     case .caseRandomizationDisabled:
       log.append(" does not preserve the question's case; 0x20 randomization off for it")
+    case .dnssecTimesUnchecked:
+      log.append(
+        " answered before the wall clock passed the build date: DNSSEC signature times unchecked")
     }
     log.emit(severity)
   }
@@ -161,7 +164,8 @@ final class LoopEnvironment: EngineEnvironment {
   ) {
     let log = context.log
     let severity: LogSeverity =
-      event == .redirectAddressLearned || event == .verificationDisagreed ? .warning : .debug
+      event == .redirectAddressLearned || event == .verificationDisagreed || event == .dnssecBogus
+      ? .warning : .debug
     guard log.enabled(severity) else { return }
     log.start(severity).append("upstream ").append(address: context.upstreamAddresses[upstream])
     switch event {
@@ -172,6 +176,7 @@ final class LoopEnvironment: EngineEnvironment {
     case .verificationDisagreed: log.append(" disagrees with the trusted upstream on ")
     case .redirectAddressLearned:
       log.append(" redirects names that do not exist; learned as bogus-nxdomain")
+    case .dnssecBogus: log.append(" gave an answer that fails DNSSEC validation (SERVFAIL) for ")
     }
     if !name.isEmpty { formatName(name) }
     if let address {

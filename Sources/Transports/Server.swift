@@ -198,6 +198,7 @@ public final class Server {
         return
       }
       now = MonotonicClock.nowMilliseconds()
+      if context.settings.dnssec { engine.wallClockSeconds = Int64(WallClock.nowSeconds()) }
       for index in 0..<ready {
         let event = context.epoll.event(at: index)
         handle(event: event.events, token: event.token, now: now, environment: &environment)
