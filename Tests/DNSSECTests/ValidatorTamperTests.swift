@@ -1,0 +1,181 @@
+// The validator on fixture answers that were changed after signing, on
+// wrong keys and anchors, at the wrong time, and against KeyTrap-shaped
+// answers: each must end in its exact verdict.
+
+import CompiledConfig
+import DNSSEC
+import DNSWire
+import TestSupport
+import XCTest
+
+final class ValidatorTamperTests: XCTestCase {
+  func validate(
+    _ bytes: [UInt8], _ name: String, _ type: RRType, resolver: inout ChainResolver
+  ) -> ValidationVerdict {
+    resolver.validate(bytes, name: name, type: type)
+  }
+
+  func verdict(_ bytes: [UInt8], _ name: String, _ type: RRType) -> ValidationVerdict {
+    var resolver = ChainResolver()
+    return resolver.validate(bytes, name: name, type: type)
+  }
+
+  /// The first RRSIG of an answer: its validity interval.
+  func signatureTimes(_ key: String) -> (inception: UInt32, expiration: UInt32) {
+    withMessage(fixture(key)) { message, records in
+      let rrsig = RRSIGRecord(records.first { $0.type == .rrsig }!, in: message)!
+      return (rrsig.inception, rrsig.expiration)
+    }
+  }
+
+  func testChangedAddressIsBogus() {
+    let bytes = fixture("www.example. A")
+    XCTAssertEqual(verdict(tamper(.a, in: bytes, at: 3), "www.example.", .a), .bogus(.dnssecBogus))
+    let rsa = fixture("www.sec.example. A")
+    XCTAssertEqual(verdict(tamper(.a, in: rsa), "www.sec.example.", .a), .bogus(.dnssecBogus))
+    let ed = fixture("www.ed.example. A")
+    XCTAssertEqual(verdict(tamper(.a, in: ed), "www.ed.example.", .a), .bogus(.dnssecBogus))
+  }
+
+  func testChangedSignatureIsBogus() {
+    let bytes = fixture("www.example. A")
+    XCTAssertEqual(
+      verdict(tamper(.rrsig, in: bytes, at: 40), "www.example.", .a), .bogus(.dnssecBogus))
+  }
+
+  func testRemovedRRSIGInSignedZoneIsBogus() {
+    let bytes = strip(.rrsig, from: fixture("www.example. A"))
+    XCTAssertEqual(verdict(bytes, "www.example.", .a), .bogus(.rrsigsMissing))
+    let ds = strip(.rrsig, from: fixture("sec.example. DS"))
+    XCTAssertEqual(verdict(ds, "sec.example.", .ds), .bogus(.rrsigsMissing))
+  }
+
+  func testRemovedDenialIsBogus() {
+    let nsec = strip(.nsec, from: fixture("nx.example. A"))
+    XCTAssertEqual(verdict(nsec, "nx.example.", .a), .bogus(.nsecMissing))
+    let nsec3 = strip(.nsec3, from: fixture("nx.sec.example. A"))
+    XCTAssertEqual(verdict(nsec3, "nx.sec.example.", .a), .bogus(.nsecMissing))
+    let nodata = strip(.nsec, from: fixture("www.example. TXT"))
+    XCTAssertEqual(verdict(nodata, "www.example.", .txt), .bogus(.nsecMissing))
+    // Without the NSEC that covers the wildcard, NXDOMAIN is not proven.
+    let wildcardProof = strip(.nsec, from: fixture("nx.example. A"), onlyIndex: 1)
+    XCTAssertEqual(verdict(wildcardProof, "nx.example.", .a), .bogus(.nsecMissing))
+    // A wildcard answer without its proof that no closer name exists.
+    let expansion = strip(.nsec, from: fixture("x.wild.example. A"))
+    XCTAssertEqual(verdict(expansion, "x.wild.example.", .a), .bogus(.nsecMissing))
+    let expansion3 = strip(.nsec3, from: fixture("a.w.sec.example. A"))
+    XCTAssertEqual(verdict(expansion3, "a.w.sec.example.", .a), .bogus(.nsecMissing))
+  }
+
+  func testDenialForTheWrongNameIsBogus() {
+    // The NXDOMAIN proof of nx.example. does not deny other names.
+    XCTAssertEqual(verdict(fixture("nx.example. A"), "zz.example.", .a), .bogus(.nsecMissing))
+    XCTAssertEqual(
+      verdict(fixture("nx.sec.example. A"), "other.sec.example.", .a), .bogus(.nsecMissing))
+    // The NODATA proof for TXT does not deny A.
+    XCTAssertEqual(verdict(fixture("www.example. TXT"), "www.example.", .a), .bogus(.nsecMissing))
+    XCTAssertEqual(
+      verdict(fixture("www.sec.example. TXT"), "www.sec.example.", .a), .bogus(.nsecMissing))
+  }
+
+  func testWrongDSMakesTheChildBogus() {
+    var resolver = ChainResolver()
+    resolver.fetch = { key in
+      let bytes = ValidatorFixtures.answers[key].map(hexBytes)
+      return key == "sec.example. DS" ? bytes.map { tamper(.ds, in: $0, at: 10) } : bytes
+    }
+    XCTAssertEqual(resolver.validate("www.sec.example. A"), .bogus(.dnskeyMissing))
+    XCTAssertEqual(resolver.cache.entries["sec.example. DS"]?.1, .bogus)
+    // A DS the cache holds as secure that matches no key of the child.
+    var cached = ChainResolver()
+    cached.cache.store(
+      "sec.example. DS", tamper(.ds, in: fixture("sec.example. DS"), at: 10), .secure)
+    XCTAssertEqual(cached.validate("sec.example. DNSKEY"), .bogus(.dnskeyMissing))
+  }
+
+  func testWrongKeysAreBogus() {
+    var resolver = ChainResolver()
+    resolver.anchors = fixtureAnchors(digest: String(repeating: "ab", count: 32))
+    XCTAssertEqual(resolver.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
+    XCTAssertEqual(resolver.validate("www.example. A"), .bogus(.dnskeyMissing))
+    // A DNSKEY set with one key changed: its signature no longer verifies.
+    let changed = tamper(.dnskey, in: fixture("example. DNSKEY"), at: 20)
+    XCTAssertEqual(verdict(changed, "example.", .dnskey), .bogus(.dnssecBogus))
+  }
+
+  func testSignatureTimes() {
+    let times = signatureTimes("www.example. A")
+    var resolver = ChainResolver()
+    resolver.now = times.expiration &+ 1
+    XCTAssertEqual(resolver.validate("www.example. A"), .bogus(.signatureExpired))
+    resolver.now = times.inception &- 1
+    XCTAssertEqual(resolver.validate("www.example. A"), .bogus(.signatureNotYetValid))
+    resolver.now = times.expiration &- 100
+    XCTAssertEqual(resolver.validate("www.example. A"), .secure(ttl: 100))
+  }
+
+  func testAnchorOfUnsupportedAlgorithmIsInsecure() {
+    var resolver = ChainResolver()
+    var table: [UInt8] = []
+    TrustAnchors.append(
+      owner: wireName("example."), type: .ds,
+      rdata: dsRDATA(
+        keyTag: 1, algorithm: 253, digestType: 2, digest: Array(repeating: 1, count: 32)),
+      to: &table)
+    resolver.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertEqual(resolver.validate("example. DNSKEY"), .insecure)
+    XCTAssertEqual(resolver.validate("www.example. A"), .insecure)
+  }
+
+  func testCachedBogusOrMissingLinks() {
+    var resolver = ChainResolver()
+    resolver.cache.store("example. DNSKEY", fixture("example. DNSKEY"), .bogus)
+    XCTAssertEqual(resolver.validate("www.example. A"), .bogus(.dnskeyMissing))
+    var missing = ChainResolver()
+    missing.fetch = { _ in nil }
+    XCTAssertEqual(missing.validate("www.sec.example. A"), .needs(.dnskey))
+  }
+
+  func testManyFailingSignaturesStopQuickly() {
+    // www.example. A with its RRSIG repeated 40 times, each signature broken.
+    let (address, rrsig) = withMessage(fixture("www.example. A")) { message, records in
+      let a = records.first { $0.type == .a }!
+      let sig = records.first { $0.type == .rrsig }!
+      return (
+        Array(message.bytes[a.rdataOffset..<a.end]), Array(message.bytes[sig.rdataOffset..<sig.end])
+      )
+    }
+    var answers = [TestRecord(owner: "www.example.", type: .a, rdata: address)]
+    for index in 0..<40 {
+      var broken = rrsig
+      broken[broken.count - 1 - index % 60] ^= UInt8(1 + index)
+      answers.append(TestRecord(owner: "www.example.", type: .rrsig, rdata: broken))
+    }
+    var resolver = ChainResolver()
+    let start = Date()
+    XCTAssertEqual(
+      resolver.validate(buildMessage(answers: answers), name: "www.example.", type: .a),
+      .bogus(.dnssecBogus))
+    XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    // One verification for the DNSKEY set, at most 4 RRSIGs of the RRset.
+    XCTAssertLessThanOrEqual(resolver.verifications, 5)
+  }
+
+  func testUnusableMessages() {
+    var resolver = ChainResolver()
+    var servfail = fixture("www.example. A")
+    servfail[3] = (servfail[3] & 0xF0) | 2
+    XCTAssertEqual(
+      resolver.validate(servfail, name: "www.example.", type: .a), .bogus(.dnssecIndeterminate))
+    // The question name is not a name.
+    var validator = Validator()
+    let verdict = fixture("www.example. A").withUnsafeBytes { raw in
+      [UInt8]([5, 1, 2]).withUnsafeBytes { name in
+        validator.validate(
+          try! Message(validating: raw), questionName: name, questionType: .a,
+          anchors: fixtureAnchors(), records: resolver.cache, now: fixtureNow)
+      }
+    }
+    XCTAssertEqual(verdict, .bogus(.dnssecBogus))
+  }
+}

@@ -1,0 +1,130 @@
+// The validator on answers of real signed zones (ValidatorFixtures.swift,
+// made by make-fixtures.sh with Knot DNS): positive answers per algorithm,
+// CNAME, DNAME, wildcard, NSEC and NSEC3 denial, insecure delegations.
+
+import CompiledConfig
+import DNSSEC
+import DNSWire
+import TestSupport
+import XCTest
+
+final class ValidatorTests: XCTestCase {
+  func assertSecure(_ key: String, file: StaticString = #filePath, line: UInt = #line) {
+    var resolver = ChainResolver()
+    let verdict = resolver.validate(key)
+    XCTAssertTrue(isSecure(verdict), "\(key): \(verdict)", file: file, line: line)
+  }
+
+  func assertVerdict(
+    _ key: String, _ expected: ValidationVerdict, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    var resolver = ChainResolver()
+    XCTAssertEqual(resolver.validate(key), expected, key, file: file, line: line)
+  }
+
+  func testAnchoredDNSKEYIsSecure() { assertSecure("example. DNSKEY") }
+
+  func testPositivePerAlgorithm() {
+    assertSecure("www.example. A")  // 13
+    assertSecure("www.sec.example. A")  // 8
+    assertSecure("www.ed.example. A")  // 15
+  }
+
+  func testChainFetchesEachLinkOnce() {
+    var resolver = ChainResolver()
+    XCTAssertTrue(isSecure(resolver.validate("www.sec.example. A")))
+    // DNSKEY sec., DS sec., DNSKEY example.
+    XCTAssertEqual(resolver.fetches, 3)
+    XCTAssertEqual(resolver.cache.entries["sec.example. DS"]?.1, .secure)
+    XCTAssertEqual(resolver.cache.entries["sec.example. DNSKEY"]?.1, .secure)
+  }
+
+  func testSecureTTLIsBoundedByRecordTTL() {
+    var resolver = ChainResolver()
+    XCTAssertEqual(resolver.validate("www.example. A"), .secure(ttl: 3600))
+    resolver.now = nil
+    XCTAssertEqual(resolver.validate("www.example. A"), .secure(ttl: .max))
+  }
+
+  func testCNAMEAndDNAME() {
+    assertSecure("alias.example. A")
+    assertSecure("www.dn.example. A")
+  }
+
+  func testNSECDenial() {
+    assertSecure("nx.example. A")
+    assertSecure("www.example. TXT")
+    assertSecure("www.example. DS")
+    assertSecure("insec.example. DS")
+  }
+
+  func testNSEC3Denial() {
+    assertSecure("nx.sec.example. A")
+    assertSecure("www.sec.example. TXT")
+    assertSecure("www.ed.example. TXT")
+  }
+
+  func testWildcards() {
+    assertSecure("x.wild.example. A")
+    assertSecure("x.wild.example. TXT")
+    assertSecure("a.w.sec.example. A")
+  }
+
+  func testInsecureZones() {
+    assertVerdict("www.insec.example. A", .insecure)
+    assertVerdict("un.ed.example. DS", .insecure)
+    assertVerdict("www.un.ed.example. A", .insecure)
+    assertVerdict("nx.ed.example. A", .insecure)
+    assertVerdict("www.unsup.example. A", .insecure)
+    assertVerdict("nx.hi.example. A", .insecure)
+  }
+
+  func testNameUnderNoAnchorIsInsecure() {
+    var resolver = ChainResolver()
+    var table: [UInt8] = []
+    TrustAnchors.append(
+      owner: wireName("other."), type: .ds,
+      rdata: dsRDATA(
+        keyTag: 1, algorithm: 13, digestType: 2, digest: Array(repeating: 1, count: 32)),
+      to: &table)
+    resolver.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertEqual(resolver.validate("www.example. A"), .insecure)
+    XCTAssertEqual(resolver.validate("nx.example. A"), .insecure)
+    XCTAssertEqual(resolver.fetches, 0)
+  }
+
+  func testUnsignedDSBelowInsecureParentIsInsecure() {
+    let ds = dsRDATA(
+      keyTag: 7, algorithm: 13, digestType: 2, digest: Array(repeating: 7, count: 32))
+    let bytes = buildMessage(answers: [
+      TestRecord(owner: "sub.insec.example.", type: .ds, rdata: ds)
+    ])
+    var resolver = ChainResolver()
+    XCTAssertEqual(resolver.validate(bytes, name: "sub.insec.example.", type: .ds), .insecure)
+    // The walk stops at the parent: it never asks for the DS being validated.
+    XCTAssertNil(resolver.cache.entries["sub.insec.example. DS"])
+    XCTAssertEqual(resolver.cache.entries["insec.example. DS"]?.1, .secure)
+  }
+
+  func testDNSKEYAnchor() {
+    let keySigningKey = withMessage(fixture("example. DNSKEY")) { message, records in
+      let record = records.first {
+        $0.type == .dnskey && DNSKEYRecord($0, in: message)!.isSecureEntryPoint
+      }!
+      return Array(message.bytes[record.rdataOffset..<record.end])
+    }
+    var table: [UInt8] = []
+    TrustAnchors.append(
+      owner: wireName("example."), type: .dnskey, rdata: keySigningKey, to: &table)
+    var resolver = ChainResolver()
+    resolver.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertTrue(isSecure(resolver.validate("www.sec.example. A")))
+    var changed = keySigningKey
+    changed[changed.count - 1] ^= 1
+    table = []
+    TrustAnchors.append(owner: wireName("example."), type: .dnskey, rdata: changed, to: &table)
+    var wrong = ChainResolver()
+    wrong.anchors = TrustAnchors(TableBytes(table))
+    XCTAssertEqual(wrong.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
+  }
+}
