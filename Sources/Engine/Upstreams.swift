@@ -151,7 +151,11 @@ extension Engine {
     let transaction = transactions[slot]
     let output = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[Self.framing...])
     var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
-    let validating = settings.dnssec
+    #if DNSWARD_NO_DNSSEC
+      let validating = false
+    #else
+      let validating = settings.dnssec
+    #endif
     flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
     var writer = MessageWriter(buffer: output)
     let nameStart = HeaderField.size
