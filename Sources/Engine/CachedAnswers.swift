@@ -147,10 +147,16 @@ extension Engine {
           waiter.wantsAD && cache.validation(number) == Self.secureState)
       }
     #endif
-    let limit = replyLimit(
+    var limit = replyLimit(
       client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
     let optLength = waiter.hasEDNS ? 11 : 0
     var length = stored.count + optLength
+    #if !DNSWARD_NO_DNSSEC
+      // Stripped for a DO=0 client, it may fit where the stored form does not.
+      let strip = strips(dnssecOK: waiter.dnssecOK, type: message.questionType)
+      let clientLimit = limit
+      if strip { limit = Self.maxMessage }
+    #endif
     if length <= min(limit, output.count) {
       UnsafeMutableRawBufferPointer(rebasing: output[0..<stored.count]).copyMemory(from: stored)
       output.setUInt16(waiter.clientID, at: HeaderField.id)
@@ -170,7 +176,14 @@ extension Engine {
           buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
         try? writeClientOPT(&writer, dnssecOK: waiter.dnssecOK)
       }
-    } else {
+      #if !DNSWARD_NO_DNSSEC
+        if strip {
+          length = stripDNSSECRecords(length: length)
+          limit = clientLimit
+        }
+      #endif
+    }
+    if length > min(limit, output.count) {
       length = writeTruncated(
         id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
         type: message.questionType, rrClass: message.questionClass, hasEDNS: waiter.hasEDNS,

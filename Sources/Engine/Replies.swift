@@ -129,6 +129,11 @@ extension Engine {
       } catch {
         length = Int.max
       }
+      #if !DNSWARD_NO_DNSSEC
+        if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
+          length = stripDNSSECRecords(length: length)
+        }
+      #endif
       if length > limit {
         length = writeTruncated(
           id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,

@@ -60,6 +60,10 @@
     let recentBogus: UnsafeMutablePointer<UInt32>
     var nextRecentBogus = 0
     var reportedUncheckedTimes = false
+    /// Start and end offsets of the records a reply to a DO=0 client leaves
+    /// out (ValidationStripping.swift), `maxStripped` pairs.
+    let strippedRanges: UnsafeMutablePointer<Int32>
+    static let maxStripped = 64
 
     /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
     init(enabled: Bool, inflight: Int) {
@@ -69,12 +73,15 @@
       buffers = .allocate(byteCount: max(capacity * Self.bufferBytes, 1), alignment: 8)
       recentBogus = .allocate(capacity: Self.recentBogusCount)
       recentBogus.initialize(repeating: 0, count: Self.recentBogusCount)
+      strippedRanges = .allocate(capacity: 2 * Self.maxStripped)
+      strippedRanges.initialize(repeating: 0, count: 2 * Self.maxStripped)
     }
 
     deinit {
       entries.deallocate()
       buffers.deallocate()
       recentBogus.deallocate()
+      strippedRanges.deallocate()
     }
 
     func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {

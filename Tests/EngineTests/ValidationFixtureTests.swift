@@ -157,6 +157,25 @@ final class ValidationFixtureTests: XCTestCase {
     XCTAssertTrue(reply.has(HeaderFlags.authenticData), "relayed at once, not after 300 ms")
   }
 
+  func testADO0ClientGetsNoDNSSECRecordsAndAValidMessage() throws {
+    let harness = makeHarness()
+    for (id, name) in [
+      (1, "www.example"), (2, "nx.example"), (3, "nx.sec.example"), (4, "x.wild.example"),
+    ] {
+      let asked = harness.queries.count
+      harness.ask(makeQuery(id: UInt16(id), name: name))
+      let reply = try onlyReply(serve(harness, from: asked))
+      XCTAssertFalse(reply.records.contains { [.rrsig, .nsec, .nsec3].contains($0.type) }, name)
+      XCTAssertEqual(
+        reply.answerCount + reply.authorityCount + reply.additionalCount, reply.records.count, name)
+      XCTAssertFalse(reply.has(HeaderFlags.authenticData), name)
+      XCTAssertNotEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+      // And from the cache.
+      let cached = try onlyReply(harness.ask(makeQuery(id: UInt16(id + 10), name: name)))
+      XCTAssertEqual(cached.records.map(\.type), reply.records.map(\.type), name)
+    }
+  }
+
   // MARK: Insecure
 
   func testAnInsecureDelegationIsAnsweredWithoutAD() throws {

@@ -271,4 +271,82 @@ final class ValidationPlumbingTests: XCTestCase {
       XCTAssertTrue(names.contains(name), name)
     }
   }
+
+  // MARK: DO=0 clients (RFC 4035 §3.2.1)
+
+  static let checkingDisabled = HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled
+
+  func testSignaturesAreLeftOutForAClientWithoutDO() throws {
+    let harness = Harness(Self.config)
+    let query = makeQuery(id: 1, name: "www.example", flags: Self.checkingDisabled)
+    harness.ask(query)
+    let sent = try XCTUnwrap(harness.queries.last)
+    let relayed = try XCTUnwrap(
+      decode(try XCTUnwrap(harness.answer(signedReply(to: sent.bytes), to: sent).first).bytes))
+    XCTAssertEqual(relayed.records.map(\.type), [.a])
+    XCTAssertEqual(relayed.answerCount, 1)
+    let cached = try XCTUnwrap(decode(try XCTUnwrap(harness.ask(query).first).bytes))
+    XCTAssertEqual(harness.counters.cacheHits, 1)
+    XCTAssertEqual(cached.records.map(\.type), [.a], "from the cache too")
+    // A DO=1 client gets them.
+    harness.ask(
+      makeQuery(
+        id: 2, name: "www.example", flags: Self.checkingDisabled, edns: DNSSECOKEchoTests.withDO))
+    let withDO = try XCTUnwrap(harness.queries.last)
+    let signed = try XCTUnwrap(
+      decode(try XCTUnwrap(harness.answer(signedReply(to: withDO.bytes), to: withDO).first).bytes))
+    XCTAssertEqual(signed.records.map(\.type), [.a, .rrsig])
+  }
+
+  func testAQuestionForSignaturesKeepsThem() throws {
+    let harness = Harness(Self.config)
+    harness.ask(makeQuery(id: 1, name: "www.example", type: .rrsig, flags: Self.checkingDisabled))
+    let sent = try XCTUnwrap(harness.queries.last)
+    let reply = try XCTUnwrap(
+      decode(try XCTUnwrap(harness.answer(signedReply(to: sent.bytes), to: sent).first).bytes))
+    XCTAssertTrue(reply.records.contains { $0.type == .rrsig })
+  }
+
+  /// A record after a removed one, whose owner points at a name after it:
+  /// the pointer moves with the name.
+  func testPointersAfterARemovedRecordAreRewritten() throws {
+    let harness = Harness(Self.config)
+    harness.ask(makeQuery(id: 1, name: "www.example", flags: Self.checkingDisabled))
+    let sent = try XCTUnwrap(harness.queries.last)
+    guard let decoded = decode(sent.bytes) else { return XCTFail("query") }
+    let target = wireName("target.example")
+    let reply = build { (writer: inout MessageWriter) throws(WireError) in
+      let flags = HeaderFlags(rawValue: HeaderFlags.response | decoded.flags.rawValue)
+      try writer.writeHeader(id: decoded.id, flags: flags, questions: 1, answers: 3)
+      try writeBytes(&writer, decoded.questionBytes)
+      // RRSIG (removed), 18 + 9 + 8 octets of RDATA.
+      try writer.writeUInt16(0xC00C)
+      try writer.writeUInt16(RRType.rrsig.rawValue)
+      try writer.writeUInt16(RRClass.internet.rawValue)
+      try writer.writeUInt32(300)
+      try writer.writeUInt16(18 + 9 + 8)
+      try writeBytes(
+        &writer,
+        [UInt8](repeating: 1, count: 18) + wireName("example") + [UInt8](repeating: 7, count: 8))
+      // CNAME www.example -> target.example (written in full).
+      try writer.writeUInt16(0xC00C)
+      try writer.writeUInt16(5)
+      try writer.writeUInt16(RRClass.internet.rawValue)
+      try writer.writeUInt32(300)
+      try writer.writeUInt16(UInt16(target.count))
+      let targetOffset = writer.count
+      try writeBytes(&writer, target)
+      // target.example A, its owner a pointer to the CNAME's RDATA.
+      try writer.writeUInt16(0xC000 | UInt16(targetOffset))
+      try writer.writeUInt16(RRType.a.rawValue)
+      try writer.writeUInt16(RRClass.internet.rawValue)
+      try writer.writeUInt32(300)
+      try writer.writeUInt16(4)
+      try writeBytes(&writer, exampleAddress)
+    }
+    let relayed = try XCTUnwrap(decode(try XCTUnwrap(harness.answer(reply, to: sent).first).bytes))
+    XCTAssertEqual(relayed.records.map(\.type), [RRType(rawValue: 5), .a])
+    XCTAssertEqual(nameText(relayed.records[1].name).lowercased(), "target.example")
+    XCTAssertEqual(relayed.ipv4Answers, [exampleAddress])
+  }
 }
