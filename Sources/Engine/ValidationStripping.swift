@@ -1,4 +1,5 @@
 #if !DNSWARD_NO_DNSSEC
+  import CompiledConfig
   import DNSWire
 
   /// RFC 4035 §3.2.1: a client that did not set DO gets no RRSIG, NSEC or

@@ -237,6 +237,25 @@ final class ValidationPlumbingTests: XCTestCase {
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 
+  func testAFullPendingPoolIsSERVFAIL() throws {
+    // 32 pending buffers (min(inflight, 32)); 128 slots, so the ring is not
+    // what runs out.
+    let harness = Harness(Self.config.replacingOccurrences(of: "inflight 16", with: "inflight 128"))
+    var replies: [SentReply] = []
+    for zone in 0..<33 {
+      harness.ask(makeQuery(id: UInt16(zone), name: "www.z\(zone).example", edns: Self.withEDNS))
+      let sent = try XCTUnwrap(harness.queries.last)
+      replies += harness.answer(signedReply(to: sent.bytes, signer: "z\(zone).example"), to: sent)
+    }
+    XCTAssertEqual(harness.counters.dnssecFetches, 32, "one link each for the first 32")
+    XCTAssertEqual(harness.counters.dnssecPendingFull, 1)
+    XCTAssertEqual(replies.count, 1)
+    let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
+    XCTAssertEqual(reply.id, 32)
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    harness.assertWithinCapacity()
+  }
+
   func testFetchesPerQuestionAreBounded() throws {
     let harness = Harness(Self.config.replacingOccurrences(of: "inflight 16", with: "inflight 64"))
     let deep = (1...20).map { "l\($0)" }.joined(separator: ".") + ".example"
