@@ -138,7 +138,9 @@ extension Engine {
     let upstream = Int(transactions[slot].upstream)
     storeInCache(reply, slot: slot, now: now)
     relay(reply, slot: slot, now: now, environment: &environment)
-    var checks = upstream >= 0 && upstreams[upstream].trusted && !settings.verifyNames.isEmpty
+    var checks =
+      upstream >= 0 && upstream < upstreams.count && upstreams[upstream].trusted
+      && !settings.verifyNames.isEmpty
     #if !DNSWARD_NO_DNSSEC
       checks = checks && transactions[slot].validation != Self.secureState
       // A chain fetch: the validations awaiting it can go on.

@@ -350,6 +350,9 @@
       {
         validations.entries[index].awaitedSlot = -1
         let slot = Int(validations.entries[index].slot)
+        // Parked across a reload that replaced the upstreams: its index
+        // may name none now (logged without one).
+        if Int(transactions[slot].upstream) >= upstreams.count { transactions[slot].upstream = -1 }
         guard let message = validations.message(index) else {
           rejectBogus(nil, slot: slot, error: .dnssecBogus, now: now, environment: &environment)
           continue
@@ -373,6 +376,16 @@
       where validations.entries[index].awaitedSlot == Int32(slot) {
         validations.entries[index].awaitedSlot = -1
         validations.entries[index].deadline = 0
+      }
+    }
+
+    /// Shutdown: the clients of answers still waiting for their chain
+    /// (parked slots are in no deadline list) get SERVFAIL.
+    func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+      for index in 0..<validations.capacity where validations.entries[index].slot >= 0 {
+        let slot = Int(validations.entries[index].slot)
+        replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+        release(slot: slot)
       }
     }
 

@@ -222,6 +222,22 @@ final class ValidationPlumbingTests: XCTestCase {
     XCTAssertNil(harness.engine.nextDeadline)
   }
 
+  func testAnAnswerWaitingForItsChainIsSERVFAILAtShutdown() throws {
+    let harness = Harness(Self.config)
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withEDNS))
+    let sent = try XCTUnwrap(harness.queries.last)
+    harness.answer(signedReply(to: sent.bytes), to: sent)
+    let before = harness.replies.count
+    let waiting = harness.engine.answerPendingAtShutdown(
+      now: harness.now, environment: &harness.environment)
+    XCTAssertEqual(waiting, 1)
+    let replies = harness.replies.dropFirst(before)
+    XCTAssertEqual(replies.compactMap { decode($0.bytes)?.id }, [1])
+    XCTAssertEqual(
+      replies.first.flatMap { decode($0.bytes) }?.rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(harness.engine.activeTransactions, 0)
+  }
+
   func testAnAnswerLargerThanAPendingBufferIsSERVFAIL() throws {
     let harness = Harness(Self.config)
     harness.ask(makeQuery(id: 1, name: "big.example", edns: Self.withEDNS))
