@@ -82,6 +82,9 @@ public struct Validator: ~Copyable {
   ) -> ValidationVerdict {
     let inputs = ValidationInputs(message: answer, anchors: anchors, records: records, now: now)
     guard var name = CanonicalName(questionName) else { return .bogus(.dnssecBogus) }
+    // RRSIG RRsets are not signed (RFC 4035 §2.2): an answer to an RRSIG
+    // question cannot be validated, and must not pass as secure.
+    if questionType == .rrsig { return .bogus(.dnssecIndeterminate) }
     verifications = 0
     verifying = false
     failedVerifications = 0
@@ -173,18 +176,21 @@ public struct Validator: ~Copyable {
   /// CNAME's owner.
   private func isSynthesizedByDNAME(_ cname: ResourceRecord, in message: Message) -> Bool {
     guard var owner = CanonicalName(in: message, at: cname.offset) else { return false }
-    return owner.withBytes { name in
-      var records = SectionRecords(message, .answer)
-      while let record = records.next() {
-        guard record.type == .dname, var dnameOwner = CanonicalName(in: message, at: record.offset)
-        else { continue }
-        let encloses = dnameOwner.withBytes { ancestor in
-          ancestor.count < name.count && ValidatorNames.isAtOrBelow(name, ancestor)
-        }
-        if encloses { return true }
+    return owner.withBytes { Self.hasDNAME(above: $0, in: message) }
+  }
+
+  /// Whether a DNAME of the answer section owns a proper ancestor of `name`.
+  static func hasDNAME(above name: UnsafeRawBufferPointer, in message: Message) -> Bool {
+    var records = SectionRecords(message, .answer)
+    while let record = records.next() {
+      guard record.type == .dname, var dnameOwner = CanonicalName(in: message, at: record.offset)
+      else { continue }
+      let encloses = dnameOwner.withBytes { ancestor in
+        ancestor.count < name.count && ValidatorNames.isAtOrBelow(name, ancestor)
       }
-      return false
+      if encloses { return true }
     }
+    return false
   }
 
   /// Follows CNAMEs and DNAMEs (RFC 6672 §2.2 substitution) from the
@@ -206,6 +212,9 @@ public struct Validator: ~Copyable {
           return .done
         }
         if let next = Self.dnameTarget(of: currentName, in: message) { return .next(next) }
+        // A DNAME whose substitution does not fit a name (RFC 6672 §2.2,
+        // YXDOMAIN): its synthesized CNAME cannot be trusted.
+        if Self.hasDNAME(above: currentName, in: message) { return .broken }
         if type != .cname,
           let cname = SectionRecords.first(message, .answer, type: .cname, owner: currentName)
         {

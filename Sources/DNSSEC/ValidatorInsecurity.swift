@@ -8,9 +8,11 @@
 //   - holds DS records of only unsupported algorithms or digest types:
 //     insecure (RFC 4035 §5.2, RFC 6840 §5.2);
 //   - holds a usable DS: the zone below is signed, go on;
-//   - proves the name is no delegation: go on.
+//   - proves the name is no delegation: go on;
+//   - proves the name does not exist: nothing below it can be unsigned.
 // Reaching the owner inside a signed zone means its RRSIGs were stripped:
-// bogus (EDE 10). Names under no anchor are insecure.
+// bogus (EDE 10). Names under no anchor are insecure. The walk starts below
+// the deepest zone of the message's RRSIGs whose keys are already secure.
 
 import CompiledConfig
 import DNSWire
@@ -35,7 +37,9 @@ extension Validator {
         return .insecure
       }
       let ownerLabels = Name.labelCount(name) - (type == .ds ? 1 : 0)
-      var labels = anchorLabels + 1
+      var labels = max(
+        anchorLabels + 1,
+        securedSignerLabels(inputs, enclosing: name, atMost: ownerLabels).map { $0 + 1 } ?? 0)
       while labels <= ownerLabels {
         let zone = UnsafeRawBufferPointer(
           rebasing: name[ValidatorNames.offset(ofLast: labels, in: name)...])
@@ -43,6 +47,9 @@ extension Validator {
           dsMessage, state -> ValidationVerdict? in
           switch state {
           case .secure:
+            // A proven NXDOMAIN: nothing exists below this name in a
+            // signed zone, so the owner's data is forged or stripped.
+            if dsMessage.rcode == .nameError { return .bogus(.rrsigsMissing) }
             switch delegationStatus(of: zone, in: dsMessage) {
             case .unsigned: return .insecure
             case .signed, .notDelegation: return nil
@@ -62,6 +69,36 @@ extension Validator {
       }
       return .bogus(.rrsigsMissing)
     }
+  }
+
+  /// The labels of the deepest signer of an RRSIG in the message that
+  /// encloses `name` (with at most `limit` labels) and whose DNSKEY RRset the
+  /// cache holds as secure: a secure chain reaches that zone, so no
+  /// delegation above it can be the insecure one and the walk starts below
+  /// it (a signed CNAME's zone often encloses the unsigned target).
+  func securedSignerLabels<Source: ValidatedRecordSource>(
+    _ inputs: ValidationInputs<Source>, enclosing name: UnsafeRawBufferPointer, atMost limit: Int
+  ) -> Int? {
+    let message = inputs.message
+    var best: Int? = nil
+    var records = SectionRecords(message, .answer)
+    records.end = message.additionalOffset
+    while let record = records.next() {
+      guard record.type == .rrsig, let rrsig = RRSIGRecord(record, in: message) else { continue }
+      let signer = rrsig.signerName
+      let labels = Name.labelCount(signer)
+      guard labels <= limit, labels > (best ?? -1), ValidatorNames.isAtOrBelow(name, signer),
+        var canonical = CanonicalName(signer)
+      else { continue }
+      let secured = canonical.withBytes { signerName in
+        inputs.records.withValidatedAnswer(name: signerName, type: .dnskey) { keys, state in
+          state == .secure
+            && SectionRecords.first(keys, .answer, type: .dnskey, owner: signerName) != nil
+        }
+      }
+      if secured == true { best = labels }
+    }
+    return best
   }
 
   /// Reads a secure answer to (zone, DS).

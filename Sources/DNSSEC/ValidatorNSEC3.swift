@@ -24,12 +24,13 @@ extension Validator {
     zone: UnsafeRawBufferPointer, nxdomain: Bool
   ) -> ValidationVerdict {
     guard let parameters = Self.firstNSEC3Parameters(message, zone: zone) else {
-      return .bogus(.nsecMissing)
+      // RFC 5155 §8.1: NSEC3 records only of hash algorithms dnsward does
+      // not know leave the answer insecure.
+      return Self.hasUnknownHashAlgorithm(message) ? .insecure : .bogus(.nsecMissing)
     }
     if parameters.iterations > Self.maxNSEC3Iterations { return .insecure }
     let secure = ValidationVerdict.secure(ttl: .max)
     let proof = closestEncloser(message, of: name, zone: zone)
-    if nsec3Hashes >= Self.maxNSEC3Hashes { return .bogus(.dnssecBogus) }
     switch proof {
     case .exists(let match):
       guard !nxdomain, Self.typesDeny(match.types, type: type, name: name, zone: zone) else {
@@ -37,7 +38,8 @@ extension Validator {
       }
       return secure
     case .missing:
-      return .bogus(.nsecMissing)
+      // Past the hash bound the proof was not looked at in full.
+      return nsec3Hashes >= Self.maxNSEC3Hashes ? .bogus(.dnssecBogus) : .bogus(.nsecMissing)
     case .found(let labels, let covering):
       // RFC 5155 §9.2 (and §8.6 for DS): an opt-out span may hide an
       // unsigned delegation.
@@ -117,7 +119,7 @@ extension Validator {
     else { return nil }
     var records = SectionRecords(message, .authority)
     while let record = records.next() {
-      guard let nsec3 = NSEC3Record(record, in: message),
+      guard let nsec3 = NSEC3Record(record, in: message), Self.hasKnownFlags(nsec3),
         Self.sameParameters(nsec3.parameters, parameters),
         Self.isHashedOwner(record, in: message, zone: zone)
       else { continue }
@@ -132,7 +134,7 @@ extension Validator {
   {
     var records = SectionRecords(message, .authority)
     while let record = records.next() {
-      if let nsec3 = NSEC3Record(record, in: message),
+      if let nsec3 = NSEC3Record(record, in: message), hasKnownFlags(nsec3),
         isHashedOwner(record, in: message, zone: zone)
       {
         return nsec3.parameters
@@ -153,6 +155,25 @@ extension Validator {
         && Name.equalIgnoringCase(
           UnsafeRawBufferPointer(rebasing: name[(1 + NSEC3Hash.textLength)...]), zone)
     }
+  }
+
+  /// RFC 5155 §8.2: NSEC3 records with flags other than Opt-Out are ignored.
+  static func hasKnownFlags(_ nsec3: NSEC3Record) -> Bool {
+    nsec3.parameters.flags & ~NSEC3Parameters.optOutFlag == 0
+  }
+
+  /// Whether the authority section has an NSEC3 of a hash algorithm other
+  /// than SHA-1.
+  static func hasUnknownHashAlgorithm(_ message: Message) -> Bool {
+    var records = SectionRecords(message, .authority)
+    while let record = records.next() {
+      if record.type == .nsec3, record.rdataLength > 0,
+        message.bytes[record.rdataOffset] != NSEC3Parameters.sha1
+      {
+        return true
+      }
+    }
+    return false
   }
 
   static func sameParameters(_ lhs: NSEC3Parameters, _ rhs: NSEC3Parameters) -> Bool {

@@ -83,7 +83,7 @@ enum ValidatorNames {
 struct SectionRecords: IteratorProtocol {
   let message: Message
   var position: Int
-  let end: Int
+  var end: Int
 
   init(_ message: Message, _ section: Section) {
     self.message = message

@@ -65,8 +65,11 @@ extension Validator {
       guard let anchorLabels else { return .verdict(.insecure) }
       // RFC 4035 §5.3.1: the signer is the zone holding the RRset, at or
       // below the trust anchor the chain starts from.
-      guard rrsig.signerEnclosesOwner(in: message),
-        Name.labelCount(rrsig.signerName) >= anchorLabels
+      // A DS RRset belongs to the parent zone (RFC 4034 §5, RFC 4035 §5.2):
+      // its signer is a proper ancestor.
+      let signerLabels = Name.labelCount(rrsig.signerName)
+      guard rrsig.signerEnclosesOwner(in: message), signerLabels >= anchorLabels,
+        record.type != .ds || signerLabels < owner.labelCount
       else {
         invalid += 1
         continue
@@ -84,7 +87,9 @@ extension Validator {
       case .insecure: insecureSigner = true
       case .stop(let verdict): if stop == nil { stop = verdict }
       }
-      if failedVerifications > Self.maxFailedVerifications { return .verdict(.bogus(.dnssecBogus)) }
+      if failedVerifications >= Self.maxFailedVerifications {
+        return .verdict(.bogus(.dnssecBogus))
+      }
     }
     if seen == 0 { return .unsigned }
     if let stop { return .verdict(stop) }
@@ -221,6 +226,9 @@ extension Validator {
       // The first pass only gathers what is missing: a key that may have
       // signed counts as valid there.
       guard verifying else { return .valid }
+      guard failedVerifications < Self.maxFailedVerifications else {
+        return .stop(.bogus(.dnssecBogus))
+      }
       if signedLength == nil {
         signedLength =
           SignedData.write(for: rrsig, in: message, section: section, into: scratch)
@@ -236,9 +244,7 @@ extension Validator {
       {
       case .valid: return .valid
       case .unsupportedAlgorithm: return .unsupported
-      case .invalid:
-        failedVerifications += 1
-        if failedVerifications > Self.maxFailedVerifications { return .stop(.bogus(.dnssecBogus)) }
+      case .invalid: failedVerifications += 1
       }
     }
     return tried == 0 ? .noKey : .invalid

@@ -16,7 +16,7 @@ final class ValidatorTamperTests: XCTestCase {
   }
 
   func verdict(_ bytes: [UInt8], _ name: String, _ type: RRType) -> ValidationVerdict {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     return resolver.validate(bytes, name: name, type: type)
   }
 
@@ -46,6 +46,11 @@ final class ValidatorTamperTests: XCTestCase {
   func testRemovedRRSIGInSignedZoneIsBogus() {
     let bytes = strip(.rrsig, from: fixture("www.example. A"))
     XCTAssertEqual(verdict(bytes, "www.example.", .a), .bogus(.rrsigsMissing))
+    // In the NSEC3 zones the DS walk reads NSEC3 NODATA proofs for www.
+    let rsa = strip(.rrsig, from: fixture("www.sec.example. A"))
+    XCTAssertEqual(verdict(rsa, "www.sec.example.", .a), .bogus(.rrsigsMissing))
+    let optOutZone = strip(.rrsig, from: fixture("www.ed.example. A"))
+    XCTAssertEqual(verdict(optOutZone, "www.ed.example.", .a), .bogus(.rrsigsMissing))
     let ds = strip(.rrsig, from: fixture("sec.example. DS"))
     XCTAssertEqual(verdict(ds, "sec.example.", .ds), .bogus(.rrsigsMissing))
   }
@@ -177,5 +182,177 @@ final class ValidatorTamperTests: XCTestCase {
       }
     }
     XCTAssertEqual(verdict, .bogus(.dnssecBogus))
+  }
+
+  func testKeyTagCollisionsAreBounded() {
+    // example.'s zone key and ten keys with its tag (two octets of the key
+    // moved in opposite directions keep the tag's sum), all cached as secure.
+    let (address, rrsig, zoneKey) = withMessage(fixture("www.example. A")) { message, records in
+      let a = records.first { $0.type == .a }!
+      let sig = records.first { $0.type == .rrsig }!
+      return (
+        Array(message.bytes[a.rdataOffset..<a.end]),
+        Array(message.bytes[sig.rdataOffset..<sig.end]),
+        RRSIGRecord(sig, in: message)!.keyTag
+      )
+    }
+    let key = withMessage(fixture("example. DNSKEY")) { message, records in
+      let record = records.first {
+        $0.type == .dnskey && DNSKEYRecord($0, in: message)!.keyTag == zoneKey
+      }!
+      return Array(message.bytes[record.rdataOffset..<record.end])
+    }
+    var keys: [TestRecord] = []
+    for index in 0..<10 {
+      var colliding = key
+      let position = 8 + 2 * index
+      colliding[position] &+= 1
+      colliding[position + 2] &-= 1
+      keys.append(TestRecord(owner: "example.", type: .dnskey, rdata: colliding))
+    }
+    keys.append(TestRecord(owner: "example.", type: .dnskey, rdata: key))
+    var answers = [TestRecord(owner: "www.example.", type: .a, rdata: address)]
+    for index in 0..<4 {
+      var broken = rrsig
+      broken[broken.count - 1 - index] ^= 0x80
+      answers.append(TestRecord(owner: "www.example.", type: .rrsig, rdata: broken))
+    }
+    var resolver = ChainResolver()
+    resolver.cache.store("example. DNSKEY", buildMessage(answers: keys), .secure)
+    XCTAssertEqual(
+      resolver.validate(buildMessage(answers: answers), name: "www.example.", type: .a),
+      .bogus(.dnssecBogus))
+    // 4 RRSIGs x 4 keys would be 16: the failure bound stops at 8.
+    XCTAssertEqual(resolver.verifications, 8)
+    // The genuine RRSIG is still found past colliding keys it may try first.
+    answers[1] = TestRecord(owner: "www.example.", type: .rrsig, rdata: rrsig)
+    var genuine = ChainResolver()
+    genuine.cache.store("example. DNSKEY", buildMessage(answers: Array(keys.reversed())), .secure)
+    XCTAssertTrue(
+      isSecure(genuine.validate(buildMessage(answers: answers), name: "www.example.", type: .a)))
+  }
+
+  func testRRSIGQuestionIsIndeterminate() {
+    var resolver = ChainResolver()
+    XCTAssertEqual(
+      resolver.validate(fixture("www.example. A"), name: "www.example.", type: .rrsig),
+      .bogus(.dnssecIndeterminate))
+  }
+
+  func testUnsignedDataBelowAProvenNonexistentNameIsBogus() {
+    let bytes = buildMessage(answers: [
+      TestRecord(owner: "a.nx.example.", type: .a, rdata: [192, 0, 2, 99])
+    ])
+    var resolver = ChainResolver()
+    // The NXDOMAIN proof for nx.example. answers its DS question as well.
+    resolver.fetch = { key in
+      key == "nx.example. DS"
+        ? fixture("nx.example. A") : ValidatorFixtures.answers[key].map(hexBytes)
+    }
+    XCTAssertEqual(
+      resolver.validate(bytes, name: "a.nx.example.", type: .a), .bogus(.rrsigsMissing))
+    XCTAssertEqual(resolver.cache.entries["nx.example. DS"]?.1, .secure)
+    XCTAssertNil(resolver.cache.entries["a.nx.example. DS"])
+    XCTAssertEqual(resolver.fetches, 2)
+  }
+
+  func testSynthesizedCNAMEIsNotTrusted() {
+    // The signed DNAME dn.example. -> wild.example., an unsigned CNAME
+    // claiming www.dn.example. -> www.example., and www.example.'s genuine
+    // signed A: the chain follows the DNAME, not the forged CNAME, and
+    // www.wild.example. has no A in the answer and no proof.
+    func rdata(_ key: String, _ type: RRType, covering: RRType? = nil) -> [UInt8] {
+      withMessage(fixture(key)) { message, records in
+        let record = records.first {
+          $0.type == type
+            && (covering == nil || RRSIGRecord($0, in: message)!.typeCovered == covering)
+        }!
+        return Array(message.bytes[record.rdataOffset..<record.end])
+      }
+    }
+    let answers = [
+      TestRecord(
+        owner: "dn.example.", type: .init(rawValue: 39),
+        rdata: rdata("www.dn.example. A", .init(rawValue: 39))),
+      TestRecord(
+        owner: "dn.example.", type: .rrsig,
+        rdata: rdata("www.dn.example. A", .rrsig, covering: .init(rawValue: 39))),
+      TestRecord(owner: "www.dn.example.", type: .cname, rdata: wireName("www.example.")),
+      TestRecord(owner: "www.example.", type: .a, rdata: rdata("www.example. A", .a)),
+      TestRecord(owner: "www.example.", type: .rrsig, rdata: rdata("www.example. A", .rrsig)),
+    ]
+    XCTAssertEqual(
+      verdict(buildMessage(answers: answers), "www.dn.example.", .a), .bogus(.nsecMissing))
+    // The genuine answer passes; without the DNAME's signature it does not.
+    let original = fixture("www.dn.example. A")
+    XCTAssertTrue(isSecure(verdict(original, "www.dn.example.", .a)))
+    let unsigned = strip(.rrsig, from: original, onlyIndex: 0)
+    XCTAssertEqual(verdict(unsigned, "www.dn.example.", .a), .bogus(.rrsigsMissing))
+  }
+
+  func testEmptyNonTerminalAndWildcardNODATA() {
+    var resolver = ChainResolver(warm: true)
+    XCTAssertTrue(isSecure(resolver.validate("wild.example. DS")))
+    XCTAssertTrue(isSecure(resolver.validate("www.wild.example. DS")))
+    XCTAssertTrue(isSecure(resolver.validate("dn.example. DS")))
+  }
+
+  static let insecureFixtures: Set<String> = [
+    "www.insec.example. A", "un.ed.example. DS", "www.un.ed.example. A", "nx.ed.example. A",
+    "www.unsup.example. A", "nx.hi.example. A",
+  ]
+
+  func testRandomCorruptionNeverTrapsNorPassesChangedData() {
+    // Seeded single-octet changes to every fixture answer: each parsable
+    // result gets a verdict within the bounds. A change inside the RDATA of
+    // a signed answer record (not an RRSIG's) must not stay secure.
+    var generator = SplitMix64(seed: 18)
+    var checked = 0
+    for key in ValidatorFixtures.answers.keys.sorted() {
+      let original = fixture(key)
+      let parts = key.split(separator: " ")
+      let type: RRType =
+        switch parts[1] {
+        case "A": .a
+        case "TXT": .txt
+        case "DS": .ds
+        default: .dnskey
+        }
+      // The insecure answers (ValidatorTests.testInsecureZones); every
+      // other fixture validates as secure (the other tests).
+      let originalIsSecure = !Self.insecureFixtures.contains(key)
+      for _ in 0..<1 {
+        var bytes = original
+        let index = 12 + generator.below(bytes.count - 12)
+        bytes[index] ^= UInt8(1 + generator.below(255))
+        guard (bytes.withUnsafeBytes { try? Message(validating: $0) }) != nil else { continue }
+        var resolver = ChainResolver(warm: true)
+        resolver.fetch = { _ in nil }
+        let verdict = resolver.validate(bytes, name: String(parts[0]), type: type)
+        checked += 1
+        XCTAssertLessThanOrEqual(resolver.verifications, 2 * 16, key)
+        // An answer-section record's RDATA, not an RRSIG's.
+        let inSignedRDATA = withMessage(original) { message, records in
+          records.contains { record in
+            record.type != .rrsig && record.rdataOffset <= index && index < record.end
+              && record.offset < message.authorityOffset
+          }
+        }
+        if inSignedRDATA, originalIsSecure {
+          XCTAssertFalse(isSecure(verdict), "\(key) changed at \(index): \(verdict)")
+        }
+      }
+    }
+    XCTAssertGreaterThan(checked, 15)
+  }
+
+  func testDelegationNSECCannotDenyNamesBelowIt() {
+    // The parent's NSEC at the delegation insec.example. (NS, no SOA, no
+    // DS) covers www.insec.example. in canonical order, but the parent is
+    // not authoritative there (RFC 6840 §4.1): as NXDOMAIN it is no proof.
+    var bytes = fixture("insec.example. DS")
+    bytes[3] = (bytes[3] & 0xF0) | 3
+    XCTAssertEqual(verdict(bytes, "www.insec.example.", .a), .bogus(.nsecMissing))
+    XCTAssertEqual(verdict(bytes, "www.insec.example.", .ds), .bogus(.nsecMissing))
   }
 }

@@ -10,16 +10,18 @@ import XCTest
 
 final class ValidatorTests: XCTestCase {
   func assertSecure(_ key: String, file: StaticString = #filePath, line: UInt = #line) {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     let verdict = resolver.validate(key)
     XCTAssertTrue(isSecure(verdict), "\(key): \(verdict)", file: file, line: line)
+    XCTAssertEqual(resolver.fetches, 0, key, file: file, line: line)
   }
 
   func assertVerdict(
     _ key: String, _ expected: ValidationVerdict, file: StaticString = #filePath, line: UInt = #line
   ) {
-    var resolver = ChainResolver()
+    var resolver = ChainResolver(warm: true)
     XCTAssertEqual(resolver.validate(key), expected, key, file: file, line: line)
+    XCTAssertEqual(resolver.fetches, 0, key, file: file, line: line)
   }
 
   func testAnchoredDNSKEYIsSecure() { assertSecure("example. DNSKEY") }
@@ -62,6 +64,8 @@ final class ValidatorTests: XCTestCase {
     assertSecure("nx.sec.example. A")
     assertSecure("www.sec.example. TXT")
     assertSecure("www.ed.example. TXT")
+    assertSecure("www.sec.example. DS")
+    assertSecure("www.ed.example. DS")
   }
 
   func testWildcards() {
@@ -126,5 +130,29 @@ final class ValidatorTests: XCTestCase {
     var wrong = ChainResolver()
     wrong.anchors = TrustAnchors(TableBytes(table))
     XCTAssertEqual(wrong.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
+  }
+
+  func testWalkStartsBelowASecuredSigner() {
+    // www.ed.example.'s signed A next to unsigned data of the unsigned
+    // child un.ed.example.: the signer ed.example. is secure, so the walk
+    // asks DS un.ed.example. only, not DS ed.example. again.
+    let signed = withMessage(fixture("www.ed.example. A")) { message, records in
+      records.filter { $0.offset < message.authorityOffset }.map { record in
+        TestRecord(
+          owner: "www.ed.example.", type: record.type,
+          rdata: Array(message.bytes[record.rdataOffset..<record.end]))
+      }
+    }
+    let bytes = buildMessage(
+      answers: [TestRecord(owner: "www.un.ed.example.", type: .a, rdata: [192, 0, 2, 40])] + signed)
+    var resolver = ChainResolver(warm: true)
+    resolver.cache.entries["ed.example. DS"] = nil
+    resolver.fetch = { _ in nil }
+    XCTAssertEqual(resolver.validate(bytes, name: "www.un.ed.example.", type: .a), .insecure)
+    // Without the secured signer the walk needs DS ed.example. first.
+    let alone = buildMessage(answers: [
+      TestRecord(owner: "www.un.ed.example.", type: .a, rdata: [192, 0, 2, 40])
+    ])
+    XCTAssertEqual(resolver.validate(alone, name: "www.un.ed.example.", type: .a), .needs(.ds))
   }
 }

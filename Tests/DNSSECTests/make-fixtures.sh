@@ -145,7 +145,8 @@ questions = [
     ("nx.sec.example.", "A"), ("www.sec.example.", "TXT"), ("a.w.sec.example.", "A"),
     ("nx.ed.example.", "A"), ("www.ed.example.", "TXT"), ("nx.hi.example.", "A"),
     ("www.insec.example.", "A"), ("www.unsup.example.", "A"), ("www.un.ed.example.", "A"),
-    ("www.dn.example.", "A"),
+    ("www.dn.example.", "A"), ("dn.example.", "DS"), ("wild.example.", "DS"),
+    ("www.wild.example.", "DS"), ("www.sec.example.", "DS"), ("www.ed.example.", "DS"),
 ]
 types = {"A": 1, "TXT": 16, "DS": 43, "DNSKEY": 48}
 def wire(name):
