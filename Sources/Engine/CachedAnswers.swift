@@ -239,8 +239,14 @@ extension Engine {
     while let record = records.next() {
       // Positive: each TTL within min-ttl...max-ttl, so none is below the
       // entry's. Negative: none above the negative TTL (RFC 2308 §5).
-      let adjusted =
+      let clamped =
         positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
+      #if DNSWARD_NO_DNSSEC
+        let adjusted = clamped
+      #else
+        // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
+        let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
+      #endif
       stored.setUInt32(adjusted, at: record.ttlOffset)
     }
     let keyFlags = Self.cacheKeyFlags(

@@ -130,6 +130,9 @@ extension Engine {
         length = Int.max
       }
       #if !DNSWARD_NO_DNSSEC
+        if length != Int.max && transaction.validation == Self.secureState {
+          capTTLs(length: length, to: transaction.validationTTL)
+        }
         if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
           length = stripDNSSECRecords(length: length)
         }

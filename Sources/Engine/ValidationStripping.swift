@@ -83,6 +83,20 @@
       return write
     }
 
+    /// A secure answer relayed: no record's TTL above what validation allows
+    /// (RFC 4035 §5.3.3: the RRSIG's original TTL and expiration).
+    func capTTLs(length: Int, to limit: UInt32) {
+      guard limit != .max else { return }
+      let output = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
+      guard let message = try? Message(validating: UnsafeRawBufferPointer(output)) else { return }
+      var records = message.records()
+      while let record = records.next() {
+        if record.type != .opt && record.ttl > limit {
+          output.setUInt32(limit, at: record.ttlOffset)
+        }
+      }
+    }
+
     /// Bytes of removed records before `target`, nil when it lies inside one.
     static func removedBytes(
       before target: Int, ranges: UnsafeMutablePointer<Int32>, count: Int

@@ -176,6 +176,36 @@ final class ValidationFixtureTests: XCTestCase {
     }
   }
 
+  /// RFC 4035 §5.3.3: a secure answer is kept no longer than its RRSIG
+  /// is valid, and relayed with TTLs no longer than that.
+  func testASecureAnswerLivesNoLongerThanItsSignature() throws {
+    let harness = makeHarness()
+    let fixture = wire(try XCTUnwrap(ValidatorFixtures.answers["www.example. A"]))
+    let expiration = try XCTUnwrap(
+      fixture.withUnsafeBytes { raw -> UInt32? in
+        guard let message = try? Message(validating: raw) else { return nil }
+        var records = message.records()
+        while let record = records.next() {
+          guard record.type == .rrsig else { continue }
+          return raw.getUInt32(at: record.rdataOffset + 8)
+        }
+        return nil
+      })
+    harness.engine.wallClockSeconds = Int64(expiration) - 100
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    let reply = try onlyReply(serve(harness))
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData))
+    XCTAssertFalse(reply.records.isEmpty)
+    XCTAssertTrue(reply.records.allSatisfy { $0.ttl <= 100 }, "\(reply.records.map(\.ttl))")
+    let cached = try onlyReply(
+      harness.ask(makeQuery(id: 2, name: "www.example", edns: Self.withDO)))
+    XCTAssertTrue(cached.records.allSatisfy { $0.ttl <= 100 })
+    harness.now += 101_000
+    XCTAssertTrue(
+      harness.ask(makeQuery(id: 3, name: "www.example", edns: Self.withDO)).isEmpty,
+      "expired with its signature: asked again")
+  }
+
   // MARK: Insecure
 
   func testAnInsecureDelegationIsAnsweredWithoutAD() throws {
