@@ -42,8 +42,8 @@ extension ConfigReader {
     trustAnchorEntries += entries
   }
 
-  /// At the end of the file: the table, and `dnssec on` must have an anchor,
-  /// reported on its line.
+  /// At the end of the file: the table, and `dnssec on` must have an anchor
+  /// and the cache, reported on its line.
   mutating func finishTrustAnchors() throws(LineError) {
     if settings.dnssec && !keepsRootAnchors && trustAnchorEntries.isEmpty {
       throw LineError(
@@ -51,6 +51,13 @@ extension ConfigReader {
         dnssec on: no trust anchor: dnssec-root is off and no trust-anchor or \
         trust-anchor-file gives one
         """, file: fileName, line: firstLine[Directive.dnssec.rawValue])
+    }
+    // The chain's DS and DNSKEY answers are kept in the packet cache, where
+    // the validator reads them: without it no signed answer could be proven.
+    if settings.dnssec && settings.cacheEntries == 0 {
+      throw LineError(
+        "dnssec on: needs the cache (cache 0 turns it off): the chain of trust is kept there",
+        file: fileName, line: firstLine[Directive.dnssec.rawValue])
     }
     let table = (keepsRootAnchors ? TrustAnchors.rootEntries : []) + trustAnchorEntries
     settings.trustAnchors = TrustAnchors(table.isEmpty ? TableBytes() : TableBytes(table))
