@@ -55,10 +55,10 @@
       records = message.records()
       while let record = records.next() {
         if Self.isDNSSECType(record.type) { continue }
-        let fits = forEachPointer(in: output, record: record, at: record.offset) { target in
-          Self.removedBytes(before: target, ranges: ranges, count: removed).map { _ in target }
-        }
-        guard fits else { return length }
+        guard
+          movePointers(
+            in: output, record: record, at: record.offset, removed: removed, rewrite: false)
+        else { return length }
       }
       var write = message.answerOffset
       records = message.records()
@@ -69,9 +69,7 @@
           (output.baseAddress! + write).copyMemory(
             from: output.baseAddress! + record.offset, byteCount: recordLength)
         }
-        _ = forEachPointer(in: output, record: record, at: write) { target in
-          target - (Self.removedBytes(before: target, ranges: ranges, count: removed) ?? 0)
-        }
+        _ = movePointers(in: output, record: record, at: write, removed: removed, rewrite: true)
         write += recordLength
       }
       output.setUInt16(
@@ -114,40 +112,48 @@
       return total
     }
 
-    /// Calls `body` with the target of each compression pointer in
-    /// `record`'s names, its bytes now starting at `start` (`record`'s
-    /// offsets are where it was read). `body` returns the new target, which
-    /// is written back; false when it returned nil for one.
-    func forEachPointer(
+    /// Checks (`rewrite` false: every target lies outside the `removed`
+    /// ranges) or moves (each target less the removed bytes before it) the
+    /// compression pointers in `record`'s names, its bytes now at `start`
+    /// (`record`'s offsets are where it was read). False when a check fails.
+    func movePointers(
       in bytes: UnsafeMutableRawBufferPointer, record: ResourceRecord, at start: Int,
-      _ body: (Int) -> Int?
+      removed: Int, rewrite: Bool
     ) -> Bool {
       let shift = record.offset - start
       let rdataStart = record.rdataOffset - shift
       let rdataEnd = record.end - shift
-      guard rewritePointer(in: bytes, name: start, limit: rdataStart, body) != nil else {
-        return false
-      }
+      var position = start
+      var limit = rdataStart
+      // The owner, then the RDATA names that may be compressed (RFC 3597
+      // §4): NS, CNAME, PTR: one; MX: after the preference; SOA: two.
+      var names = 1
       switch record.type.rawValue {
-      case 2, 5, 12:  // NS, CNAME, PTR
-        return rewritePointer(in: bytes, name: rdataStart, limit: rdataEnd, body) != nil
-      case 15:  // MX: preference, exchange
-        return rewritePointer(in: bytes, name: rdataStart + 2, limit: rdataEnd, body) != nil
-      case 6:  // SOA: MNAME, RNAME, then five numbers
-        guard let next = rewritePointer(in: bytes, name: rdataStart, limit: rdataEnd, body)
-        else { return false }
-        return rewritePointer(in: bytes, name: next, limit: rdataEnd, body) != nil
-      default:
-        return true
+      case 2, 5, 12: names = 2
+      case 15: names = 2
+      case 6: names = 3
+      default: break
       }
+      for index in 0..<names {
+        if index == 1 {
+          position = rdataStart + (record.type.rawValue == 15 ? 2 : 0)
+          limit = rdataEnd
+        }
+        guard
+          let end = movePointer(
+            in: bytes, name: position, limit: limit, removed: removed, rewrite: rewrite)
+        else { return false }
+        position = end
+      }
+      return true
     }
 
-    /// Walks the name at `position` (before `limit`) to its end: its
-    /// pointer, if any, goes through `body`. Returns where the name ends, nil
-    /// when `body` refused its pointer.
-    func rewritePointer(
-      in bytes: UnsafeMutableRawBufferPointer, name position: Int, limit: Int,
-      _ body: (Int) -> Int?
+    /// Walks the name at `position` (before `limit`) to its end, checking or
+    /// moving its pointer if it has one. Returns where the name ends, nil
+    /// when the pointer's target lies in a removed record.
+    func movePointer(
+      in bytes: UnsafeMutableRawBufferPointer, name position: Int, limit: Int, removed: Int,
+      rewrite: Bool
     ) -> Int? {
       var position = position
       while position < limit {
@@ -156,8 +162,13 @@
         if length & 0xC0 == 0xC0 {
           guard position + 1 < limit else { return limit }
           let target = Int(bytes.getUInt16(at: position) & 0x3FFF)
-          guard let moved = body(target) else { return nil }
-          bytes.setUInt16(0xC000 | UInt16(truncatingIfNeeded: moved), at: position)
+          guard
+            let before = Self.removedBytes(
+              before: target, ranges: validations.strippedRanges, count: removed)
+          else { return nil }
+          if rewrite {
+            bytes.setUInt16(0xC000 | UInt16(truncatingIfNeeded: target - before), at: position)
+          }
           return position + 2
         }
         position += 1 + length
