@@ -30,6 +30,7 @@ final class ValidatorTests: XCTestCase {
     assertSecure("www.example. A")  // 13
     assertSecure("www.sec.example. A")  // 8
     assertSecure("www.ed.example. A")  // 15
+    assertSecure("www.p384.example. A")  // 14
   }
 
   func testChainFetchesEachLinkOnce() {

@@ -7,12 +7,13 @@
 #
 # Zones (all under the trust anchor example.):
 #   example.        ECDSA P-256 (13), NSEC; www, a CNAME, a wildcard, a DNAME into the wildcard,
-#                   delegations: sec. ed. hi. (signed, DS), insec. (no DS),
+#                   delegations: sec. ed. hi. p384. (signed, DS), insec. (no DS),
 #                   unsup. (a DS of algorithm 253 only)
 #   sec.example.    RSA/SHA-256 (8), NSEC3 (0 iterations, no salt), wildcard
 #   ed.example.     Ed25519 (15), NSEC3 opt-out (1 iteration, salt), with the
 #                   unsigned delegation un.ed.example.
 #   hi.example.     ECDSA P-256, NSEC3 with 200 iterations (RFC 9276: insecure)
+#   p384.example.   ECDSA P-384 (14), NSEC
 #   insec.example., unsup.example., un.ed.example.: unsigned
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +55,11 @@ policy:
     nsec3-opt-out: on
     nsec3-iterations: 1
     nsec3-salt-length: 4
+  - id: p14
+    algorithm: ecdsap384sha384
+    rrsig-lifetime: 3650d
+    rrsig-refresh: 30d
+    nsec3: off
   - id: phi
     algorithm: ecdsap256sha256
     rrsig-lifetime: 3650d
@@ -80,6 +86,9 @@ zone:
   - domain: hi.example.
     dnssec-signing: on
     dnssec-policy: phi
+  - domain: p384.example.
+    dnssec-signing: on
+    dnssec-policy: p14
   - domain: insec.example.
   - domain: unsup.example.
   - domain: un.ed.example.
@@ -100,6 +109,8 @@ ns.sec 3600 A 192.0.2.2
 ed 3600 NS ns.ed
 ns.ed 3600 A 192.0.2.3
 hi 3600 NS ns.hi
+p384 3600 NS ns.p384
+ns.p384 3600 A 192.0.2.11
 ns.hi 3600 A 192.0.2.4
 insec 3600 NS ns.insec
 ns.insec 3600 A 192.0.2.5
@@ -108,7 +119,7 @@ ns.unsup 3600 A 192.0.2.6
 unsup 3600 DS 12345 253 2 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 Z
 } >"$work/example.zone"
-for zone in sec ed hi; do
+for zone in sec ed hi p384; do
   { soa $zone.example.; echo "@ 3600 NS ns"; echo "ns 3600 A 192.0.2.7"
     echo "www 3600 A 192.0.2.30"; echo "*.w 3600 A 192.0.2.31"; } >"$work/$zone.example.zone"
 done
@@ -121,7 +132,7 @@ done
 
 knotd -c "$work/knot.conf" &
 sleep 3
-for child in sec ed hi; do
+for child in sec ed hi p384; do
   keymgr -c "$work/knot.conf" $child.example. ds | grep ' DS .* 2 ' \
     | sed "s/^[^ ]* /$child 3600 /; s/ DS / IN DS /" >>"$work/example.zone" || true
 done
@@ -147,6 +158,7 @@ questions = [
     ("www.insec.example.", "A"), ("www.unsup.example.", "A"), ("www.un.ed.example.", "A"),
     ("www.dn.example.", "A"), ("dn.example.", "DS"), ("wild.example.", "DS"),
     ("www.wild.example.", "DS"), ("www.sec.example.", "DS"), ("www.ed.example.", "DS"),
+    ("p384.example.", "DS"), ("p384.example.", "DNSKEY"), ("www.p384.example.", "A"),
 ]
 types = {"A": 1, "TXT": 16, "DS": 43, "DNSKEY": 48}
 def wire(name):
