@@ -42,8 +42,8 @@ extension ConfigReader {
     trustAnchorEntries += entries
   }
 
-  /// At the end of the file: the table, and `dnssec on` must have an anchor,
-  /// reported on its line.
+  /// At the end of the file: the table, and `dnssec on` must have an anchor
+  /// and the cache, reported on its line.
   mutating func finishTrustAnchors() throws(LineError) {
     if settings.dnssec && !keepsRootAnchors && trustAnchorEntries.isEmpty {
       throw LineError(
@@ -52,6 +52,15 @@ extension ConfigReader {
         trust-anchor-file gives one
         """, file: fileName, line: firstLine[Directive.dnssec.rawValue])
     }
+    #if !DNSWARD_NO_DNSSEC
+      // The chain's DS and DNSKEY answers are kept in the packet cache, where
+      // the validator reads them: without it no signed answer could be proven.
+      if settings.dnssec && settings.cacheEntries == 0 {
+        throw LineError(
+          "dnssec on: needs the cache (cache 0 turns it off): the chain of trust is kept there",
+          file: fileName, line: firstLine[Directive.dnssec.rawValue])
+      }
+    #endif
     let table = (keepsRootAnchors ? TrustAnchors.rootEntries : []) + trustAnchorEntries
     settings.trustAnchors = TrustAnchors(table.isEmpty ? TableBytes() : TableBytes(table))
   }

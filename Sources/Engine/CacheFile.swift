@@ -86,6 +86,11 @@ public enum CacheFileError: Error, Equatable {
 /// served stale for longer than `stale` after it expired, for as long as
 /// dnsward keeps being restarted within the window while no upstream gives
 /// a fresh answer for it.
+///
+/// An entry's DNSSEC validation state is not saved: every loaded entry is
+/// unchecked, so with `dnssec on` a client asking with CD=0 never gets one
+/// (not even stale) — it is asked upstream and validated; a CD=1 client,
+/// which wants answers unvalidated, may (RFC 4035 §3.2.2).
 public enum CacheFile {
   /// "DNSWARDC".
   public static let magic: [UInt8] = [0x44, 0x4E, 0x53, 0x57, 0x41, 0x52, 0x44, 0x43]

@@ -37,6 +37,16 @@ extension Engine {
       counters.cacheMisses += 1
       return false
     }
+    #if !DNSWARD_NO_DNSSEC
+      if settings.dnssec && !checkingDisabled,
+        let answered = answerValidatedEntry(
+          number, query: query, name: name, client: client, stale: stale, now: now,
+          environment: &environment)
+      {
+        if !answered { counters.cacheMisses += 1 }
+        return answered
+      }
+    #endif
     let waiter = makeWaiter(for: query, client: client, now: now)
     cache.noteHit(number)
     sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
@@ -90,6 +100,16 @@ extension Engine {
         name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags),
       now < cache.expiresAt(number) + staleWindowMilliseconds
     else { return false }
+    #if !DNSWARD_NO_DNSSEC
+      // With CD=0 only what validation passed (secure or insecure).
+      if validates(slot) {
+        let state = cache.validation(number)
+        guard state == Self.secureState || state == Self.insecureState else {
+          return false
+        }
+        transactions[slot].validation = state
+      }
+    #endif
     for waiter in table.waiters(of: slot) {
       counters.staleServed += 1
       sendCached(
@@ -120,10 +140,23 @@ extension Engine {
       ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled
       | HeaderFlags.authoritative)
     flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
-    let limit = replyLimit(
+    #if !DNSWARD_NO_DNSSEC
+      if settings.dnssec {
+        flags.set(
+          HeaderFlags.authenticData,
+          waiter.wantsAD && cache.validation(number) == Self.secureState)
+      }
+    #endif
+    var limit = replyLimit(
       client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
     let optLength = waiter.hasEDNS ? 11 : 0
     var length = stored.count + optLength
+    #if !DNSWARD_NO_DNSSEC
+      // Stripped for a DO=0 client, it may fit where the stored form does not.
+      let strip = strips(dnssecOK: waiter.dnssecOK, type: message.questionType)
+      let clientLimit = limit
+      if strip { limit = Self.maxMessage }
+    #endif
     if length <= min(limit, output.count) {
       UnsafeMutableRawBufferPointer(rebasing: output[0..<stored.count]).copyMemory(from: stored)
       output.setUInt16(waiter.clientID, at: HeaderField.id)
@@ -143,7 +176,14 @@ extension Engine {
           buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
         try? writeClientOPT(&writer, dnssecOK: waiter.dnssecOK)
       }
-    } else {
+      #if !DNSWARD_NO_DNSSEC
+        if strip {
+          length = stripDNSSECRecords(length: length)
+          limit = clientLimit
+        }
+      #endif
+    }
+    if length > min(limit, output.count) {
       length = writeTruncated(
         id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
         type: message.questionType, rrClass: message.questionClass, hasEDNS: waiter.hasEDNS,
@@ -167,8 +207,11 @@ extension Engine {
   /// cached: NOERROR with answers (TTL: the smallest of its records, within
   /// min-ttl and max-ttl), or NXDOMAIN/NODATA with an SOA in the authority section (TTL:
   /// the smaller of the SOA's TTL and MINIMUM, at most neg-ttl-max, RFC 2308
-  /// §5). Not SERVFAIL or other errors, not TC=1.
-  func storeInCache(_ reply: Message, slot: Int, now: UInt64) {
+  /// §5). Not SERVFAIL or other errors, not TC=1. With `dnssec`, stored
+  /// with the slot's validation state: a secure answer's TTL at most the
+  /// verdict's; a bogus one (`extendedError`, its INFO-CODE) for
+  /// `ValidationPool.bogusSeconds`, answered SERVFAIL on hits.
+  func storeInCache(_ reply: Message, slot: Int, now: UInt64, extendedError: UInt8 = 0) {
     guard cache.isEnabled, !reply.flags.has(HeaderFlags.truncated) else { return }
     let rcode = reply.rcode
     guard rcode == .noError || rcode == .nameError else { return }
@@ -187,15 +230,23 @@ extension Engine {
     else { return }
     let stored = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
-      let ttl = cacheTTL(message)
+      let cacheable = cacheTTL(message)
     else { return }
+    let validation = transaction.validation
+    let ttl = Self.validatedTTL(cacheable, transaction: transaction)
     let positive = rcode == .noError && message.answerCount > 0
     var records = message.records()
     while let record = records.next() {
       // Positive: each TTL within min-ttl...max-ttl, so none is below the
       // entry's. Negative: none above the negative TTL (RFC 2308 §5).
-      let adjusted =
+      let clamped =
         positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
+      #if DNSWARD_NO_DNSSEC
+        let adjusted = clamped
+      #else
+        // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
+        let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
+      #endif
       stored.setUInt32(adjusted, at: record.ttlOffset)
     }
     let keyFlags = Self.cacheKeyFlags(
@@ -203,7 +254,7 @@ extension Engine {
     if cache.insert(
       name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
       message: UnsafeRawBufferPointer(stored), now: now,
-      expiresAt: now + UInt64(ttl) * 1000)
+      expiresAt: now + UInt64(ttl) * 1000, validation: validation, extendedError: extendedError)
     {
       counters.cacheInserts += 1
     }
@@ -254,6 +305,9 @@ extension Engine {
       waiter.dnssecOK = opt.dnssecOK
       waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
     }
+    #if !DNSWARD_NO_DNSSEC
+      waiter.wantsAD = waiter.dnssecOK || query.flags.has(HeaderFlags.authenticData)
+    #endif
     return waiter
   }
 }

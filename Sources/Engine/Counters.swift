@@ -122,6 +122,24 @@ public struct EngineCounters {
   /// address family: not written.
   public var nftsetElementsUnsupported: UInt64 = 0
 
+  // DNSSEC validation (`dnssec on`, Validation.swift). Each answer a client
+  // asked for with CD=0 counts once, as does each chain answer (DS, DNSKEY).
+  // Not in a firmware without the DNSSEC module.
+  #if !DNSWARD_NO_DNSSEC
+    /// Answers proven secure: relayed with AD when the client asked for it.
+    public var dnssecSecure: UInt64 = 0
+    /// Answers proven outside any signed zone (or under no trust anchor).
+    public var dnssecInsecure: UInt64 = 0
+    /// Answers that failed validation, and bogus answers served from the
+    /// cache: SERVFAIL with an Extended DNS Error.
+    public var dnssecBogus: UInt64 = 0
+    /// DS and DNSKEY questions asked upstream to build a chain of trust.
+    public var dnssecFetches: UInt64 = 0
+    /// Answers that needed a chain fetch while every pending-validation
+    /// buffer was taken (or were larger than one): SERVFAIL.
+    public var dnssecPendingFull: UInt64 = 0
+  #endif
+
   public init() {}
 }
 

@@ -72,6 +72,12 @@ public final class Engine {
   public let localNames: LocalNames
   /// When the `prefetch` names were last checked (0: never).
   var lastPrefetchSweep: UInt64 = 0
+  /// Wall-clock seconds since 1970, set by the loop each turn when `dnssec`
+  /// is on (the engine reads no clock): RRSIG validity times are checked
+  /// against it once it is past the build date (Validation.swift).
+  public var wallClockSeconds: Int64 = 0
+  /// `dnssec`: answers waiting for their chain of trust (Validation.swift).
+  var validations: ValidationPool
 
   // Hijack defence state: fixed tables sized here, empty unless configured.
 
@@ -130,6 +136,7 @@ public final class Engine {
       capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
       bufferBytes: Int(settings.ednsPayloadSize))
     verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
+    validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
     probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
     let buckets = settings.rateLimitPerSecond > 0 ? Self.rateBucketCount : 1
     rateBuckets = .allocate(capacity: buckets)
@@ -156,6 +163,9 @@ public final class Engine {
     var earliest = table.earliestDeadline
     if let holdEnd = holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
     if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
+    #if !DNSWARD_NO_DNSSEC
+      if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
+    #endif
     return earliest
   }
 
@@ -200,6 +210,9 @@ public final class Engine {
       startRedirectProbesIfDue(now: now, environment: &environment)
     }
     endDueHolds(now: now, environment: &environment)
+    #if !DNSWARD_NO_DNSSEC
+      expirePendingValidations(now: now, environment: &environment)
+    #endif
     while let slot = table.expired(now: now) {
       // A held answer is the answer: its window outlived the deadline.
       if transactions[slot].heldBuffer >= 0 {

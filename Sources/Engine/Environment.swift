@@ -50,6 +50,11 @@ public enum EngineEvent: Equatable {
   /// An upstream does not echo the 0x20 case of the question; it is now
   /// queried without case randomization.
   case caseRandomizationDisabled
+  #if !DNSWARD_NO_DNSSEC
+    /// `dnssec`: the wall clock is before the build date, so RRSIG validity
+    /// times are not checked until it is right (reported once).
+    case dnssecTimesUnchecked
+  #endif
 }
 
 /// A hijack defence fired (Sources/README.md, Threat model). Reported with the
@@ -68,6 +73,11 @@ public enum DefenceEvent: UInt8, Equatable {
   case verificationDisagreed
   /// `detect-nxdomain-redirect` learned `address` as a redirect address.
   case redirectAddressLearned
+  #if !DNSWARD_NO_DNSSEC
+    /// `dnssec`: an answer failed validation (SERVFAIL with an Extended DNS
+    /// Error); reported once per name among the last few.
+    case dnssecBogus
+  #endif
 }
 
 /// How a client's question was answered, for the per-query debug log.

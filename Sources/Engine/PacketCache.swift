@@ -38,6 +38,12 @@ public final class PacketCache {
     /// False once a newer answer for the same question replaced it: it only
     /// waits for the ring to reclaim its bytes.
     var live = true
+    /// `dnssec`: what validation found (`ValidationState`'s raw value: 0
+    /// unchecked, 1 secure, 2 insecure, 3 bogus), and for a bogus entry its
+    /// RFC 8914 INFO-CODE (all the validator gives fit a byte). Two bytes the
+    /// 40-byte stride already had as padding.
+    var validation: UInt8 = 0
+    var extendedError: UInt8 = 0
 
     init() {}
 
@@ -176,14 +182,19 @@ public final class PacketCache {
     entries[number].referenced = true
   }
   public func hits(_ number: Int) -> UInt32 { entries[number].hits }
+  /// The validation state entry `number` was stored with (0: unchecked).
+  public func validation(_ number: Int) -> UInt8 { entries[number].validation }
+  /// The INFO-CODE of a bogus entry (RFC 8914 §4).
+  public func extendedError(_ number: Int) -> UInt8 { entries[number].extendedError }
 
   /// Stores `message` (already in stored form) for the question, replacing
-  /// an older entry for it; evicts the oldest entries to make room. Returns
-  /// false when the entry can never fit.
+  /// an older entry for it, with its validation state; evicts the oldest
+  /// entries to make room. Returns false when the entry can never fit.
   @discardableResult
   public func insert(
     name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass, keyFlags: UInt8,
-    message: UnsafeRawBufferPointer, now: UInt64, expiresAt: UInt64
+    message: UnsafeRawBufferPointer, now: UInt64, expiresAt: UInt64, validation: UInt8 = 0,
+    extendedError: UInt8 = 0
   ) -> Bool {
     let length = name.count + message.count
     // The entry's narrow fields hold these (a flat name is at most 255
@@ -215,6 +226,8 @@ public final class PacketCache {
       offset: offset, nameLength: name.count, messageLength: message.count, type: type,
       rrClass: rrClass, keyFlags: keyFlags, hash: key, storedAt: now, expiresAt: expiresAt,
       hits: 0)
+    entries[number].validation = validation
+    entries[number].extendedError = extendedError
     addToIndex(number)
     return true
   }

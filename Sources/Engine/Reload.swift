@@ -12,6 +12,12 @@ extension Engine {
     self.settings = settings
     allowPrefixes = settings.effectiveAllow
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
+    #if !DNSWARD_NO_DNSSEC
+      // `dnssec` turned on by a reload: its pool, once, as at start-up.
+      if settings.dnssec && validations.capacity == 0 {
+        validations = ValidationPool(enabled: true, inflight: table.capacity)
+      }
+    #endif
   }
 
   /// Whether answers cached under `running` could be answered differently

@@ -43,13 +43,33 @@ extension Engine {
 
   /// Our OPT record in a reply to a client: our payload size, and the
   /// client's DO bit, which the response must copy from the query
-  /// (RFC 3225 §3) whatever the upstream or the cache said.
+  /// (RFC 3225 §3) whatever the upstream or the cache said. A non-zero
+  /// `extendedError` adds an Extended DNS Error option (RFC 8914 §2: option
+  /// code 15, the INFO-CODE, no EXTRA-TEXT).
   func writeClientOPT(
-    _ writer: inout MessageWriter, dnssecOK: Bool, extendedRcode: UInt8 = 0
+    _ writer: inout MessageWriter, dnssecOK: Bool, extendedRcode: UInt8 = 0,
+    extendedError: UInt16 = 0
   ) throws(WireError) {
+    #if !DNSWARD_NO_DNSSEC
+      if extendedError != 0 {
+        try writer.writeUInt8(0)
+        try writer.writeUInt16(RRType.opt.rawValue)
+        try writer.writeUInt16(settings.ednsPayloadSize)
+        try writer.writeUInt32(
+          UInt32(extendedRcode) << 24 | (dnssecOK ? OPTRecord.dnssecOKBit : 0))
+        try writer.writeUInt16(6)
+        try writer.writeUInt16(Self.extendedErrorOption)
+        try writer.writeUInt16(2)
+        try writer.writeUInt16(extendedError)
+        return
+      }
+    #endif
     try writer.writeOPT(
       udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode, dnssecOK: dnssecOK)
   }
+
+  /// RFC 8914 §2: the EDNS option code of an Extended DNS Error.
+  static let extendedErrorOption: UInt16 = 15
 
   /// Header, question and OPT with TC=1: what a client gets when the answer
   /// does not fit, so it asks again over TCP (RFC 7766 §5).
@@ -91,6 +111,13 @@ extension Engine {
       var flags = reply.flags
       flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
       flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
+      #if !DNSWARD_NO_DNSSEC
+        if settings.dnssec {
+          flags.set(
+            HeaderFlags.authenticData,
+            waiter.wantsAD && transaction.validation == Self.secureState)
+        }
+      #endif
       let limit = replyLimit(
         client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
       let extendedRcode = reply.opt?.extendedRcode ?? 0
@@ -102,6 +129,14 @@ extension Engine {
       } catch {
         length = Int.max
       }
+      #if !DNSWARD_NO_DNSSEC
+        if length != Int.max && transaction.validation == Self.secureState {
+          capTTLs(length: length, to: transaction.validationTTL)
+        }
+        if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
+          length = stripDNSSECRecords(length: length)
+        }
+      #endif
       if length > limit {
         length = writeTruncated(
           id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
@@ -162,39 +197,52 @@ extension Engine {
   }
 
   /// Answers every client waiting on `slot` with `rcode` and no records
-  /// (SERVFAIL when the upstreams failed, NXDOMAIN for a redirect answer).
+  /// (SERVFAIL when the upstreams failed, NXDOMAIN for a redirect answer),
+  /// with an Extended DNS Error when `extendedError` is not 0.
   func replyToWaiters<E: EngineEnvironment>(
-    slot: Int, rcode: ResponseCode, now: UInt64, environment: inout E
+    slot: Int, rcode: ResponseCode, extendedError: UInt16 = 0, now: UInt64, environment: inout E
   ) {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
     for waiter in table.waiters(of: slot) {
-      var flags = HeaderFlags(
-        rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
-      flags.rcode = rcode
-      var writer = MessageWriter(buffer: replyOutput)
-      do throws(WireError) {
-        try writer.writeHeader(
-          id: waiter.clientID, flags: flags, questions: 1, additionals: waiter.hasEDNS ? 1 : 0)
-        try writeQuestion(
-          &writer, name: name, clientCase: waiter.clientCase, type: transaction.type,
-          rrClass: transaction.rrClass)
-        if waiter.hasEDNS { try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK) }
-      } catch {
-        preconditionFailure("a header and question always fit")
+      sendFailure(
+        to: waiter, name: name, type: transaction.type, rrClass: transaction.rrClass,
+        rcode: rcode, extendedError: extendedError, upstream: Int(transaction.upstream),
+        now: now, environment: &environment)
+    }
+  }
+
+  /// One waiter's reply with `rcode` and no records.
+  func sendFailure<E: EngineEnvironment>(
+    to waiter: Waiter, name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass,
+    rcode: ResponseCode, extendedError: UInt16, upstream: Int, now: UInt64, environment: inout E
+  ) {
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
+    flags.rcode = rcode
+    var writer = MessageWriter(buffer: replyOutput)
+    do throws(WireError) {
+      try writer.writeHeader(
+        id: waiter.clientID, flags: flags, questions: 1, additionals: waiter.hasEDNS ? 1 : 0)
+      try writeQuestion(
+        &writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
+      if waiter.hasEDNS {
+        try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK, extendedError: extendedError)
       }
-      let isServFail = rcode == .serverFailure
-      if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
-      send(
-        replyLength: writer.count, to: waiter.client,
-        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
-      if environment.logsQueries {
-        environment.logQuery(
-          client: waiter.client, name: name, type: transaction.type,
-          outcome: isServFail ? .servFail : .answered(rcode),
-          upstream: isServFail ? -1 : Int(transaction.upstream),
-          latencyMilliseconds: Self.latency(of: waiter, now: now))
-      }
+    } catch {
+      preconditionFailure("a header and question always fit")
+    }
+    let isServFail = rcode == .serverFailure
+    if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
+    send(
+      replyLength: writer.count, to: waiter.client,
+      latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
+    if environment.logsQueries {
+      environment.logQuery(
+        client: waiter.client, name: name, type: type,
+        outcome: isServFail ? .servFail : .answered(rcode),
+        upstream: isServFail ? -1 : upstream,
+        latencyMilliseconds: Self.latency(of: waiter, now: now))
     }
   }
 

@@ -33,6 +33,9 @@ extension Engine {
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
     }
+    #if !DNSWARD_NO_DNSSEC
+      failPendingAtShutdown(now: now, environment: &environment)
+    #endif
     return waiting
   }
 }

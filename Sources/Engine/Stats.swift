@@ -34,7 +34,12 @@ import DNSWire
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
   /// How many statistics `stats.dnsward.` reports.
-  public static let statisticCount = 58
+  #if DNSWARD_NO_DNSSEC
+    public static let statisticCount = 58
+  #else
+    /// (Five fewer, the DNSSEC counters, in a firmware without DNSSEC.)
+    public static let statisticCount = 63
+  #endif
 
   /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
   /// `EngineCounters` field under its own name, in declaration order, then
@@ -100,7 +105,16 @@ extension Engine {
     case 54: return ("nftsetElementsDropped", c.nftsetElementsDropped)
     case 55: return ("nftsetBatchesFailed", c.nftsetBatchesFailed)
     case 56: return ("nftsetElementsFailed", c.nftsetElementsFailed)
-    default: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
+    #if DNSWARD_NO_DNSSEC
+      default: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
+    #else
+      case 57: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
+      case 58: return ("dnssecSecure", c.dnssecSecure)
+      case 59: return ("dnssecInsecure", c.dnssecInsecure)
+      case 60: return ("dnssecBogus", c.dnssecBogus)
+      case 61: return ("dnssecFetches", c.dnssecFetches)
+      default: return ("dnssecPendingFull", c.dnssecPendingFull)
+    #endif
     }
   }
 

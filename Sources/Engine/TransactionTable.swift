@@ -178,6 +178,17 @@ struct TransactionTable: ~Copyable {
     newest = Int32(slot)
   }
 
+  /// `dnssec`: the slot's answer waits for a chain of trust
+  /// (Validation.swift): its attempt is over (a new generation, so a late
+  /// reply is stale) and it leaves the deadline list, so the timeout does not
+  /// fail it over to another upstream; its waiters and its bucket stay, and
+  /// the pending validation's own deadline bounds the wait. Dispatching it
+  /// again arms it as usual.
+  mutating func park(_ slot: Int) {
+    disarm(slot)
+    slots[slot].generation &+= 1
+  }
+
   /// Takes `slot` out of the deadline list, if it is in it.
   private mutating func disarm(_ slot: Int) {
     let previous = slots[slot].previousInOrder
@@ -297,6 +308,13 @@ struct Transaction {
   var heldDigest: UInt64 = 0
   var heldScore: UInt8 = 0
   var heldTTL: UInt8 = 0
+  /// `dnssec` (Validation.swift): the pending validation holding the answer
+  /// while its chain is fetched (-1: none); what validation found for the
+  /// answer being delivered (a `ValidationState` raw value, 0: unchecked),
+  /// and for a secure one the most seconds it may be cached.
+  var pendingValidation: Int16 = -1
+  var validation: UInt8 = 0
+  var validationTTL: UInt32 = .max
   /// Neighbours in the deadline list while armed; `nextInOrder` links the
   /// free stack while free.
   fileprivate(set) var previousInOrder: Int32 = -1
@@ -313,6 +331,9 @@ struct Waiter {
   var hasEDNS = false
   /// The client's DO bit, copied into its reply's OPT (RFC 3225 §3).
   var dnssecOK = false
+  /// `dnssec`: the client set DO or AD, so a secure answer gets AD=1
+  /// (RFC 6840 §5.8).
+  var wantsAD = false
   var clientPayloadSize: UInt16 = 512
   /// When the query arrived (engine milliseconds): its logged latency is
   /// measured from here.

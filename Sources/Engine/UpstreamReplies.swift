@@ -107,9 +107,8 @@ extension Engine {
     accept(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
   }
 
-  /// An answer that passed every check: counted for its upstream, cached
-  /// and relayed; a trusted answer for a `verify` name is then checked
-  /// against a plain upstream.
+  /// An answer that passed every check: counted for its upstream, then
+  /// validated (`dnssec`, Validation.swift) and delivered.
   func accept<E: EngineEnvironment>(
     _ reply: Message, slot: Int, ipTTL: UInt8, now: UInt64, environment: inout E
   ) {
@@ -121,11 +120,33 @@ extension Engine {
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { health[upstream].usualTTL = ipTTL }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    #if !DNSWARD_NO_DNSSEC
+      if validates(slot) {
+        validateAccepted(reply, slot: slot, now: now, environment: &environment)
+        return
+      }
+    #endif
+    deliver(reply, slot: slot, now: now, environment: &environment)
+  }
+
+  /// A good answer is cached and relayed; a trusted answer for a `verify`
+  /// name is then checked against a plain upstream (unless it is DNSSEC
+  /// secure: a forger cannot sign, so there is nothing to compare).
+  func deliver<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) {
+    let upstream = Int(transactions[slot].upstream)
     storeInCache(reply, slot: slot, now: now)
     relay(reply, slot: slot, now: now, environment: &environment)
-    if upstreams[upstream].trusted && !settings.verifyNames.isEmpty {
-      startVerification(of: reply, slot: slot, now: now, environment: &environment)
-    }
+    var checks =
+      upstream >= 0 && upstream < upstreams.count && upstreams[upstream].trusted
+      && !settings.verifyNames.isEmpty
+    #if !DNSWARD_NO_DNSSEC
+      checks = checks && transactions[slot].validation != Self.secureState
+      // A chain fetch: the validations awaiting it can go on.
+      resumeValidations(awaiting: slot, now: now, environment: &environment)
+    #endif
+    if checks { startVerification(of: reply, slot: slot, now: now, environment: &environment) }
     release(slot: slot)
   }
 
@@ -172,6 +193,11 @@ extension Engine {
       return true
     }
     if settings.holdOnMilliseconds > 0 && transaction.transport == .udp {
+      #if !DNSWARD_NO_DNSSEC
+        if isSecureBeforeHold(reply, slot: slot, now: now, environment: &environment) {
+          return false
+        }
+      #endif
       return holdAnswer(
         reply, screen: screen, ipTTL: ipTTL, slot: slot, now: now, environment: &environment)
     }

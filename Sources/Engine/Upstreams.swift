@@ -141,14 +141,22 @@ extension Engine {
 
   /// Builds the upstream query in `queryBuffer` after the framing bytes:
   /// fresh ID, RD, the client's CD, the question (0x20-encoded if asked),
-  /// and an OPT with our payload size and the client's DO bit.
+  /// and an OPT with our payload size and the client's DO bit. With
+  /// `dnssec`, DO=1 and CD=1 whatever the client sent (RFC 6840 §5.9): the
+  /// upstream returns the RRSIGs and NSEC(3) records and filters nothing, so
+  /// dnsward decides what is bogus itself and can say why.
   func writeUpstreamQuery<E: EngineEnvironment>(
     slot: Int, randomizeCase: Bool, environment: inout E
   ) -> Int {
     let transaction = transactions[slot]
     let output = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[Self.framing...])
     var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
-    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled)
+    #if DNSWARD_NO_DNSSEC
+      let validating = false
+    #else
+      let validating = settings.dnssec
+    #endif
+    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
     var writer = MessageWriter(buffer: output)
     let nameStart = HeaderField.size
     // 12 + 255 + 4 + 11 octets always fit the 512-byte query buffer.
@@ -158,7 +166,7 @@ extension Engine {
         name: name(slot: slot), type: transaction.type, rrClass: transaction.rrClass,
         compress: false)
       try writer.writeOPT(
-        udpPayloadSize: settings.ednsPayloadSize, dnssecOK: transaction.dnssecOK)
+        udpPayloadSize: settings.ednsPayloadSize, dnssecOK: transaction.dnssecOK || validating)
     } catch {
       preconditionFailure("upstream query exceeds its buffer")
     }

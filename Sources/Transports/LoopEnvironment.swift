@@ -148,6 +148,11 @@ final class LoopEnvironment: EngineEnvironment {
     case .upstreamRecovered: log.append(" answers again")
     case .caseRandomizationDisabled:
       log.append(" does not preserve the question's case; 0x20 randomization off for it")
+    #if !DNSWARD_NO_DNSSEC
+      case .dnssecTimesUnchecked:
+        log.append(
+          " answered before the wall clock passed the build date: DNSSEC signature times unchecked")
+    #endif
     }
     log.emit(severity)
   }
@@ -160,8 +165,11 @@ final class LoopEnvironment: EngineEnvironment {
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
   ) {
     let log = context.log
-    let severity: LogSeverity =
+    var severity: LogSeverity =
       event == .redirectAddressLearned || event == .verificationDisagreed ? .warning : .debug
+    #if !DNSWARD_NO_DNSSEC
+      if event == .dnssecBogus { severity = .warning }
+    #endif
     guard log.enabled(severity) else { return }
     log.start(severity).append("upstream ").append(address: context.upstreamAddresses[upstream])
     switch event {
@@ -172,6 +180,9 @@ final class LoopEnvironment: EngineEnvironment {
     case .verificationDisagreed: log.append(" disagrees with the trusted upstream on ")
     case .redirectAddressLearned:
       log.append(" redirects names that do not exist; learned as bogus-nxdomain")
+    #if !DNSWARD_NO_DNSSEC
+      case .dnssecBogus: log.append(" gave an answer that fails DNSSEC validation (SERVFAIL) for ")
+    #endif
     }
     if !name.isEmpty { formatName(name) }
     if let address {

@@ -193,6 +193,19 @@ final class DNSSECDirectiveTests: XCTestCase {
     ])
   }
 
+  /// `dnssec on` needs the cache, where the chain of trust is kept:
+  /// reported on its line; with `dnssec off` a cache of 0 is fine.
+  func testDNSSECOnNeedsTheCache() throws {
+    for cache in ["cache 0"] {
+      let error = try XCTUnwrap(parseError("listen 127.0.0.1\n\(cache)\ndnssec on\n"), cache)
+      XCTAssertEqual(
+        error.description,
+        "test.conf:3: dnssec on: needs the cache (cache 0 turns it off): the chain of trust is "
+          + "kept there", cache)
+      XCTAssertEqual(parse("\(cache)\ndnssec off")?.cacheEntries, 0, cache)
+    }
+  }
+
   /// `dnssec on` needs an anchor: reported on its line. Off, none is needed,
   /// and anchors are kept though unused.
   func testDNSSECOnNeedsAnAnchor() throws {

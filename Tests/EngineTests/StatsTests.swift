@@ -168,12 +168,13 @@ final class StatsTests: XCTestCase {
       "upstream0.disagreements",
     ]
     // `localNamesDropped`, the local-name table's state, comes after the
-    // fields that were there before it, the six nftset counters after it.
-    let nftset = 6
+    // fields that were there before it, the six nftset counters and the five
+    // DNSSEC ones after it.
+    let later = 6 + 5
     XCTAssertEqual(
       names,
-      fields.prefix(30).map(\.0) + tables + fields.dropFirst(30).dropLast(nftset).map(\.0)
-        + ["localNamesDropped"] + fields.suffix(nftset).map(\.0) + upstream0)
+      fields.prefix(30).map(\.0) + tables + fields.dropFirst(30).dropLast(later).map(\.0)
+        + ["localNamesDropped"] + fields.suffix(later).map(\.0) + upstream0)
     for (label, value) in fields {
       XCTAssertEqual(values[label], value as? UInt64, label)
     }

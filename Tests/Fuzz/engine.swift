@@ -105,6 +105,19 @@ let configs: [String] = [
   refuse-any off
   case-randomization off
   """,
+  // DNSSEC validation under the root's anchors, with hold-on: every
+  // unsigned answer needs chain fetches (pending pool, joins, deadlines).
+  """
+  listen 127.0.0.1:53
+  upstream udp 127.0.0.1:5300
+  upstream tcp 127.0.0.3:5353
+  timeout 200ms
+  inflight 16
+  cache 16
+  cache-bytes 16k
+  hold-on 30ms
+  dnssec on
+  """,
 ]
 
 /// The settings of each config, parsed once.

@@ -1,0 +1,439 @@
+#if !DNSWARD_NO_DNSSEC
+  import CompiledConfig
+  import DNSSEC
+  import DNSWire
+
+  /// DNSSEC validation in the query path (`dnssec on`, issue 18). The
+  /// validator (DNSSEC module) is pure; this file gives it the cache to read
+  /// DS and DNSKEY answers from, fetches the links of the chain it finds
+  /// missing, and turns its verdicts into replies and cache entries.
+  ///
+  /// An answer to a question asked with CD=0 is validated when it is
+  /// accepted (after the screens, `UpstreamReplies.swift`):
+  /// - `.secure`: cached as secure (TTL capped by the verdict), relayed with
+  ///   AD=1 to clients that set DO or AD (RFC 6840 §5.8);
+  /// - `.insecure`: cached and relayed as without validation, AD=0;
+  /// - `.bogus(EDE)`: every waiter gets SERVFAIL with the Extended DNS Error
+  ///   (RFC 8914); the bogus state is cached for `bogusSeconds` and answered
+  ///   the same way on hits; logged once per name among the last 16;
+  /// - `.needs(type)`: the answer is copied into a pending-validation buffer
+  ///   (`ValidationPool`), its slot is parked (no upstream attempt, out of the
+  ///   deadline list, waiters kept), and (neededName, type) is asked with DO=1
+  ///   CD=0 as an ordinary `.answer` transaction with no client, or joined if
+  ///   one is in flight. That answer is validated in turn and cached with its
+  ///   state, then every pending validation awaiting it runs again.
+  ///
+  /// Bounds: at most `maxFetches` links per pending validation; a pending
+  /// validation ends bogus (EDE 9) after `3 × timeout`, when the link it awaits
+  /// fails (all upstreams SERVFAIL or silent), or when the same link is still
+  /// missing after its fetch; a full pool or an answer larger than a buffer
+  /// is SERVFAIL (`dnssecPendingFull`). Nothing is allocated per query.
+  struct ValidationPool: ~Copyable {
+    /// One pending answer: the slot whose answer it is, the transaction it
+    /// waits for, and the fetches made for it.
+    struct Pending {
+      /// -1: the entry is free.
+      var slot: Int32 = -1
+      /// The chain fetch awaited (-1: none; its end wakes this entry).
+      var awaitedSlot: Int32 = -1
+      var awaitedType = RRType.dnskey
+      var awaitedHash: UInt32 = 0
+      var length = 0
+      var fetches: UInt8 = 0
+      /// Engine milliseconds; 0 makes the next tick fail it.
+      var deadline: UInt64 = 0
+    }
+
+    static let bufferBytes = 16_384
+    static let maxCapacity = 32
+    static let maxFetches: UInt8 = 16
+    /// How long a bogus answer is remembered (unbound's val-bogus-ttl).
+    static let bogusSeconds: UInt32 = 60
+    static let recentBogusCount = 16
+
+    let capacity: Int
+    let entries: UnsafeMutablePointer<Pending>
+    let buffers: UnsafeMutableRawBufferPointer
+    var validator = Validator()
+    /// Name hashes of the last bogus answers logged, so that each is logged
+    /// once while it stays among them.
+    let recentBogus: UnsafeMutablePointer<UInt32>
+    var nextRecentBogus = 0
+    var reportedUncheckedTimes = false
+    /// Start and end offsets of the records a reply to a DO=0 client leaves
+    /// out (ValidationStripping.swift), `maxStripped` pairs.
+    let strippedRanges: UnsafeMutablePointer<Int32>
+    static let maxStripped = 64
+
+    /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
+    init(enabled: Bool, inflight: Int) {
+      capacity = enabled ? min(inflight, Self.maxCapacity) : 0
+      entries = .allocate(capacity: max(capacity, 1))
+      entries.initialize(repeating: Pending(), count: max(capacity, 1))
+      buffers = .allocate(byteCount: max(capacity * Self.bufferBytes, 1), alignment: 8)
+      recentBogus = .allocate(capacity: Self.recentBogusCount)
+      recentBogus.initialize(repeating: 0, count: Self.recentBogusCount)
+      strippedRanges = .allocate(capacity: 2 * Self.maxStripped)
+      strippedRanges.initialize(repeating: 0, count: 2 * Self.maxStripped)
+    }
+
+    deinit {
+      entries.deallocate()
+      buffers.deallocate()
+      recentBogus.deallocate()
+      strippedRanges.deallocate()
+    }
+
+    func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+      let start = index * Self.bufferBytes
+      return UnsafeMutableRawBufferPointer(rebasing: buffers[start..<(start + Self.bufferBytes)])
+    }
+
+    func message(_ index: Int) -> Message? {
+      let bytes = UnsafeRawBufferPointer(buffer(index))[0..<entries[index].length]
+      return try? Message(
+        validating: UnsafeRawBufferPointer(rebasing: bytes), allowTrailingData: true)
+    }
+
+    func freeEntry() -> Int? {
+      for index in 0..<capacity where entries[index].slot < 0 { return index }
+      return nil
+    }
+
+    var earliestDeadline: UInt64? {
+      var earliest: UInt64? = nil
+      for index in 0..<capacity where entries[index].slot >= 0 {
+        earliest = min(earliest ?? entries[index].deadline, entries[index].deadline)
+      }
+      return earliest
+    }
+
+    /// Whether `hash` is new among the last bogus names (and remembers it).
+    mutating func isNewBogus(_ hash: UInt32) -> Bool {
+      for index in 0..<Self.recentBogusCount where recentBogus[index] == hash { return false }
+      recentBogus[nextRecentBogus] = hash
+      nextRecentBogus = (nextRecentBogus + 1) % Self.recentBogusCount
+      return true
+    }
+  }
+
+  /// The packet cache as the validator reads it: DS and DNSKEY answers
+  /// asked with DO=1 CD=0 (the chain fetches' key), while fresh.
+  struct CachedChainRecords: ValidatedRecordSource {
+    let cache: PacketCache
+    let now: UInt64
+
+    func withValidatedAnswer<Result>(
+      name: UnsafeRawBufferPointer, type: RRType, _ body: (Message, ValidationState) -> Result
+    ) -> Result? {
+      guard
+        let number = cache.find(
+          name: name, type: type, rrClass: .internet, keyFlags: PacketCache.doBit),
+        now < cache.expiresAt(number),
+        let message = try? Message(validating: cache.storedMessage(number))
+      else { return nil }
+      return body(message, ValidationState(rawValue: cache.validation(number)) ?? .unchecked)
+    }
+  }
+
+  extension Engine {
+    static let secureState = ValidationState.secure.rawValue
+    static let insecureState = ValidationState.insecure.rawValue
+
+    /// How long an answer is cached given its validation: a secure one no
+    /// longer than the verdict allows (RFC 4035 §5.3.3), a bogus one
+    /// `bogusSeconds`.
+    static func validatedTTL(_ ttl: UInt32, transaction: Transaction) -> UInt32 {
+      switch transaction.validation {
+      case secureState: return max(min(ttl, transaction.validationTTL), 1)
+      case ValidationState.bogus.rawValue: return ValidationPool.bogusSeconds
+      default: return ttl
+      }
+    }
+
+    /// Whether `slot`'s answer is validated: `dnssec` on, a question for an
+    /// answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it unvalidated).
+    func validates(_ slot: Int) -> Bool {
+      settings.dnssec && !transactions[slot].checkingDisabled
+        && transactions[slot].purpose == .answer
+    }
+
+    /// Wall-clock seconds for the signature times, nil (reported once) while
+    /// the clock is before the build date (Release.clockIsKnownWrong), as for
+    /// TLS certificates: a router without a real-time clock before NTP.
+    func validationTime<E: EngineEnvironment>(upstream: Int, environment: inout E) -> UInt32? {
+      guard Release.clockIsKnownWrong(wallClockSeconds: wallClockSeconds) else {
+        return UInt32(truncatingIfNeeded: wallClockSeconds)
+      }
+      if !validations.reportedUncheckedTimes, upstream >= 0, upstream < upstreams.count {
+        validations.reportedUncheckedTimes = true
+        environment.report(.dnssecTimesUnchecked, upstream: upstream)
+      }
+      return nil
+    }
+
+    func verdict<E: EngineEnvironment>(
+      for reply: Message, slot: Int, now: UInt64, environment: inout E
+    ) -> ValidationVerdict {
+      let time = validationTime(
+        upstream: Int(transactions[slot].upstream), environment: &environment)
+      let anchors = settings.trustAnchors
+      let name = self.name(slot: slot)
+      let type = transactions[slot].type
+      return validations.validator.validate(
+        reply, questionName: name, questionType: type, anchors: anchors,
+        records: CachedChainRecords(cache: cache, now: now), now: time)
+    }
+
+    /// `hold-on` is for answers a forger could have sent: a secure one
+    /// needs no wait. Validates before the hold; true (the verdict kept for
+    /// `accept`) when secure.
+    func isSecureBeforeHold<E: EngineEnvironment>(
+      _ reply: Message, slot: Int, now: UInt64, environment: inout E
+    ) -> Bool {
+      guard validates(slot),
+        case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
+      else { return false }
+      transactions[slot].validation = Self.secureState
+      transactions[slot].validationTTL = ttl
+      return true
+    }
+
+    /// An accepted answer of a validating slot (its attempt already ended).
+    func validateAccepted<E: EngineEnvironment>(
+      _ reply: Message, slot: Int, now: UInt64, environment: inout E
+    ) {
+      if transactions[slot].validation == Self.secureState {
+        settle(
+          .secure(ttl: transactions[slot].validationTTL), reply, slot: slot, now: now,
+          environment: &environment)
+        return
+      }
+      settle(
+        verdict(for: reply, slot: slot, now: now, environment: &environment), reply, slot: slot,
+        now: now, environment: &environment)
+    }
+
+    func settle<E: EngineEnvironment>(
+      _ verdict: ValidationVerdict, _ reply: Message, slot: Int, now: UInt64, environment: inout E
+    ) {
+      switch verdict {
+      case .secure(let ttl):
+        counters.dnssecSecure += 1
+        transactions[slot].validation = Self.secureState
+        transactions[slot].validationTTL = ttl
+        deliver(reply, slot: slot, now: now, environment: &environment)
+      case .insecure:
+        counters.dnssecInsecure += 1
+        transactions[slot].validation = ValidationState.insecure.rawValue
+        deliver(reply, slot: slot, now: now, environment: &environment)
+      case .bogus(let error):
+        rejectBogus(reply, slot: slot, error: error, now: now, environment: &environment)
+      case .needs(let type):
+        awaitChain(reply, slot: slot, type: type, now: now, environment: &environment)
+      }
+    }
+
+    /// Every waiter gets SERVFAIL with the EDE; the bogus state is cached
+    /// briefly; pending validations awaiting this answer run again (and find
+    /// it bogus).
+    func rejectBogus<E: EngineEnvironment>(
+      _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
+    ) {
+      counters.dnssecBogus += 1
+      let upstream = Int(transactions[slot].upstream)
+      if upstream >= 0, upstream < upstreams.count,
+        validations.isNewBogus(transactions[slot].nameHash)
+      {
+        environment.reportDefence(
+          .dnssecBogus, name: name(slot: slot), address: nil, upstream: upstream)
+      }
+      transactions[slot].validation = ValidationState.bogus.rawValue
+      if let reply {
+        storeInCache(
+          reply, slot: slot, now: now, extendedError: UInt8(truncatingIfNeeded: error.rawValue))
+      }
+      replyToWaiters(
+        slot: slot, rcode: .serverFailure, extendedError: error.rawValue, now: now,
+        environment: &environment)
+      resumeValidations(awaiting: slot, now: now, environment: &environment)
+      release(slot: slot)
+    }
+
+    /// `.needs(type)`: keeps the answer (once) and asks for the missing link.
+    func awaitChain<E: EngineEnvironment>(
+      _ reply: Message, slot: Int, type: RRType, now: UInt64, environment: inout E
+    ) {
+      var index = Int(transactions[slot].pendingValidation)
+      if index < 0 {
+        guard reply.bytes.count <= ValidationPool.bufferBytes, let free = validations.freeEntry()
+        else {
+          counters.dnssecPendingFull += 1
+          replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+          resumeValidations(awaiting: slot, now: now, environment: &environment)
+          release(slot: slot)
+          return
+        }
+        index = free
+        // A chain fetch's own validation: its links count towards the
+        // question it was fetched for (`maxFetches` per client question).
+        var inherited: UInt8 = 0
+        for other in 0..<validations.capacity
+        where validations.entries[other].awaitedSlot == Int32(slot) {
+          inherited = max(inherited, validations.entries[other].fetches)
+        }
+        UnsafeMutableRawBufferPointer(rebasing: validations.buffer(index)[0..<reply.bytes.count])
+          .copyMemory(from: reply.bytes)
+        validations.entries[index] = ValidationPool.Pending(
+          slot: Int32(slot), length: reply.bytes.count, fetches: inherited,
+          deadline: now + 3 * UInt64(settings.timeoutMilliseconds))
+        transactions[slot].pendingValidation = Int16(index)
+        table.park(slot)
+      }
+      let needed = validations.validator.neededName
+      let hash = nameHash(needed)
+      let pending = validations.entries[index]
+      // The same link still missing after its fetch ended: it cannot be had.
+      if pending.fetches >= ValidationPool.maxFetches
+        || (pending.awaitedSlot < 0 && pending.fetches > 0 && pending.awaitedType == type
+          && pending.awaitedHash == hash)
+      {
+        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        return
+      }
+      validations.entries[index].fetches += 1
+      validations.entries[index].awaitedType = type
+      validations.entries[index].awaitedHash = hash
+      if let inFlight = findInFlight(
+        name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
+        checkingDisabled: false)
+      {
+        guard inFlight != slot else {
+          failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+          return
+        }
+        validations.entries[index].awaitedSlot = Int32(inFlight)
+        return
+      }
+      guard !upstreams.isEmpty,
+        let fetch = beginTransaction(
+          name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
+          checkingDisabled: false)
+      else {
+        counters.ringFull += 1
+        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        return
+      }
+      counters.dnssecFetches += 1
+      validations.entries[index].awaitedSlot = Int32(fetch)
+      // A failed send frees the fetch, which fails this entry at the next tick.
+      dispatch(
+        slot: fetch, now: now, preferred: preferredUpstream(for: fetch, now: now),
+        environment: &environment)
+    }
+
+    func failPending<E: EngineEnvironment>(
+      _ index: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
+    ) {
+      let slot = Int(validations.entries[index].slot)
+      rejectBogus(
+        validations.message(index), slot: slot, error: error, now: now, environment: &environment)
+    }
+
+    /// `fetch`'s answer is in the cache: the validations awaiting it run again.
+    func resumeValidations<E: EngineEnvironment>(
+      awaiting fetch: Int, now: UInt64, environment: inout E
+    ) {
+      for index in 0..<validations.capacity
+      where validations.entries[index].slot >= 0
+        && validations.entries[index].awaitedSlot == Int32(fetch)
+      {
+        validations.entries[index].awaitedSlot = -1
+        let slot = Int(validations.entries[index].slot)
+        // Parked across a reload that replaced the upstreams: its index
+        // may name none now (logged without one).
+        if Int(transactions[slot].upstream) >= upstreams.count { transactions[slot].upstream = -1 }
+        guard let message = validations.message(index) else {
+          rejectBogus(nil, slot: slot, error: .dnssecBogus, now: now, environment: &environment)
+          continue
+        }
+        settle(
+          verdict(for: message, slot: slot, now: now, environment: &environment), message,
+          slot: slot, now: now, environment: &environment)
+      }
+    }
+
+    /// `release(slot:)`: its pending validation (if any) is given back, and
+    /// those awaiting it (a fetch that ended without an answer to resume
+    /// them) fail at the next tick.
+    func validationSlotReleased(_ slot: Int) {
+      let own = Int(transactions[slot].pendingValidation)
+      if own >= 0 {
+        validations.entries[own] = ValidationPool.Pending()
+        transactions[slot].pendingValidation = -1
+      }
+      for index in 0..<validations.capacity
+      where validations.entries[index].awaitedSlot == Int32(slot) {
+        validations.entries[index].awaitedSlot = -1
+        validations.entries[index].deadline = 0
+      }
+    }
+
+    /// Shutdown: the clients of answers still waiting for their chain
+    /// (parked slots are in no deadline list) get SERVFAIL.
+    func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+      for index in 0..<validations.capacity where validations.entries[index].slot >= 0 {
+        let slot = Int(validations.entries[index].slot)
+        replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+        release(slot: slot)
+      }
+    }
+
+    /// From `tick`: pending validations past their deadline end bogus.
+    /// Bounded: each failure frees its entry.
+    func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+      var failed = true
+      while failed {
+        failed = false
+        for index in 0..<validations.capacity
+        where validations.entries[index].slot >= 0 && validations.entries[index].deadline <= now {
+          failed = true
+          failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        }
+      }
+    }
+
+    /// A cache entry for a client that asked with CD=0: nil to answer it as
+    /// usual, false to treat it as a miss (never validated: from a cache
+    /// file, or stored before `dnssec on`), true when it was answered here
+    /// (bogus: SERVFAIL with its EDE, while fresh).
+    func answerValidatedEntry<E: EngineEnvironment>(
+      _ number: Int, query: Message, name: UnsafeRawBufferPointer, client: ClientRef,
+      stale: Bool, now: UInt64, environment: inout E
+    ) -> Bool? {
+      switch cache.validation(number) {
+      case ValidationState.unchecked.rawValue: return false
+      case ValidationState.bogus.rawValue:
+        guard !stale else { return false }
+        let waiter = makeWaiter(for: query, client: client, now: now)
+        counters.dnssecBogus += 1
+        sendFailure(
+          to: waiter, name: name, type: query.questionType, rrClass: query.questionClass,
+          rcode: .serverFailure, extendedError: UInt16(cache.extendedError(number)), upstream: -1,
+          now: now, environment: &environment)
+        return true
+      default: return nil
+      }
+    }
+  }
+#else
+  /// Without the DNSSEC module (firmware built with DNSWARD_NO_DNSSEC): no
+  /// pool, nothing validated.
+  struct ValidationPool {
+    init(enabled: Bool, inflight: Int) {}
+  }
+
+  extension Engine {
+    static func validatedTTL(_ ttl: UInt32, transaction: Transaction) -> UInt32 { ttl }
+  }
+#endif

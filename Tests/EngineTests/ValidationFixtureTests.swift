@@ -1,0 +1,272 @@
+import CompiledConfig
+import DNSWire
+import Engine
+import TestSupport
+import XCTest
+
+/// `dnssec on` end to end inside the engine, with the validator and Knot-
+/// signed answers (ValidatorFixtures, shared with DNSSECTests): the fake
+/// upstream answers each question the engine asks — the client's and the
+/// DS/DNSKEY links it fetches — from the fixtures.
+final class ValidationFixtureTests: XCTestCase {
+  static let anchor = ValidatorFixtures.anchorDS
+  static let config = """
+    listen 127.0.0.1:53
+    upstream udp 127.0.0.1:5300
+    timeout 1000ms
+    inflight 16
+    cache 256
+    cache-bytes 256k
+    dnssec on
+    dnssec-root off
+    trust-anchor example. DS \(anchor.keyTag) \(anchor.algorithm) \(anchor.digestType) \(anchor.digest)
+    """
+
+  static var withDO: EDNS {
+    var edns = EDNS()
+    edns.dnssecOK = true
+    return edns
+  }
+
+  func makeHarness(adjust: (inout Settings) -> Void = { _ in }) -> Harness {
+    let harness = Harness(Self.config, adjust: adjust)
+    harness.engine.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
+    return harness
+  }
+
+  static func typeName(_ type: RRType) -> String {
+    switch type {
+    case .a: return "A"
+    case .txt: return "TXT"
+    case .ds: return "DS"
+    case .dnskey: return "DNSKEY"
+    default: return "\(type.rawValue)"
+    }
+  }
+
+  /// Answers every upstream query from `start` on that has a fixture (with
+  /// the query's ID and question bytes), the ones those answers cause too;
+  /// `tamper` may change an answer first (by its key, "name. TYPE").
+  @discardableResult
+  func serve(
+    _ harness: Harness, from start: Int = 0,
+    tamper: (String, inout [UInt8]) -> Void = { _, _ in }
+  ) -> [SentReply] {
+    var replies: [SentReply] = []
+    var next = start
+    while next < harness.queries.count {
+      let query = harness.queries[next]
+      next += 1
+      guard let decoded = decode(query.bytes) else { continue }
+      let key = decoded.questionText.lowercased() + ". " + Self.typeName(decoded.questionType)
+      guard let hex = ValidatorFixtures.answers[key] else { continue }
+      var bytes = wire(hex)
+      bytes[0] = query.bytes[0]
+      bytes[1] = query.bytes[1]
+      bytes.replaceSubrange(
+        HeaderField.size..<(HeaderField.size + decoded.questionBytes.count),
+        with: decoded.questionBytes)
+      tamper(key, &bytes)
+      replies += harness.answer(bytes, to: query)
+    }
+    return replies
+  }
+
+  func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)
+    throws -> Decoded
+  {
+    XCTAssertEqual(replies.count, 1, file: file, line: line)
+    return try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes), file: file, line: line)
+  }
+
+  func extendedError(_ reply: SentReply) -> UInt16? {
+    let bytes = reply.bytes
+    guard bytes.count >= 17 else { return nil }
+    let option = Array(bytes[(bytes.count - 6)...])
+    guard option[0] == 0, option[1] == 15, option[2] == 0, option[3] == 2 else { return nil }
+    return UInt16(option[4]) << 8 | UInt16(option[5])
+  }
+
+  // MARK: Secure
+
+  func testASecureAnswerHasADForAClientThatSetDO() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    let reply = try onlyReply(serve(harness))
+    XCTAssertEqual(reply.rcode, 0)
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData), "RFC 6840 §5.8")
+    XCTAssertFalse(reply.ipv4Answers.isEmpty)
+    XCTAssertTrue(reply.records.contains { $0.type == .rrsig }, "DO=1: signatures kept")
+    XCTAssertGreaterThanOrEqual(harness.counters.dnssecSecure, 1)
+    XCTAssertGreaterThanOrEqual(harness.counters.dnssecFetches, 1, "example. DNSKEY at least")
+    XCTAssertEqual(harness.counters.dnssecBogus, 0)
+    XCTAssertEqual(harness.engine.activeTransactions, 0)
+    // From the cache: still AD, nothing asked.
+    let asked = harness.queries.count
+    let cached = try onlyReply(
+      harness.ask(makeQuery(id: 2, name: "www.example", edns: Self.withDO)))
+    XCTAssertTrue(cached.has(HeaderFlags.authenticData))
+    XCTAssertEqual(harness.queries.count, asked)
+  }
+
+  func testADIsSetForAClientThatSetADAndNotForOneThatSetNeither() throws {
+    let harness = makeHarness()
+    harness.ask(
+      makeQuery(
+        id: 1, name: "www.example", flags: HeaderFlags.recursionDesired | HeaderFlags.authenticData)
+    )
+    XCTAssertTrue(try onlyReply(serve(harness)).has(HeaderFlags.authenticData))
+    let plain = try onlyReply(harness.ask(makeQuery(id: 2, name: "www.example")))
+    XCTAssertEqual(plain.rcode, 0)
+    XCTAssertFalse(plain.has(HeaderFlags.authenticData))
+  }
+
+  func testTheChainIsCachedForTheNextAnswerInTheZone() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    serve(harness)
+    let fetches = harness.counters.dnssecFetches
+    let asked = harness.queries.count
+    harness.ask(makeQuery(id: 2, name: "www.example", type: .txt, edns: Self.withDO))
+    let reply = try onlyReply(serve(harness, from: asked))
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData))
+    XCTAssertEqual(harness.counters.dnssecFetches, fetches, "example. DNSKEY from the cache")
+    XCTAssertEqual(harness.queries.count, asked + 1)
+  }
+
+  /// Validation before the `hold-on` window needs the chain in the cache:
+  /// the first answer of a zone waits, like any other.
+  func warmUp(
+    _ harness: Harness, name: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let before = harness.replies.count
+    harness.ask(makeQuery(id: 90, name: name, edns: Self.withDO))
+    for _ in 0..<8 where harness.replies.count == before {
+      serve(harness)
+      harness.advance(by: 400)
+    }
+    XCTAssertEqual(harness.replies.count, before + 1, "warmed up", file: file, line: line)
+  }
+
+  func testASecureAnswerIsNotHeldForHoldOn() throws {
+    let harness = makeHarness { $0.holdOnMilliseconds = 300 }
+    warmUp(harness, name: "www.example")
+    let asked = harness.queries.count
+    harness.ask(makeQuery(id: 1, name: "www.example", type: .txt, edns: Self.withDO))
+    let reply = try onlyReply(serve(harness, from: asked))
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData), "relayed at once, not after 300 ms")
+  }
+
+  func testADO0ClientGetsNoDNSSECRecordsAndAValidMessage() throws {
+    let harness = makeHarness()
+    for (id, name) in [
+      (1, "www.example"), (2, "nx.example"), (3, "nx.sec.example"), (4, "x.wild.example"),
+    ] {
+      let asked = harness.queries.count
+      harness.ask(makeQuery(id: UInt16(id), name: name))
+      let reply = try onlyReply(serve(harness, from: asked))
+      XCTAssertFalse(reply.records.contains { [.rrsig, .nsec, .nsec3].contains($0.type) }, name)
+      XCTAssertEqual(
+        reply.answerCount + reply.authorityCount + reply.additionalCount, reply.records.count, name)
+      XCTAssertFalse(reply.has(HeaderFlags.authenticData), name)
+      XCTAssertNotEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+      // And from the cache.
+      let cached = try onlyReply(harness.ask(makeQuery(id: UInt16(id + 10), name: name)))
+      XCTAssertEqual(cached.records.map(\.type), reply.records.map(\.type), name)
+    }
+  }
+
+  /// RFC 4035 §5.3.3: a secure answer is kept no longer than its RRSIG
+  /// is valid, and relayed with TTLs no longer than that.
+  func testASecureAnswerLivesNoLongerThanItsSignature() throws {
+    let harness = makeHarness()
+    let fixture = wire(try XCTUnwrap(ValidatorFixtures.answers["www.example. A"]))
+    let expiration = try XCTUnwrap(
+      fixture.withUnsafeBytes { raw -> UInt32? in
+        guard let message = try? Message(validating: raw) else { return nil }
+        var records = message.records()
+        while let record = records.next() {
+          guard record.type == .rrsig else { continue }
+          return raw.getUInt32(at: record.rdataOffset + 8)
+        }
+        return nil
+      })
+    harness.engine.wallClockSeconds = Int64(expiration) - 100
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    let reply = try onlyReply(serve(harness))
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData))
+    XCTAssertFalse(reply.records.isEmpty)
+    XCTAssertTrue(reply.records.allSatisfy { $0.ttl <= 100 }, "\(reply.records.map(\.ttl))")
+    let cached = try onlyReply(
+      harness.ask(makeQuery(id: 2, name: "www.example", edns: Self.withDO)))
+    XCTAssertTrue(cached.records.allSatisfy { $0.ttl <= 100 })
+    harness.now += 101_000
+    XCTAssertTrue(
+      harness.ask(makeQuery(id: 3, name: "www.example", edns: Self.withDO)).isEmpty,
+      "expired with its signature: asked again")
+  }
+
+  // MARK: Insecure
+
+  func testAnInsecureDelegationIsAnsweredWithoutAD() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.insec.example", edns: Self.withDO))
+    let reply = try onlyReply(serve(harness))
+    XCTAssertEqual(reply.rcode, 0)
+    XCTAssertFalse(reply.ipv4Answers.isEmpty)
+    XCTAssertFalse(reply.has(HeaderFlags.authenticData))
+    XCTAssertGreaterThanOrEqual(harness.counters.dnssecInsecure, 1)
+    XCTAssertEqual(harness.counters.dnssecBogus, 0)
+  }
+
+  func testAnInsecureAnswerStillWaitsForHoldOn() throws {
+    let harness = makeHarness { $0.holdOnMilliseconds = 300 }
+    warmUp(harness, name: "www.insec.example")
+    let asked = harness.queries.count
+    // DO=0: another cache key, asked again; the chain is cached.
+    harness.ask(makeQuery(id: 1, name: "www.insec.example"))
+    XCTAssertTrue(serve(harness, from: asked).isEmpty, "held for the window")
+    let reply = try onlyReply(harness.advance(by: 300))
+    XCTAssertEqual(reply.rcode, 0)
+    XCTAssertFalse(reply.has(HeaderFlags.authenticData))
+  }
+
+  // MARK: Bogus
+
+  func testAChangedAddressIsSERVFAILWithAnExtendedError() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    let replies = serve(harness) { key, bytes in
+      guard key == "www.example. A" else { return }
+      bytes.withUnsafeMutableBytes { raw in
+        guard let message = try? Message(validating: UnsafeRawBufferPointer(raw)) else { return }
+        var records = message.records()
+        while let record = records.next() {
+          guard record.type == .a else { continue }
+          raw[record.rdataOffset + 3] ^= 1
+          return
+        }
+      }
+    }
+    let reply = try onlyReply(replies)
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(extendedError(replies[0]), 6, "DNSSEC Bogus (RFC 8914 §4.7)")
+    XCTAssertEqual(harness.counters.dnssecBogus, 1)
+    XCTAssertEqual(harness.environment.defences.map(\.event), [.dnssecBogus])
+    // A CD=1 client still gets it, unvalidated (RFC 4035 §3.2.2).
+    let asked = harness.queries.count
+    harness.ask(
+      makeQuery(
+        id: 2, name: "www.example",
+        flags: HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled, edns: Self.withDO))
+    XCTAssertEqual(harness.queries.count, asked + 1)
+  }
+
+  func testWithoutAClockPastTheBuildDateTimesAreNotCheckedAndThatIsReported() throws {
+    let harness = makeHarness()
+    harness.engine.wallClockSeconds = 0
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    XCTAssertTrue(try onlyReply(serve(harness)).has(HeaderFlags.authenticData))
+    XCTAssertEqual(harness.environment.events.map(\.event), [.dnssecTimesUnchecked])
+  }
+}

@@ -1,0 +1,1 @@
+../DNSSECTests/ValidatorFixtures.swift
