@@ -333,7 +333,12 @@ public struct Settings {
   /// `trust-anchor`, `trust-anchor-file` and, unless `dnssec-root off`, the
   /// root's keys (`TrustAnchors.rootEntries`) first: where validation
   /// starts. Kept (unused) when `dnssec` is off.
-  public var trustAnchors: TrustAnchors = .root
+  #if DNSWARD_NO_DNSSEC
+    /// A firmware without DNSSEC never reads them (not even the root's).
+    public var trustAnchors = TrustAnchors()
+  #else
+    public var trustAnchors: TrustAnchors = .root
+  #endif
 
   // MARK: Local names (Engine/LocalNames.swift).
 

@@ -7,10 +7,15 @@ extension ConfigGenerator {
   /// an array rather than a string literal).
   static func emitTrustAnchors(_ anchors: TrustAnchors, into out: inout SourceText) {
     out.line("/// `trust-anchor`, `trust-anchor-file` and the root's (`dnssec-root on`), as")
-    out.line("/// `TrustAnchors` lays them out: owner, type, RDATA length, RDATA.")
+    out.line("/// `TrustAnchors` lays them out: owner, type, RDATA length, RDATA. A firmware")
+    out.line("/// built without DNSSEC (-DDNSWARD_DNSSEC=OFF) leaves them out.")
+    out.line("#if !DNSWARD_NO_DNSSEC")
+    defer {
+      out.line("#endif")
+      out.line()
+    }
     guard anchors.count > 0 else {
       out.line("let trustAnchorBytes: [UInt8] = []")
-      out.line()
       return
     }
     out.line("let trustAnchorBytes: [UInt8] = [")
@@ -24,12 +29,21 @@ extension ConfigGenerator {
       }
     }
     out.line("]")
-    out.line()
   }
 
   static func emitDNSSECSettings(_ settings: Settings, into out: inout SourceText) {
+    if settings.dnssec {
+      // A firmware built without the validator must not run a config that
+      // asks for it: the build stops here, naming the option.
+      out.line("  #if DNSWARD_NO_DNSSEC")
+      out.line(
+        "    #error(\"dnssec on: this firmware is built without DNSSEC (-DDNSWARD_DNSSEC=ON)\")")
+      out.line("  #endif")
+    }
     out.line("  settings.dnssec = \(settings.dnssec)")
-    out.line("  settings.trustAnchors = TrustAnchors(TableBytes(trustAnchorBytes))")
+    out.line("  #if !DNSWARD_NO_DNSSEC")
+    out.line("    settings.trustAnchors = TrustAnchors(TableBytes(trustAnchorBytes))")
+    out.line("  #endif")
   }
 
   /// `example. DS 31406 8 2` or `example. DNSKEY 257 3 13`: an anchor without

@@ -161,12 +161,14 @@ struct ConfigReader {
   var blockLists: [(path: [UInt8], line: Int)] = []
   /// `hosts` and `leases`: each file and the line naming it.
   var localNameFiles: [(path: [UInt8], line: Int)] = []
-  /// `dnssec-root`: whether the root's anchors lead the table.
-  var keepsRootAnchors = true
-  /// `trust-anchor`, `trust-anchor-file`: their entries (`TrustAnchors`).
-  var trustAnchorEntries: [UInt8] = []
-  /// `trust-anchor-file`: each file and the line naming it.
-  var trustAnchorFiles: [(path: [UInt8], line: Int)] = []
+  #if !DNSWARD_NO_DNSSEC
+    /// `dnssec-root`: whether the root's anchors lead the table.
+    var keepsRootAnchors = true
+    /// `trust-anchor`, `trust-anchor-file`: their entries (`TrustAnchors`).
+    var trustAnchorEntries: [UInt8] = []
+    /// `trust-anchor-file`: each file and the line naming it.
+    var trustAnchorFiles: [(path: [UInt8], line: Int)] = []
+  #endif
 
   init(fileName: [UInt8], readFile: ConfigFileReader?) {
     self.fileName = fileName
@@ -266,16 +268,19 @@ struct ConfigReader {
       #else
         settings.metrics = try metricsEndpoint(value)
       #endif
-    case .dnssec:
-      settings.dnssec = try onOff(value, for: directive)
-      #if DNSWARD_NO_DNSSEC
-        if settings.dnssec {
-          throw LineError("dnssec: this firmware was built without it (-DDNSWARD_DNSSEC=ON)")
+    #if DNSWARD_NO_DNSSEC
+      // `dnssec off` is accepted; the rest would do nothing here.
+      case .dnssec, .dnssecRoot, .trustAnchor, .trustAnchorFile:
+        guard directive == .dnssec, try !onOff(value, for: directive) else {
+          throw LineError(
+            "\(directive.name): this firmware was built without DNSSEC (-DDNSWARD_DNSSEC=ON)")
         }
-      #endif
-    case .dnssecRoot: keepsRootAnchors = try onOff(value, for: directive)
-    case .trustAnchor: try addTrustAnchor(arguments)
-    case .trustAnchorFile: try addTrustAnchorFile(value, line: line)
+    #else
+      case .dnssec: settings.dnssec = try onOff(value, for: directive)
+      case .dnssecRoot: keepsRootAnchors = try onOff(value, for: directive)
+      case .trustAnchor: try addTrustAnchor(arguments)
+      case .trustAnchorFile: try addTrustAnchorFile(value, line: line)
+    #endif
     }
   }
 
@@ -312,7 +317,9 @@ struct ConfigReader {
     settings.overrides = overrides.build()
     try finishRoutes()
     try finishNftSets()
-    try finishTrustAnchors()
+    #if !DNSWARD_NO_DNSSEC
+      try finishTrustAnchors()
+    #endif
     return settings
   }
 }

@@ -87,7 +87,9 @@ extension ConfigGenerator {
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
     appendDefenceSummary(settings, lines: lines, to: &out)
-    appendDNSSECSummary(settings, to: &out)
+    #if !DNSWARD_NO_DNSSEC
+      appendDNSSECSummary(settings, to: &out)
+    #endif
     return out.bytes
   }
 

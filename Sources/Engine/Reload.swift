@@ -34,9 +34,17 @@ extension Engine {
       || settings.rebindAllowNames != running.rebindAllowNames
       || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
       || settings.negativeTTLMax != running.negativeTTLMax
-      || settings.filterAAAA != running.filterAAAA
-      || settings.dnssec != running.dnssec
-      || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
+      || settings.filterAAAA != running.filterAAAA || dnssecDiffers(under: settings, from: running)
+  }
+
+  /// A firmware without DNSSEC never validates: its anchors are never read.
+  static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool {
+    #if DNSWARD_NO_DNSSEC
+      return false
+    #else
+      return settings.dnssec != running.dnssec
+        || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
+    #endif
   }
 
   /// First half of an upstream change, while the old upstreams and their

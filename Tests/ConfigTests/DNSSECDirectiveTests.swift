@@ -317,12 +317,30 @@ final class DNSSECDirectiveTests: XCTestCase {
     XCTAssertTrue(source.contains("\n  // . DS 20326 8 2\n"), source)
     XCTAssertTrue(source.contains("\n  // dskey.example.com. DS 60485 5 1\n"), source)
     XCTAssertTrue(source.contains("\n  settings.dnssec = true\n"), source)
+    // A firmware without DNSSEC leaves the table out, and refuses to build
+    // a config that turns validation on.
     XCTAssertTrue(
-      source.contains("\n  settings.trustAnchors = TrustAnchors(TableBytes(trustAnchorBytes))\n"))
+      source.contains(
+        """
+
+          #if !DNSWARD_NO_DNSSEC
+            settings.trustAnchors = TrustAnchors(TableBytes(trustAnchorBytes))
+          #endif
+
+        """), source)
+    XCTAssertTrue(source.contains("\n#if !DNSWARD_NO_DNSSEC\nlet trustAnchorBytes: [UInt8] = [\n"))
+    XCTAssertTrue(
+      source.contains(
+        """
+          #if DNSWARD_NO_DNSSEC
+            #error("dnssec on: this firmware is built without DNSSEC (-DDNSWARD_DNSSEC=ON)")
+          #endif
+        """), source)
     let empty = ConfigGenerator.swiftSource(
       try XCTUnwrap(parse("dnssec-root off")), sourceName: "e.conf")
-    XCTAssertTrue(empty.contains("\nlet trustAnchorBytes: [UInt8] = []\n"), empty)
+    XCTAssertTrue(empty.contains("\nlet trustAnchorBytes: [UInt8] = []\n#endif\n"), empty)
     XCTAssertTrue(empty.contains("\n  settings.dnssec = false\n"))
+    XCTAssertFalse(empty.contains("#error"))
   }
 
   /// The generated source compiled and run holds the parsed anchors.
