@@ -162,7 +162,10 @@ struct MontgomeryModulus {
     }
   }
 
-  /// a·b·R⁻¹ mod n, for a, b < n; the result is < n.
+  /// a·b·R⁻¹ mod n, for a, b < n; the result is < n. Never inlined: its
+  /// callers (power, the conversions) would each carry a copy of the
+  /// product loops, kilobytes of firmware, to save a call per product.
+  @inline(never)
   func multiply(_ a: BigUnsigned, _ b: BigUnsigned) -> BigUnsigned {
     var t = BigUnsigned()
     t.withMutableLimbs(limbCount) { t in
@@ -218,6 +221,7 @@ struct MontgomeryModulus {
   /// base^exponent in Montgomery form, for base in Montgomery form and a big-endian
   /// exponent of any length: left-to-right square-and-multiply over its bits (the exponent
   /// is public, so the time may depend on it).
+  @inline(never)
   func power(_ base: BigUnsigned, exponent: UnsafeRawBufferPointer) -> BigUnsigned {
     var result = one
     var started = false  // before the first set bit, result is 1 and squaring it is a no-op
