@@ -12,7 +12,7 @@ import XCTest
 #endif
 
 /// One zone of the tree under `dnssec.test.`.
-struct TestZone {
+struct SignedZone {
   /// nsec3Salted: an 8-octet salt, which RFC 9276 §3.1 tells signers to
   /// leave out and validators must still handle.
   enum Denial { case nsec, nsec3, nsec3Salted, nsec3OptOut, unsigned }
@@ -31,8 +31,8 @@ struct TestZone {
 /// (`sub.optout` from `optout`) to the same knotd, which answers for all.
 enum TestZones {
   static let top = "dnssec.test"
-  static let zones: [TestZone] = [
-    TestZone(
+  static let zones: [SignedZone] = [
+    SignedZone(
       name: top, algorithm: 13, denial: .nsec,
       records: [
         "ns A 127.0.0.1", "www A 192.0.2.1", "addr A 192.0.2.10", "nosig A 192.0.2.11",
@@ -40,28 +40,29 @@ enum TestZones {
         // A CNAME chain through two signed zones, and one into an unsigned zone.
         "alias CNAME www.rsa.dnssec.test.", "plainalias CNAME www.plain.dnssec.test.",
       ] + delegated.map { "\($0) NS ns.dnssec.test." }),
-    TestZone(
+    SignedZone(
       name: "rsa.\(top)", algorithm: 8, denial: .nsec,
       records: ["www A 192.0.2.8", "addr A 192.0.2.9"]),
-    TestZone(
+    SignedZone(
       name: "ed.\(top)", algorithm: 15, denial: .nsec,
       records: ["www A 192.0.2.15", "addr A 192.0.2.16"]),
-    TestZone(
+    SignedZone(
       name: "nsec3.\(top)", algorithm: 13, denial: .nsec3,
       records: ["www A 192.0.2.3", "*.wild A 192.0.2.43"]),
-    TestZone(
+    SignedZone(
       name: "salted.\(top)", algorithm: 13, denial: .nsec3Salted, records: ["www A 192.0.2.4"]),
-    TestZone(
+    SignedZone(
       name: "optout.\(top)", algorithm: 13, denial: .nsec3OptOut,
       records: ["www A 192.0.2.50", "sub NS ns.dnssec.test."]),
-    TestZone(
+    SignedZone(
       name: "sub.optout.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.51"]),
-    TestZone(name: "plain.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.52"]),
-    TestZone(name: "dsswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.61"]),
-    TestZone(name: "keyswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.62"]),
+    SignedZone(
+      name: "plain.\(top)", algorithm: 0, denial: .unsigned, records: ["www A 192.0.2.52"]),
+    SignedZone(name: "dsswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.61"]),
+    SignedZone(name: "keyswap.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.62"]),
     // Its parent publishes (and signs) the DS of another zone's key: a
     // chain broken at the source, not on the way.
-    TestZone(name: "wrongds.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.63"]),
+    SignedZone(name: "wrongds.\(top)", algorithm: 13, denial: .nsec, records: ["www A 192.0.2.63"]),
   ]
   /// The labels delegated from the top zone.
   static let delegated = [
@@ -167,7 +168,7 @@ final class SignedZones {
 
   /// The zone file: SOA, NS, the zone's records, and for the top zone the
   /// DS of every signed child (and the wrong one for `wrongds`).
-  private func zoneFile(_ zone: TestZone) -> String {
+  private func zoneFile(_ zone: SignedZone) -> String {
     var lines = [
       "$ORIGIN \(zone.name).", "$TTL 300",
       "@ SOA ns.dnssec.test. hostmaster.dnssec.test. 1 3600 600 86400 300",
@@ -219,7 +220,7 @@ final class KnotServer {
   /// Starts knotd and waits until it answers for the top zone. A port
   /// learned free can be taken before knotd binds it: then another is
   /// tried, a bounded number of times.
-  init(directory: URL, zones: [TestZone], expired: Bool) throws {
+  init(directory: URL, zones: [SignedZone], expired: Bool) throws {
     self.directory = directory
     for _ in 0..<3 {
       port = try LoopbackPorts.freeTCP(1)[0]
@@ -242,7 +243,7 @@ final class KnotServer {
   /// signed zone is never written back to the file (`zonefile-sync: -1`).
   /// Expired: signatures live 2 days (refreshed 1 day before), which under
   /// a clock 40 days back expired 38 days ago.
-  static func writeConfig(in directory: URL, port: UInt16, zones: [TestZone], expired: Bool)
+  static func writeConfig(in directory: URL, port: UInt16, zones: [SignedZone], expired: Bool)
     throws
   {
     let path = directory.path
