@@ -89,8 +89,9 @@ final class FakeUpstream: @unchecked Sendable {
   /// Invariant: both sockets share that port. The kernel's port-0 choice
   /// for TCP says nothing about UDP, so the UDP bind to the same number can
   /// fail (EADDRINUSE); then both are closed and a fresh pair tries a new
-  /// port-0 choice, a bounded number of times.
-  private static func openSamePort(firstPort: UInt16, attempts: Int = 8) throws
+  /// port-0 choice, a bounded number of times. Also the tampering relay's
+  /// (DNSSEC suite): a resolver's `forward-addr` names one port for both.
+  static func openSamePort(firstPort: UInt16 = 0, attempts: Int = 8) throws
     -> (udp: Int32, tcp: Int32, port: UInt16)
   {
     var lastError = POSIXError(.EADDRINUSE)

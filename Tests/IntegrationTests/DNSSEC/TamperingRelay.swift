@@ -66,7 +66,7 @@ final class TamperingRelay: @unchecked Sendable {
     self.upstream = upstream
     self.expiredUpstream = expiredUpstream
     self.rules = rules
-    (socketFD, listenerFD, port) = try Self.openSamePort()
+    (socketFD, listenerFD, port) = try FakeUpstream.openSamePort()
     for rule in rules {
       guard case .swapRecords(let donor) = rule.tampering else { continue }
       let query = DNSQuery.make(donor, type: rule.type, id: 0x0D0E)
@@ -82,31 +82,6 @@ final class TamperingRelay: @unchecked Sendable {
     listen(listenerFD, 16)
     Thread.detachNewThread { [self] in serve() }
     Thread.detachNewThread { [self] in serveTCP() }
-  }
-
-  /// A UDP and a TCP socket on one port of 127.0.0.1 (a resolver's
-  /// `forward-addr` names one port for both). TCP takes a port-0 choice
-  /// first; the UDP bind to that number can fail, and then a fresh pair
-  /// tries again, a bounded number of times.
-  private static func openSamePort() throws -> (udp: Int32, tcp: Int32, port: UInt16) {
-    for _ in 0..<8 {
-      let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-      let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(tcp, $0, length) == 0 && getsockname(tcp, $0, &length) == 0
-            && bind(udp, $0, length) == 0
-        }
-      }
-      if bound { return (udp, tcp, UInt16(bigEndian: address.sin_port)) }
-      close(udp)
-      close(tcp)
-    }
-    throw FixtureError("relay: no port free for both UDP and TCP on 127.0.0.1")
   }
 
   func stop() {
