@@ -70,6 +70,23 @@ final class DnswardProcess {
     throw XCTSkip("dnsward did not start")
   }
 
+  /// Whether the binary under test refuses `config` at start-up with a
+  /// log line containing `refusal`: how the suites tell a firmware built
+  /// without an option (metrics, DNSSEC) from one built with it. A binary
+  /// that cannot be started counts as not refusing (its tests then fail).
+  static func refusesAtStartUp(config: String, saying refusal: String) -> Bool {
+    guard let probe = try? DnswardProcess(config: config, waitForListen: false) else {
+      return false
+    }
+    defer { probe.stop() }
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline && !probe.log.contains("listening on") {
+      if probe.log.contains(refusal) { return true }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    return false
+  }
+
   static func listenPort(in log: String) -> UInt16? {
     port(after: "listening on 127.0.0.1:", in: log)
   }

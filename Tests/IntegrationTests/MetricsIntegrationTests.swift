@@ -108,19 +108,8 @@ final class MetricsIntegrationTests: XCTestCase {
 
   /// Whether the binary under test serves metrics: a firmware built with
   /// -DDNSWARD_METRICS=OFF refuses a config with `metrics` at start-up.
-  static let binaryHasMetrics: Bool = {
-    guard
-      let probe = try? DnswardProcess(
-        config: "listen 127.0.0.1:0\nmetrics 127.0.0.1:0\n", waitForListen: false)
-    else { return true }
-    defer { probe.stop() }
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline && !probe.log.contains("listening on") {
-      if probe.log.contains("built without them") { return false }
-      Thread.sleep(forTimeInterval: 0.02)
-    }
-    return true
-  }()
+  static let binaryHasMetrics = !DnswardProcess.refusesAtStartUp(
+    config: "listen 127.0.0.1:0\nmetrics 127.0.0.1:0\n", saying: "built without them")
 
   override func setUpWithError() throws {
     guard Self.binaryHasMetrics else {
