@@ -217,23 +217,28 @@ final class KnotServer {
   private var logPath: String { directory.appendingPathComponent("knotd.log").path }
   var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-  /// Starts knotd and waits until it answers for the top zone. A port
-  /// learned free can be taken before knotd binds it: then another is
-  /// tried, a bounded number of times.
+  /// Starts knotd and waits until it answers for the top zone
+  /// (LoopbackServer: another port when the one learned free was taken
+  /// meanwhile). Up to 8 s: knotd signs every zone before it answers (RSA
+  /// included). `expired`: knotd runs 40 days in the past (libfaketime).
   init(directory: URL, zones: [SignedZone], expired: Bool) throws {
     self.directory = directory
-    for _ in 0..<3 {
-      port = try LoopbackPorts.freeTCP(1)[0]
-      try Self.writeConfig(in: directory, port: port, zones: zones, expired: expired)
-      try launch(expired: expired)
-      if waitAnswering() { return }
-      // Only an exit (a port taken meanwhile: knotd stops at a failed bind)
-      // is worth another port; silence for 8 s is a failure.
-      let exited = process?.isRunning == false
-      stop()
-      if !exited { break }
+    var environment: [String: String] = [:]
+    if expired, let library = SignedZones.libfaketime {
+      environment = [
+        "LD_PRELOAD": library, "FAKETIME": "-40d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+      ]
     }
-    throw FixtureError("knotd did not answer on 127.0.0.1; its log:\n\(log)")
+    guard
+      let started = try LoopbackServer.start(
+        SignedZones.knotd, logPath: directory.appendingPathComponent("knotd.log").path,
+        environment: environment,
+        configure: { port in
+          try Self.writeConfig(in: directory, port: port, zones: zones, expired: expired)
+          return ["-c", directory.appendingPathComponent("knot.conf").path]
+        }, answers: Self.answersTopSOA)
+    else { throw FixtureError("knotd did not answer on 127.0.0.1; its log:\n\(log)") }
+    (process, port) = started
   }
 
   deinit { stop() }
@@ -298,42 +303,13 @@ final class KnotServer {
       to: directory.appendingPathComponent("knot.conf"), atomically: true, encoding: .utf8)
   }
 
-  private func launch(expired: Bool) throws {
-    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: SignedZones.knotd)
-    process.arguments = ["-c", directory.appendingPathComponent("knot.conf").path]
-    if expired, let library = SignedZones.libfaketime {
-      process.environment = ProcessInfo.processInfo.environment.merging([
-        "LD_PRELOAD": library, "FAKETIME": "-40d", "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-      ]) { $1 }
-    }
-    let output = FileHandle(forWritingAtPath: logPath)
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output ?? FileHandle.nullDevice
-    process.standardError = output ?? FileHandle.nullDevice
-    try process.run()
-    self.process = process
-  }
-
-  /// Polls `dnssec.test. SOA` until an authoritative answer with the SOA
-  /// comes (knotd has loaded and signed the top zone) or knotd exits.
-  private func waitAnswering() -> Bool {
-    // Up to 8 s: knotd signs every zone before it answers (RSA included).
-    let deadline = Date().addingTimeInterval(8)
-    var attempt = 0
-    while Date() < deadline {
-      attempt += 1
-      let query = DNSQuery.make(TestZones.top, type: 6, id: UInt16(attempt), dnssecOK: false)
-      if let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init),
-        reply.flags & 0x0400 != 0, reply.rcode == 0, !reply.answer.isEmpty
-      {
-        return true
-      }
-      if process?.isRunning != true { return false }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    return false
+  /// An authoritative answer with the top zone's SOA: knotd has loaded
+  /// and signed it.
+  private static func answersTopSOA(port: UInt16) -> Bool {
+    let query = DNSQuery.make(TestZones.top, type: 6, id: 1, dnssecOK: false)
+    guard let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init)
+    else { return false }
+    return reply.flags & 0x0400 != 0 && reply.rcode == 0 && !reply.answer.isEmpty
   }
 
   func stop() {
@@ -341,14 +317,4 @@ final class KnotServer {
     self.process = nil
     stopProcess(process)
   }
-}
-
-/// SIGTERM, up to 5 s to go, then SIGKILL; only the process given.
-func stopProcess(_ process: Process) {
-  guard process.isRunning else { return }
-  process.terminate()
-  let deadline = Date().addingTimeInterval(5)
-  while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-  if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-  process.waitUntilExit()
 }

@@ -17,25 +17,23 @@ final class UnboundResolver {
   private var logPath: String { directory.appendingPathComponent("unbound.log").path }
   var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-  /// Starts unbound and waits until it answers. A port learned free can be
-  /// taken before unbound binds it (then it exits): another is tried, a
-  /// bounded number of times.
+  /// Starts unbound and waits until it answers (LoopbackServer: another
+  /// port when the one learned free was taken meanwhile).
   init(directory: URL, trustAnchor: String, forwardTo forwardPort: UInt16) throws {
     self.directory = directory
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    for _ in 0..<3 {
-      port = try LoopbackPorts.freeTCP(1)[0]
-      try config(trustAnchor: trustAnchor, forwardPort: forwardPort).write(
-        to: directory.appendingPathComponent("unbound.conf"), atomically: true, encoding: .utf8)
-      try launch()
-      if waitAnswering() { return }
-      // Only an exit (a port taken meanwhile: unbound stops at a failed bind)
-      // is worth another port; silence for 8 s is a failure.
-      let exited = process?.isRunning == false
-      stop()
-      if !exited { break }
-    }
-    throw FixtureError("unbound did not answer on 127.0.0.1; its log:\n\(log)")
+    let configPath = directory.appendingPathComponent("unbound.conf")
+    guard
+      let started = try LoopbackServer.start(
+        Self.executable, logPath: directory.appendingPathComponent("unbound.log").path,
+        configure: { port in
+          try Self.config(
+            directory: directory, port: port, trustAnchor: trustAnchor, forwardPort: forwardPort
+          ).write(to: configPath, atomically: true, encoding: .utf8)
+          return ["-d", "-c", configPath.path]
+        }, answers: Self.answersVersionQuery)
+    else { throw FixtureError("unbound did not answer on 127.0.0.1; its log:\n\(log)") }
+    (process, port) = started
   }
 
   deinit { stop() }
@@ -48,7 +46,9 @@ final class UnboundResolver {
   /// - `trust-anchor-signaling: no`: no RFC 8145 `_ta-XXXX` questions;
   /// - `ede: yes` (1.16 and later): RFC 8914 codes in SERVFAIL answers;
   /// - `val-log-level: 2`: why each answer is bogus, in the log.
-  private func config(trustAnchor: String, forwardPort: UInt16) -> String {
+  private static func config(
+    directory: URL, port: UInt16, trustAnchor: String, forwardPort: UInt16
+  ) -> String {
     let path = directory.path
     return """
       server:
@@ -85,38 +85,12 @@ final class UnboundResolver {
       """
   }
 
-  private func launch() throws {
-    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    let output = FileHandle(forWritingAtPath: logPath)
-    output?.seekToEndOfFile()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.executable)
-    process.arguments = ["-d", "-c", directory.appendingPathComponent("unbound.conf").path]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output ?? FileHandle.nullDevice
-    process.standardError = output ?? FileHandle.nullDevice
-    try process.run()
-    self.process = process
-  }
-
-  /// Polls `version.server. CH TXT`, which unbound answers itself.
-  private func waitAnswering() -> Bool {
-    // Up to 8 s: unbound reads its trust anchor and opens its ports first.
-    let deadline = Date().addingTimeInterval(8)
-    var attempt = 0
-    while Date() < deadline {
-      attempt += 1
-      var query = DNSQuery.make("version.server", type: 16, id: UInt16(attempt), dnssecOK: false)
-      query[query.count - 12] = 3  // class CH (low octet), before the 11-octet OPT
-      if let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init),
-        reply.rcode == 0
-      {
-        return true
-      }
-      if process?.isRunning != true { return false }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    return false
+  /// `version.server. CH TXT`, which unbound answers itself.
+  private static func answersVersionQuery(port: UInt16) -> Bool {
+    var query = DNSQuery.make("version.server", type: 16, id: 1, dnssecOK: false)
+    query[query.count - 12] = 3  // class CH (low octet), before the 11-octet OPT
+    let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init)
+    return reply?.rcode == 0
   }
 
   func stop() {
