@@ -74,6 +74,24 @@ final class ValidatorTamperTests: XCTestCase {
     XCTAssertEqual(verdict(expansion3, "a.w.sec.example.", .a), .bogus(.nsecMissing))
   }
 
+  /// RFC 5155 §8.1 leaves a proof made only of NSEC3 records of unknown
+  /// hash algorithms insecure. That must not let a path turn a signed
+  /// denial insecure by rewriting the algorithm octet: every NSEC3 RRset is
+  /// verified before its parameters are read, so the rewrite is bogus.
+  func testRewrittenNSEC3HashAlgorithmIsBogusNotInsecure() {
+    for (key, name, type) in [
+      ("nx.sec.example. A", "nx.sec.example.", RRType.a),
+      ("www.sec.example. TXT", "www.sec.example.", RRType.txt),
+    ] {
+      var rewritten = fixture(key)
+      withMessage(fixture(key)) { _, records in
+        for record in records where record.type == .nsec3 { rewritten[record.rdataOffset] = 2 }
+      }
+      XCTAssertNotEqual(rewritten, fixture(key), key)
+      XCTAssertEqual(verdict(rewritten, name, type), .bogus(.dnssecBogus), key)
+    }
+  }
+
   func testDenialForTheWrongNameIsBogus() {
     // The NXDOMAIN proof of nx.example. does not deny other names.
     XCTAssertEqual(verdict(fixture("nx.example. A"), "zz.example.", .a), .bogus(.nsecMissing))
