@@ -222,7 +222,7 @@
         counters.dnssecSecure += 1
         transactions[slot].validation = Self.secureState
         transactions[slot].validationTTL = ttl
-        deliver(reply, slot: slot, now: now, environment: &environment)
+        deliver(keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
       case .insecure:
         counters.dnssecInsecure += 1
         transactions[slot].validation = ValidationState.insecure.rawValue

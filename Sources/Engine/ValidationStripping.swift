@@ -27,9 +27,61 @@
 
     /// Strips the message in `replyOutput[0..<length]`; returns its new length.
     func stripDNSSECRecords(length: Int) -> Int {
-      let output = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
+      compact(UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length]), removing: .dnssec)
+    }
+
+    /// RFC 4035 §3.2.3: AD only when every RRset of the answer and authority
+    /// sections is authentic. The validator proves the answer section and
+    /// the SOA, NSEC and NSEC3 records of the authority section; a secure
+    /// answer is cached and relayed without the rest (an unsigned NS RRset
+    /// of a full response, additional glue), as a minimal response. Compacts
+    /// `reply`'s own bytes (the receive or pending buffer it was read from,
+    /// handed over whole to `deliver`); unchanged when a kept record's
+    /// compression pointer leads into one that would go.
+    func keepingValidatedRecords(_ reply: Message) -> Message {
+      let bytes = UnsafeMutableRawBufferPointer(mutating: reply.bytes)
+      let length = compact(bytes, removing: .unvalidated)
+      guard length < reply.bytes.count,
+        let compacted = try? Message(
+          validating: UnsafeRawBufferPointer(rebasing: reply.bytes[0..<length]))
+      else { return reply }
+      return compacted
+    }
+
+    /// What `compact` takes out of a message.
+    enum RecordRemoval {
+      /// RRSIG, NSEC and NSEC3 (a DO=0 client).
+      case dnssec
+      /// Authority records but SOA, NSEC, NSEC3 and their RRSIGs; additional
+      /// records but OPT (a secure answer).
+      case unvalidated
+    }
+
+    static func removes(
+      _ record: ResourceRecord, section: Int, in message: Message, _ removal: RecordRemoval
+    ) -> Bool {
+      switch removal {
+      case .dnssec: return isDNSSECType(record.type)
+      case .unvalidated:
+        if section == 2 { return record.type != .opt }
+        guard section == 1 else { return false }
+        var type = record.type
+        if type == .rrsig, record.rdataLength >= 2 {
+          type = RRType(rawValue: message.bytes.getUInt16(at: record.rdataOffset))
+        }
+        return type != .soa && type != .nsec && type != .nsec3
+      }
+    }
+
+    /// Takes the records `removal` names out of the message in `output` and
+    /// moves the rest up, their compression pointers with them; returns the
+    /// new length (`output.count` when nothing could be taken out).
+    func compact(_ output: UnsafeMutableRawBufferPointer, removing removal: RecordRemoval) -> Int {
+      let length = output.count
       let bytes = UnsafeRawBufferPointer(output)
-      guard let message = try? Message(validating: bytes) else { return length }
+      guard let message = try? Message(validating: bytes, allowTrailingData: true) else {
+        return length
+      }
       let ranges = validations.strippedRanges
       var removed = 0
       var removedInSection = (0, 0, 0)
@@ -37,24 +89,25 @@
       var records = message.records()
       while let record = records.next() {
         defer { index += 1 }
-        guard Self.isDNSSECType(record.type) else { continue }
+        let section =
+          index < message.answerCount
+          ? 0 : index < message.answerCount + message.authorityCount ? 1 : 2
+        guard Self.removes(record, section: section, in: message, removal) else { continue }
         guard removed < ValidationPool.maxStripped else { return length }
         ranges[2 * removed] = Int32(record.offset)
         ranges[2 * removed + 1] = Int32(record.end)
         removed += 1
-        if index < message.answerCount {
-          removedInSection.0 += 1
-        } else if index < message.answerCount + message.authorityCount {
-          removedInSection.1 += 1
-        } else {
-          removedInSection.2 += 1
+        switch section {
+        case 0: removedInSection.0 += 1
+        case 1: removedInSection.1 += 1
+        default: removedInSection.2 += 1
         }
       }
       guard removed > 0 else { return length }
       // Every pointer of a kept record must land outside what goes.
       records = message.records()
       while let record = records.next() {
-        if Self.isDNSSECType(record.type) { continue }
+        if Self.isRemoved(record, ranges: ranges, count: removed) { continue }
         guard
           movePointers(
             in: output, record: record, at: record.offset, removed: removed, rewrite: false)
@@ -63,7 +116,7 @@
       var write = message.answerOffset
       records = message.records()
       while let record = records.next() {
-        if Self.isDNSSECType(record.type) { continue }
+        if Self.isRemoved(record, ranges: ranges, count: removed) { continue }
         let recordLength = record.end - record.offset
         if write != record.offset {
           (output.baseAddress! + write).copyMemory(
@@ -79,6 +132,14 @@
       output.setUInt16(
         UInt16(message.additionalCount - removedInSection.2), at: HeaderField.additionalCount)
       return write
+    }
+
+    /// Whether `record` starts one of the first `count` removed ranges.
+    static func isRemoved(_ record: ResourceRecord, ranges: UnsafeMutablePointer<Int32>, count: Int)
+      -> Bool
+    {
+      for range in 0..<count where Int(ranges[2 * range]) == record.offset { return true }
+      return false
     }
 
     /// A secure answer relayed: no record's TTL above what validation allows

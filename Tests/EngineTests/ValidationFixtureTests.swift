@@ -206,6 +206,63 @@ final class ValidationFixtureTests: XCTestCase {
       "expired with its signature: asked again")
   }
 
+  /// Adds an unsigned `example. NS ns1.example.` to the authority section
+  /// and its glue `ns1.example. A 192.0.2.53` to the additional section,
+  /// before the OPT, as a recursive upstream's full response carries them.
+  static func addReferralRecords(to bytes: inout [UInt8]) {
+    let example: [UInt8] = [7] + Array("example".utf8) + [0]
+    let ns1: [UInt8] = [3] + Array("ns1".utf8) + example
+    let ns: [UInt8] = example + [0, 2, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(ns1.count)] + ns1
+    let glue: [UInt8] = ns1 + [0, 1, 0, 1, 0, 0, 0x0E, 0x10, 0, 4, 192, 0, 2, 53]
+    let additionalStart = bytes.withUnsafeBytes { raw -> Int in
+      let message = try! Message(validating: raw)
+      var records = message.records()
+      var index = 0
+      while let record = records.next() {
+        if index == message.answerCount + message.authorityCount { return record.offset }
+        index += 1
+      }
+      return raw.count
+    }
+    bytes.insert(contentsOf: ns + glue, at: additionalStart)
+    // The NS ends the authority section, the glue begins the additional.
+    bytes[9] += 1
+    bytes[11] += 1
+  }
+
+  /// RFC 4035 §3.2.3: AD only when every RRset of the answer and authority
+  /// sections is authentic. The validator proves the answer and the denial
+  /// records; the unsigned NS of a full response and additional glue are
+  /// not proven, so a secure answer goes out (and into the cache) without
+  /// them. An insecure answer is relayed as it came.
+  func testASecureAnswerCarriesOnlyWhatWasValidated() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
+    let reply = try onlyReply(
+      serve(harness) { key, bytes in
+        if key == "www.example. A" { Self.addReferralRecords(to: &bytes) }
+      })
+    XCTAssertTrue(reply.has(HeaderFlags.authenticData))
+    XCTAssertFalse(reply.records.contains { $0.type == .ns }, "unsigned NS taken out")
+    XCTAssertFalse(reply.ipv4Answers.contains([192, 0, 2, 53]), "glue taken out")
+    XCTAssertTrue(reply.records.contains { $0.type == .rrsig }, "the answer's RRSIG kept")
+    XCTAssertNotNil(reply.opt)
+    let cached = try onlyReply(
+      harness.ask(makeQuery(id: 2, name: "www.example", edns: Self.withDO)))
+    XCTAssertEqual(cached.records.map(\.type), reply.records.map(\.type))
+    XCTAssertTrue(cached.has(HeaderFlags.authenticData))
+
+    let insecure = makeHarness()
+    insecure.ask(makeQuery(id: 3, name: "www.insec.example", edns: Self.withDO))
+    let relayed = try onlyReply(
+      serve(insecure) { key, bytes in
+        if key == "www.insec.example. A" { Self.addReferralRecords(to: &bytes) }
+      })
+    XCTAssertFalse(relayed.has(HeaderFlags.authenticData))
+    XCTAssertTrue(relayed.records.contains { $0.type == .ns }, "an insecure answer as it came")
+    XCTAssertTrue(relayed.ipv4Answers.contains([192, 0, 2, 53]))
+  }
+
   // MARK: Insecure
 
   func testAnInsecureDelegationIsAnsweredWithoutAD() throws {
