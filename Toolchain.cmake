@@ -164,7 +164,23 @@ set(DNSWARD_SWIFT_FLAGS
   -wmo                                       # one module at a time, whole (Embedded requires it)
   -Osize                                     # smallest code; routers have little flash
   -Xfrontend -function-sections              # one section per function, for --gc-sections
+  -Xcc -fomit-frame-pointer                  # no frame pointer chain (below)
+  -Xfrontend -mergeable-traps                # one trap instruction per function (below)
 )
+# Frame pointers: Swift keeps one in every function that calls another
+# (`"frame-pointer"="non-leaf"`, from the Clang options it generates code
+# with), an extra instruction or two per function and one register fewer.
+# Nothing in the firmware walks the frame chain (Embedded Swift prints no
+# backtraces and does not unwind); only a profiler's frame-pointer call
+# graphs (`perf record -g`) lose it. 3,248 bytes (aarch64, default config).
+# Traps: every failed check (overflow, bounds, unwrapping nil, a
+# precondition) stops the program with a trap instruction. In optimized
+# code Swift keeps each check's trap apart, behind a marker the optimizer
+# may not merge, so that a crash address names the check; the firmware has
+# about 1,500 of them. Mergeable, the checks of a function share one trap:
+# the program still stops at the first failed check, with the same signal,
+# and the address names the function. 5,632 bytes (aarch64, default config).
+
 
 # Link-time optimization (on by default): each module is compiled to LLVM
 # bitcode (`-lto=llvm-full`, still one `swiftc -wmo` per module) and the

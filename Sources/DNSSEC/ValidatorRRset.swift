@@ -148,7 +148,7 @@ extension Validator {
         case .secure:
           return verify(
             rrsig, in: inputs.message, section: section, keys: keyMessage,
-            keySection: .answer, signer: signerName, trusted: { _ in true })
+            keySection: .answer, signer: signerName, trusting: .validatedKeySet)
         case .insecure: return .insecure
         case .bogus: return .stop(.bogus(.dnskeyMissing))
         case .unchecked: return .stop(.bogus(.dnssecIndeterminate))
@@ -183,8 +183,7 @@ extension Validator {
         guard anchorCount.supported > 0 else { return .insecure }
         return verify(
           rrsig, in: inputs.message, section: section, keys: inputs.message,
-          keySection: section, signer: signerName,
-          trusted: { key in Self.anchorsTrust(key, owner: signerName, inputs.anchors) })
+          keySection: section, signer: signerName, trusting: .anchors(inputs.anchors))
       }
       let outcome = inputs.records.withValidatedAnswer(name: signerName, type: .ds) {
         dsMessage, state -> SignatureOutcome in
@@ -197,8 +196,7 @@ extension Validator {
         guard Self.hasSupportedDS(dsMessage, owner: signerName) else { return .insecure }
         return verify(
           rrsig, in: inputs.message, section: section, keys: inputs.message,
-          keySection: section, signer: signerName,
-          trusted: { key in Self.dsTrusts(key, owner: signerName, dsMessage) })
+          keySection: section, signer: signerName, trusting: .delegation(dsMessage))
       }
       if let outcome { return outcome }
       setNeeded(signerName)
@@ -206,11 +204,31 @@ extension Validator {
     }
   }
 
+  /// Which of the signer's zone keys `verify` may use. An enum rather than a
+  /// closure: with a closure the optimizer made a copy of `verify` for each
+  /// caller's (2.4 KB of firmware).
+  private enum KeyTrust {
+    /// Every key: the DNSKEY RRset was validated as secure.
+    case validatedKeySet
+    /// The keys a trust anchor at the signer names (`anchorsTrust`).
+    case anchors(TrustAnchors)
+    /// The keys a DS in the answer of this secure DS reply matches (`dsTrusts`).
+    case delegation(Message)
+
+    func trusts(_ key: DNSKEYRecord, signer: UnsafeRawBufferPointer) -> Bool {
+      switch self {
+      case .validatedKeySet: true
+      case .anchors(let anchors): Validator.anchorsTrust(key, owner: signer, anchors)
+      case .delegation(let dsMessage): Validator.dsTrusts(key, owner: signer, dsMessage)
+      }
+    }
+  }
+
   /// Verifies `rrsig` with the zone keys of `signer` in `keySection` of
-  /// `keys` that `trusted` accepts, at most `maxKeysPerRRSIG` of them.
+  /// `keys` that `trust` accepts, at most `maxKeysPerRRSIG` of them.
   private mutating func verify(
     _ rrsig: RRSIGRecord, in message: Message, section: Section, keys: Message,
-    keySection: Section, signer: UnsafeRawBufferPointer, trusted: (DNSKEYRecord) -> Bool
+    keySection: Section, signer: UnsafeRawBufferPointer, trusting trust: KeyTrust
   ) -> SignatureOutcome {
     var tried = 0
     var signedLength: Int? = nil
@@ -219,7 +237,7 @@ extension Validator {
       // RFC 5011 §2.1: a revoked key is not used to validate.
       guard record.type == .dnskey, let key = DNSKEYRecord(record, in: keys), !key.isRevoked,
         rrsig.mayBeSigned(by: key, keyOwner: signer),
-        ValidatorNames.isOwned(record, by: signer, in: keys), trusted(key)
+        ValidatorNames.isOwned(record, by: signer, in: keys), trust.trusts(key, signer: signer)
       else { continue }
       guard tried < Self.maxKeysPerRRSIG else { break }
       tried += 1
