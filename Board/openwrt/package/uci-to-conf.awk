@@ -12,12 +12,12 @@
 # into `-` (cache_bytes -> cache-bytes). Invariant: line N of the output
 # comes from line N of the input (every other line, and a section of another
 # type, gives an empty line), so dnsward's `/var/etc/dnsward.conf:12: ...`
-# is line 12 of /etc/config/dnsward. The on|off directives that the shipped
-# file sets as UCI booleans (dnssec, dnssec_root) take UCI's spellings too:
-# 1, yes, true, enabled give `on`; 0, no, false, disabled give `off`; any
-# other value is passed on for dnsward to judge. The mode's own directives (listen,
+# is line 12 of /etc/config/dnsward. The mode's own directives (listen,
 # and the upstreams, leases and domain the user did not set) follow after
-# the last input line, under a comment that says so.
+# the last input line, under a comment that says so. The on|off directives
+# the shipped file sets as UCI booleans (dnssec, dnssec_root) take UCI's
+# spellings too: 1, yes, true, enabled give `on`; 0, no, false, disabled
+# give `off`; any other value is passed on for dnsward to judge.
 #
 # The UCI syntax read here is uci's own: a line holds commands (`config`,
 # `option`, `list`, `package`, or their first letters) separated by `;`;
