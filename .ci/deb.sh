@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # .ci/deb.sh — builds the dnsward .deb for arm64, armhf and amd64
-# (`cmake --build TREE --target deb`, Board/packaging/deb.cmake) and checks
-# each package:
+# (`cmake --build TREE --target deb`, Board/packaging/deb.cmake), each with
+# the DNSSEC validator (-DDNSWARD_DNSSEC=ON: the Debian profile, whose
+# packaged config says `dnssec on`), and checks each package:
 #
 #   - control fields (Package, Version, Architecture, Depends on libc6 with a
 #     version, Section, Priority, Installed-Size, ...), conffiles, md5sums;
@@ -11,13 +12,16 @@
 #   - the binary: its ELF machine; for arm64 and armhf LOAD segments aligned
 #     to at least 16 KiB (Raspberry Pi 5's pages); `dnsward --check` of the packaged
 #     config, and of the config with every commented example line enabled
-#     (under qemu-aarch64 / qemu-arm for the ARM ones);
+#     (under qemu-aarch64 / qemu-arm for the ARM ones), which must report
+#     `dnssec: on`;
 #   - amd64 only: installed with `dpkg --root` into a throwaway root (the
 #     maintainer scripts run with stubs for the commands that would touch
 #     this machine, and their calls are checked), then removed and purged;
 #     the unit through `systemd-analyze verify`; the binary serving on the
 #     packaged config (loopback port, Knot upstream, cache file in a
-#     temporary folder) and reloading its cache after a restart; the same
+#     temporary folder; `dnssec on` with the root's keys left out and one
+#     anchor for a zone never asked, as Knot's zone is unsigned, so the
+#     names asked are insecure) and reloading its cache after a restart; the same
 #     started as the unit starts it (unprivileged, CAP_NET_BIND_SERVICE alone,
 #     port 53 in its own network namespace; as root only); the sysusers.d
 #     file through systemd-sysusers --root; a second build gives the same
@@ -32,12 +36,12 @@
 # setpriv (util-linux) and ip (iproute2) for the unprivileged start.
 #
 # Environment:
-#   DNSWARD_DEB_BUILD_DIR  keep the arm64 and armhf build trees here (reused
-#                          next time) instead of in a temporary directory
-#   DNSWARD_DEB_HOST_TREE  an existing `-DDNSWARD_TARGET=host` build tree
-#                          with the default config to package for amd64
-#                          (.ci/run passes firmware.sh's $FIRMWARE/host);
-#                          otherwise one is built
+#   DNSWARD_DEB_BUILD_DIR  keep the arm64, armhf and amd64 build trees here
+#                          (reused next time) instead of in a temporary directory
+#   DNSWARD_DEB_HOST_TREE  an existing `-DDNSWARD_TARGET=host
+#                          -DDNSWARD_DNSSEC=ON` build tree to package for
+#                          amd64 (left as it is configured; one without
+#                          DNSWARD_DNSSEC is refused); otherwise one is built
 #   DNSWARD_DEB_PORT       first port to try for dnsward (default 26353)
 set -euo pipefail
 
@@ -75,12 +79,14 @@ for tool in swiftc cmake ninja dpkg-deb dpkg lintian readelf aarch64-linux-gnu-g
 done
 mkdir -p "$BUILD"
 
-# build_deb TREE TARGET [cmake options...]: configures TREE (if new) and
-# builds its .deb; prints nothing but the build's output.
+# build_deb TREE TARGET [cmake options...]: configures TREE (again, if it is
+# a reused one: the options apply to it too) and builds its .deb; prints
+# nothing but the build's output. Without cmake options the tree is left as
+# configured (DNSWARD_DEB_HOST_TREE).
 build_deb() {
   local tree=$1 target=$2
   shift 2
-  if [[ ! -f $tree/CMakeCache.txt ]]; then
+  if (($#)) || [[ ! -f $tree/CMakeCache.txt ]]; then
     cmake -S "$ROOT/Board" -B "$tree" -G Ninja -DDNSWARD_TARGET="$target" "$@" \
       >"$tree.configure.log" 2>&1 || { cat "$tree.configure.log"; fail "cmake configure for $target"; }
   fi
@@ -95,16 +101,23 @@ deb_in() {
 }
 
 # --- 1. the three packages ----------------------------------------------------
-step "arm64 .deb (aarch64, segments aligned to 64 KiB)"
-build_deb "$BUILD/arm64" aarch64 -DDNSWARD_MAX_PAGE_SIZE=65536
+step "arm64 .deb (aarch64, DNSSEC, segments aligned to 64 KiB)"
+build_deb "$BUILD/arm64" aarch64 -DDNSWARD_MAX_PAGE_SIZE=65536 -DDNSWARD_DNSSEC=ON
 # armv7 too: it costs nothing (lld does not pad the file), and the binary
 # then loads even where a 32-bit userland runs on a 16 KiB-page kernel.
-step "armhf .deb (armv7, segments aligned to 64 KiB)"
-build_deb "$BUILD/armhf" armv7 -DDNSWARD_MAX_PAGE_SIZE=65536
-HOST_TREE=${DNSWARD_DEB_HOST_TREE:-$BUILD/amd64}
-step "amd64 .deb (host, tree $HOST_TREE)"
+step "armhf .deb (armv7, DNSSEC, segments aligned to 64 KiB)"
+build_deb "$BUILD/armhf" armv7 -DDNSWARD_MAX_PAGE_SIZE=65536 -DDNSWARD_DNSSEC=ON
+step "amd64 .deb (host, DNSSEC, tree ${DNSWARD_DEB_HOST_TREE:-$BUILD/amd64})"
 [[ $(dpkg --print-architecture) == amd64 ]] || fail "the host package is checked as amd64; this machine is $(dpkg --print-architecture)"
-build_deb "$HOST_TREE" host
+if [[ -n ${DNSWARD_DEB_HOST_TREE:-} ]]; then
+  HOST_TREE=$DNSWARD_DEB_HOST_TREE
+  grep -qx 'DNSWARD_DNSSEC:BOOL=ON' "$HOST_TREE/CMakeCache.txt" ||
+    fail "DNSWARD_DEB_HOST_TREE=$HOST_TREE is not configured with -DDNSWARD_DNSSEC=ON (the package's config says dnssec on)"
+  build_deb "$HOST_TREE" host
+else
+  HOST_TREE=$BUILD/amd64
+  build_deb "$HOST_TREE" host -DDNSWARD_DNSSEC=ON
+fi
 
 declare -A DEB
 # (Plain assignments, so that a failure in deb_in stops the script.)
@@ -225,10 +238,14 @@ check_package() {
   checked=$("${runner[@]}" "$binary" --check "$config" 2>&1) || { echo "$checked"; fail "$arch: --check of the packaged config"; }
   grep -q 'user: dnsward' <<<"$checked" || fail "$arch: the packaged config does not set user dnsward"
   grep -q 'cache-file: /var/lib/dnsward/cache' <<<"$checked" || fail "$arch: the packaged config's cache-file"
+  # The Debian profile validates: the binary has the validator and the
+  # packaged config turns it on, with the root's keys.
+  grep -q '^dnssec: on; trust anchors: 2 (root: 2)' <<<"$checked" ||
+    { echo "$checked"; fail "$arch: --check of the packaged config does not report 'dnssec: on' with the root's 2 anchors"; }
   examples_enabled "$config" >"$WORK/examples-$arch.conf"
   checked=$("${runner[@]}" "$binary" --check "$WORK/examples-$arch.conf" 2>&1) ||
     { echo "$checked"; fail "$arch: --check with the commented examples enabled"; }
-  ok "dnsward --check accepts the packaged config, and with its examples enabled${runner[*]:+ (${runner[0]})}"
+  ok "dnsward --check accepts the packaged config (dnssec on), and with its examples enabled${runner[*]:+ (${runner[0]})}"
 }
 
 for arch in arm64 armhf amd64; do check_package "$arch"; done
@@ -402,9 +419,16 @@ sed -e "s|^listen 127.0.0.1:53\$|listen 127.0.0.1:$PORT|" \
   -e "s|^upstream resolv-conf /etc/resolv.conf\$|upstream udp 127.0.0.1:$UPSTREAM_PORT|" \
   -e "s|^cache-file /var/lib/dnsward/cache\$|cache-file $WORK/state/cache|" \
   -e '/^user dnsward$/d' "$unpacked/etc/dnsward/dnsward.conf" >"$WORK/run.conf"
-for line in "listen 127.0.0.1:$PORT" "upstream udp 127.0.0.1:$UPSTREAM_PORT" "cache-file $WORK/state/cache"; do
+for line in "listen 127.0.0.1:$PORT" "upstream udp 127.0.0.1:$UPSTREAM_PORT" "cache-file $WORK/state/cache" \
+  "dnssec on"; do
   grep -qxF "$line" "$WORK/run.conf" || fail "the packaged config changed: could not set '$line'"
 done
+# `dnssec on` stays, but Knot's zone is unsigned and it cannot give the
+# root's keys: no root anchor, and one (RFC 4034 §5.4's DS) for a zone never
+# asked, so example.test is under no anchor (insecure) and answered as is.
+printf '%s\n' "dnssec-root off" \
+  "trust-anchor dskey.example.com. 86400 IN DS 60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118" \
+  >>"$WORK/run.conf"
 ask() { dig +short +time=2 +tries=1 @127.0.0.1 -p "$PORT" "$@" 2>&1 || true; }
 # serve LOG: starts dnsward on run.conf; waits until it answers.
 serve() {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # .ci/ipk.sh — the OpenWrt package: builds the static aarch64 musl firmware
-# (default config; the package runs it with --config), makes the .ipk with
+# with the DNSSEC validator (-DDNSWARD_DNSSEC=ON: the packaged UCI file says
+# `option dnssec '1'`; default compiled-in config, the package runs it with
+# --config), makes the .ipk with
 # `cmake --build BUILD --target ipk`, and checks what opkg and the router
 # would see:
 #
@@ -12,7 +14,8 @@
 #      the binary the tree's stripped static one (no ELF interpreter);
 #   4. the packaged converter under `busybox awk` (OpenWrt's) on the
 #      packaged /etc/config/dnsward, in both modes, checked by the packaged
-#      binary under qemu-aarch64 (`dnsward --check`);
+#      binary under qemu-aarch64 (`dnsward --check`), `dnssec on` included;
+#      a package made from a binary without the validator says '0';
 #   5. the init script's functions under `busybox ash` with a fake uci
 #      (Tests/OpenWrt/init-script-test.sh), and OpenWrtUCITests with
 #      DNSWARD_TEST_AWK="busybox awk" against the packaged binary (if the
@@ -47,8 +50,8 @@ done
 [[ -e /usr/include/aarch64-linux-musl/sys/epoll.h ]] ||
   fail "no musl headers for aarch64: dpkg --add-architecture arm64 && apt-get install musl-dev:arm64"
 
-step "aarch64 musl firmware and its .ipk ($BUILD)"
-cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl \
+step "aarch64 musl firmware with DNSSEC and its .ipk ($BUILD)"
+cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON \
   >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "cmake configure"; }
 cmake --build "$BUILD" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "firmware build"; }
 cmake --build "$BUILD" --target ipk || fail "cmake --build --target ipk"
@@ -89,7 +92,7 @@ busybox ash -n "$WORK/control/postinst" && busybox ash -n "$WORK/control/prerm" 
 # The TLS build's control (no musl TLS firmware is built here: the same
 # binary, packaged as ipk.cmake does with -DDNSWARD_TLS=ON).
 IPK_BINARY=$BUILD/dnsward.stripped IPK_OUT_DIR=$WORK/tls IPK_SOURCE_ROOT=$ROOT \
-  IPK_PACKAGE=dnsward-tls IPK_ARCH=aarch64_generic IPK_DEPENDS="libc, libmbedtls21" \
+  IPK_PACKAGE=dnsward-tls IPK_ARCH=aarch64_generic IPK_DEPENDS="libc, libmbedtls21" IPK_DNSSEC=1 \
   IPK_READELF=aarch64-linux-gnu-readelf bash "$ROOT/Board/packaging/ipk-build.sh" >/dev/null ||
   fail "ipk-build.sh for dnsward-tls"
 tls_control=$(tar -xzOf "$WORK/tls/ipk/control.tar.gz" ./control)
@@ -97,6 +100,18 @@ for line in "Package: dnsward-tls" "Provides: dnsward" "Conflicts: dnsward" "Dep
   grep -q -x -F "$line" <<<"$tls_control" || fail "dnsward-tls control has no '$line': $tls_control"
 done
 echo "dnsward-tls: Provides and Conflicts dnsward, Depends libc, libmbedtls21"
+grep -q 'validates DNSSEC' "$control" || fail "the Description does not say it validates DNSSEC"
+# A binary without the validator (IPK_DNSSEC=0, as ipk.cmake passes for a
+# tree without -DDNSWARD_DNSSEC=ON) gets a UCI file that does not ask for it.
+IPK_BINARY=$BUILD/dnsward.stripped IPK_OUT_DIR=$WORK/no-dnssec IPK_SOURCE_ROOT=$ROOT \
+  IPK_PACKAGE=dnsward IPK_ARCH=aarch64_generic IPK_DEPENDS=libc IPK_DNSSEC=0 \
+  IPK_READELF=aarch64-linux-gnu-readelf bash "$ROOT/Board/packaging/ipk-build.sh" >/dev/null ||
+  fail "ipk-build.sh with IPK_DNSSEC=0"
+grep -q "^.option dnssec '0'\$" <(tar -xzOf "$WORK/no-dnssec/ipk/data.tar.gz" ./etc/config/dnsward) ||
+  fail "IPK_DNSSEC=0: the packaged /etc/config/dnsward does not say option dnssec '0'"
+grep -q 'validates DNSSEC' <(tar -xzOf "$WORK/no-dnssec/ipk/control.tar.gz" ./control) &&
+  fail "IPK_DNSSEC=0: the Description says it validates DNSSEC"
+echo "without the validator (IPK_DNSSEC=0): option dnssec '0', no DNSSEC in the Description"
 
 step "3. data"
 listing=$(tar -tvzf "$WORK/outer/data.tar.gz")
@@ -127,7 +142,10 @@ for mode in beside primary; do
   qemu-aarch64 "$BINARY" --check "$WORK/$mode.conf" >"$WORK/$mode.check" 2>&1 ||
     { cat "$WORK/$mode.check"; fail "dnsward --check refused the converted config (mode $mode)"; }
   grep -q "$WORK/$mode.conf: OK" "$WORK/$mode.check" || fail "mode $mode: $(cat "$WORK/$mode.check")"
-  echo "mode $mode: $(grep '^listen' "$WORK/$mode.check")"
+  # option dnssec '1' became `dnssec on`, which this binary accepts.
+  grep -qx 'dnssec on' "$WORK/$mode.conf" || fail "mode $mode: no 'dnssec on' line in the converted config"
+  grep -q '^dnssec: on' "$WORK/$mode.check" || fail "mode $mode: --check does not report dnssec: on"
+  echo "mode $mode: $(grep '^listen' "$WORK/$mode.check" | tr '\n' ' ')$(grep '^dnssec' "$WORK/$mode.check")"
 done
 
 step "5. the init script under busybox ash; OpenWrtUCITests under busybox awk"
@@ -151,4 +169,14 @@ fi
 grep -q 'DNSWARD_LIBC=musl' <<<"$refusal" || fail "the refusal does not say what to do: $refusal"
 echo "refused: $(grep "^ipk: " <<<"$refusal")"
 
+step "sizes (bytes)"
+# The .ipk is gzip'd; on the router the binary sits in the overlay (JFFS2 or
+# UBIFS, compressed) once installed, or in the image's squashfs (xz).
+printf '  %-44s %9d\n' "/usr/sbin/dnsward (static musl, DNSSEC)" "$(stat -c %s "$BINARY")" \
+  "  the binary gzip -9" "$(gzip -9c "$BINARY" | wc -c)" \
+  "$(basename "$PACKAGE")" "$(stat -c %s "$PACKAGE")"
+# (xz-utils is priority standard, not always installed.)
+if command -v xz >/dev/null; then
+  printf '  %-44s %9d\n' "  the binary xz -9e" "$(xz -9e -c "$BINARY" | wc -c)"
+fi
 step "done: $(basename "$PACKAGE"), $(stat -c %s "$PACKAGE") bytes"

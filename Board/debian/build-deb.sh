@@ -5,7 +5,12 @@
 #
 #   bash Board/debian/build-deb.sh --binary BUILD/dnsward --arch arm64 \
 #     --out BUILD [--version 1.2.3] [--maintainer 'Name <mail>'] \
-#     [--strip aarch64-linux-gnu-strip] [--readelf readelf]
+#     [--strip aarch64-linux-gnu-strip] [--readelf readelf] [--dnssec on|off]
+#
+# --dnssec says whether the binary has the DNSSEC validator
+# (-DDNSWARD_DNSSEC=ON; default on). The packaged dnsward.conf says
+# `dnssec on` only then; with `off` its line is `dnssec off`, which is all
+# such a binary accepts.
 #
 # Writes OUT/dnsward_VERSION_ARCH.deb (and removes older dnsward_*_ARCH.deb
 # there), from a staging tree in OUT/deb-root-ARCH, with `dpkg-deb --build
@@ -27,7 +32,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
-binary="" arch="" out="" version="" strip_tool=strip readelf_tool=readelf
+binary="" arch="" out="" version="" strip_tool=strip readelf_tool=readelf dnssec=on
 maintainer="dnsward maintainers <maintainers@users.noreply.a-seed-480a1da2.example>"
 while (($#)); do
   case $1 in
@@ -38,6 +43,7 @@ while (($#)); do
     --maintainer) maintainer=$2 ;;
     --strip) strip_tool=$2 ;;
     --readelf) readelf_tool=$2 ;;
+    --dnssec) dnssec=$2 ;;
     *)
       echo "build-deb.sh: unknown option '$1'" >&2
       exit 2
@@ -51,6 +57,7 @@ fail() {
 }
 [[ -n $binary && -n $arch && -n $out ]] || fail "--binary, --arch and --out are required"
 [[ -f $binary ]] || fail "no binary at $binary (build the firmware first)"
+[[ $dnssec == on || $dnssec == off ]] || fail "--dnssec '$dnssec': on or off"
 
 git_in_root() { git -C "$ROOT" "$@" 2>/dev/null; }
 
@@ -149,6 +156,14 @@ install -d "$stage/DEBIAN" "$stage/usr/sbin" "$stage/etc/dnsward" "$stage/lib/sy
   -o "$stage/usr/sbin/dnsward" "$binary"
 chmod 0755 "$stage/usr/sbin/dnsward"
 install -m 0644 "$HERE/dnsward.conf" "$stage/etc/dnsward/dnsward.conf"
+if [[ $dnssec == off ]]; then
+  # The binary refuses `dnssec on`: the config must not ask for it.
+  sed -i -e 's/^dnssec on$/dnssec off/' \
+    -e "s/^# This package's dnsward is built with the validator (-DDNSWARD_DNSSEC=ON)\.$/# This package's dnsward is built without the validator: only \`dnssec off\`./" \
+    "$stage/etc/dnsward/dnsward.conf"
+  grep -qx 'dnssec off' "$stage/etc/dnsward/dnsward.conf" && ! grep -q 'built with the validator' \
+    "$stage/etc/dnsward/dnsward.conf" || fail "could not turn the packaged config's dnssec off"
+fi
 install -m 0644 "$HERE/dnsward.service" "$stage/lib/systemd/system/dnsward.service"
 install -m 0644 "$HERE/sysusers.conf" "$stage/usr/lib/sysusers.d/dnsward.conf"
 install -m 0644 "$HERE/copyright" "$doc/copyright"
@@ -181,6 +196,13 @@ printf '/etc/dnsward/dnsward.conf\n' >"$stage/DEBIAN/conffiles"
 installed_kib=$(cd "$stage" && find . -path ./DEBIAN -prune -o \( -type f -printf '%s\n' \) -o \
   \( ! -name . -printf '1024\n' \) | awk '{ total += int(($1 + 1023) / 1024) } END { print total }')
 
+description_dnssec=""
+if [[ $dnssec == on ]]; then
+  description_dnssec="
+ .
+ It validates DNSSEC (dnssec on): answers of signed zones are checked up
+ to the root's keys; the upstream resolvers must pass DNSSEC records on."
+fi
 cat >"$stage/DEBIAN/control" <<EOF
 Package: dnsward
 Version: $version
@@ -196,7 +218,7 @@ Description: DNS forwarding proxy for a LAN's router or server
  lease files) and overrides, or by asking the upstream resolvers, and
  defends the answers against what the network above may do to them: forged
  and injected answers, an ISP's NXDOMAIN redirection, DNS rebinding into
- the LAN, cache poisoning.
+ the LAN, cache poisoning.$description_dnssec
  .
  One single-threaded process with every buffer allocated at start-up. This
  package runs it as a sandboxed systemd service on

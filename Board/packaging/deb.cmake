@@ -4,14 +4,22 @@
 # script that assembles it are in Board/debian/ (README.md there).
 #
 #   cmake -S Board -B /tmp/deb-arm64 -G Ninja -DDNSWARD_TARGET=aarch64 \
-#         -DDNSWARD_MAX_PAGE_SIZE=65536     # loads on 4, 16 and 64 KiB pages
+#         -DDNSWARD_MAX_PAGE_SIZE=65536 -DDNSWARD_DNSSEC=ON
 #   cmake --build /tmp/deb-arm64 --target deb
+#
+# (65536: the binary loads on 4, 16 and 64 KiB pages; DNSWARD_DNSSEC: the
+# validator that the packaged config's `dnssec on` needs.)
 #
 # DNSWARD_TARGET gives the architecture: aarch64 → arm64, armv7 → armhf,
 # host → the build machine's (dpkg --print-architecture). The package runs
 # `dnsward --config /etc/dnsward/dnsward.conf`, so the tree must be a glibc
 # build with the runtime config (the defaults); the compiled-in config is not
 # used by the service. Needs dpkg-deb (package dpkg) and gzip.
+#
+# The package's /etc/dnsward/dnsward.conf says `dnssec on` only when its
+# binary has the validator: a tree without -DDNSWARD_DNSSEC=ON still makes a
+# package, whose config says `dnssec off` instead (build-deb.sh --dnssec off),
+# so that it starts; the Debian profile is the tree with the option.
 
 include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
 
@@ -40,6 +48,10 @@ if(_deb_problem)
 else()
   find_program(DNSWARD_READELF NAMES ${DNSWARD_TOOL_PREFIX}readelf readelf REQUIRED)
   find_program(DNSWARD_DPKG_DEB dpkg-deb REQUIRED DOC "dpkg-deb, to build the .deb")
+  if(NOT DNSWARD_DNSSEC)
+    message(STATUS "dnsward .deb: this tree has no DNSSEC validator, so the package's config "
+      "will say `dnssec off`; configure with -DDNSWARD_DNSSEC=ON for the Debian profile's `dnssec on`")
+  endif()
   if(_deb_arch STREQUAL "arm64" AND DNSWARD_MAX_PAGE_SIZE LESS 16384)
     message(STATUS "dnsward .deb: DNSWARD_MAX_PAGE_SIZE=${DNSWARD_MAX_PAGE_SIZE} will not load on "
       "Raspberry Pi 5's 16 KiB-page kernel; use a build tree configured with -DDNSWARD_MAX_PAGE_SIZE=65536")
@@ -51,6 +63,7 @@ else()
             --binary "$<TARGET_FILE:dnsward>" --arch "${_deb_arch}" --out "${CMAKE_BINARY_DIR}"
             --version "${DNSWARD_PACKAGE_VERSION}" --maintainer "${DNSWARD_PACKAGE_MAINTAINER}"
             --strip "${DNSWARD_STRIP}" --readelf "${DNSWARD_READELF}"
+            --dnssec "$<IF:$<BOOL:${DNSWARD_DNSSEC}>,on,off>"
     COMMENT "Packaging dnsward for ${_deb_arch}"
     VERBATIM)
   add_dependencies(deb dnsward)

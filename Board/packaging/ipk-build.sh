@@ -13,6 +13,11 @@
 #   IPK_DEPENDS     comma-separated Depends (libc, and the mbedTLS package)
 #   IPK_READELF     readelf for the target
 #   IPK_ALLOW_DYNAMIC  1: package a binary that needs a dynamic loader
+#   IPK_DNSSEC      1: the binary has the validator (-DDNSWARD_DNSSEC=ON), and
+#                   /etc/config/dnsward keeps `option dnssec '1'`; 0: it does
+#                   not, and the packaged file says '0' (such a binary refuses
+#                   `dnssec on`: the package's config never asks for what its
+#                   binary lacks)
 #
 # The format opkg (OpenWrt 24.10 and earlier) reads: a gzip'd tar (GNU
 # format) of ./debian-binary ("2.0"), ./data.tar.gz (the files, from /) and
@@ -29,9 +34,10 @@ fail() {
   exit 1
 }
 
-for variable in IPK_BINARY IPK_OUT_DIR IPK_SOURCE_ROOT IPK_PACKAGE IPK_ARCH IPK_READELF; do
+for variable in IPK_BINARY IPK_OUT_DIR IPK_SOURCE_ROOT IPK_PACKAGE IPK_ARCH IPK_READELF IPK_DNSSEC; do
   [[ -n ${!variable:-} ]] || fail "$variable is not set (run through cmake --build BUILD --target ipk)"
 done
+[[ $IPK_DNSSEC == 0 || $IPK_DNSSEC == 1 ]] || fail "IPK_DNSSEC is '$IPK_DNSSEC', not 0 or 1"
 FILES=$IPK_SOURCE_ROOT/Board/openwrt/package
 [[ -f $IPK_BINARY ]] || fail "no firmware at $IPK_BINARY"
 [[ $IPK_PACKAGE =~ ^[a-z0-9][a-z0-9.+-]*$ ]] || fail "bad package name '$IPK_PACKAGE'"
@@ -85,6 +91,11 @@ install_file 0755 "$IPK_BINARY" /usr/sbin/dnsward
 install_file 0755 "$FILES/dnsward.init" /etc/init.d/dnsward
 # It may hold an httpdns secret: root only (dnsward reads its config as root).
 install_file 0600 "$FILES/dnsward.uci" /etc/config/dnsward
+if [[ $IPK_DNSSEC == 0 ]]; then
+  sed -i "s/^\(\toption dnssec '\)1'\$/\10'/" "$DATA/etc/config/dnsward"
+  grep -q "^.option dnssec '0'\$" "$DATA/etc/config/dnsward" ||
+    fail "could not set option dnssec '0' in the packaged /etc/config/dnsward"
+fi
 install_file 0644 "$FILES/uci-to-conf.awk" /usr/share/dnsward/uci-to-conf.awk
 find "$DATA" -type d -exec chmod 0755 {} +
 
@@ -121,8 +132,9 @@ fi
   echo "Maintainer: ${IPK_MAINTAINER:-dnsward maintainers}"
   echo "Description: dnsward, a small DNS forwarder for routers (Embedded Swift, static)"
   echo " Caches, forwards over UDP, TCP, HTTP DNS$([[ $IPK_PACKAGE == dnsward-tls ]] && echo ', DoT and DoH'),"
-  echo " answers the LAN's DHCP names and blocks names. Beside dnsmasq (default)"
-  echo " or in its place on port 53: /etc/config/dnsward, option mode."
+  echo " answers the LAN's DHCP names and blocks names$([[ $IPK_DNSSEC == 1 ]] && echo ', validates DNSSEC')."
+  echo " Beside dnsmasq (default) or in its place on port 53: /etc/config/dnsward,"
+  echo " option mode."
 } >"$CONTROL/control"
 echo /etc/config/dnsward >"$CONTROL/conffiles"
 # OpenWrt's convention (its packages' generated scripts): default_postinst

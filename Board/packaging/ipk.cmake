@@ -79,6 +79,7 @@ else()
             "IPK_DEPENDS=${_ipk_depends}"
             "IPK_READELF=${DNSWARD_READELF}"
             "IPK_ALLOW_DYNAMIC=$<BOOL:${DNSWARD_IPK_ALLOW_DYNAMIC}>"
+            "IPK_DNSSEC=$<BOOL:${DNSWARD_DNSSEC}>"
             bash "${CMAKE_CURRENT_LIST_DIR}/ipk-build.sh"
     DEPENDS "${CMAKE_BINARY_DIR}/dnsward.stripped"
       "${CMAKE_CURRENT_LIST_DIR}/ipk-build.sh"

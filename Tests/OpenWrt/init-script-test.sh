@@ -177,9 +177,15 @@ grep -q -x 'listen 127.0.0.1:5353' "$CONF" || fail "beside: no listen 127.0.0.1:
 expect_equal "beside: the config's mode and group (user nobody)" "$(stat -c '%a %g' "$CONF")" "640 $NOBODY_GID"
 grep -q -x 'upstream resolv-conf /tmp/resolv.conf.d/resolv.conf.auto' "$CONF" ||
 	fail "beside: no resolv-conf upstream in $CONF"
-expect_equal "beside: the converted lines" "$(sed -n '53p' "$CONF")" "override dnsward.test 127.0.0.53"
-expect_equal "beside: same line as the UCI file" "$(sed -n '53p' "$UCI_FILE")" \
-	"$(printf '\tlist override %s' "'dnsward.test 127.0.0.53'")"
+# Line N of the UCI file is line N of the config (found, not counted: the
+# shipped file's comments move it).
+override_line=$(grep -n "list override 'dnsward.test 127.0.0.53'" "$UCI_FILE" | cut -d: -f1)
+[ -n "$override_line" ] || fail "beside: no list override 'dnsward.test 127.0.0.53' in the shipped UCI file"
+expect_equal "beside: the converted lines" "$(sed -n "${override_line}p" "$CONF")" "override dnsward.test 127.0.0.53"
+# The UCI boolean option dnssec '1' becomes `dnssec on`, on its line.
+dnssec_line=$(grep -n "option dnssec '1'" "$UCI_FILE" | cut -d: -f1)
+[ -n "$dnssec_line" ] || fail "beside: no option dnssec '1' in the shipped UCI file"
+expect_equal "beside: option dnssec '1'" "$(sed -n "${dnssec_line}p" "$CONF")" "dnssec on"
 
 # A second start (a reload on an interface event) changes nothing.
 reset_calls
@@ -223,7 +229,7 @@ UCI_ORIGINAL=$ROOT/Board/openwrt/package/dnsward.uci
 sed 's/dnsward.test 127.0.0.53/dnsward.test 127.0.0.54/' "$UCI_ORIGINAL" >"$UCI_FILE"
 reset_calls
 reload_service || fail "reload: reload_service failed: $(cat "$CALLS")"
-expect_equal "reload: the new override" "$(sed -n '53p' "$CONF")" "override dnsward.test 127.0.0.54"
+expect_equal "reload: the new override" "$(sed -n "${override_line}p" "$CONF")" "override dnsward.test 127.0.0.54"
 expect_equal "reload: SIGHUPs" "$(count 'procd_send_signal dnsward')" 1
 expect_equal "reload: starts" "$(count start)" 0
 expect_equal "reload: procd instances" "$(count procd_open_instance)" 0

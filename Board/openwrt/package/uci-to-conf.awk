@@ -14,7 +14,10 @@
 # type, gives an empty line), so dnsward's `/var/etc/dnsward.conf:12: ...`
 # is line 12 of /etc/config/dnsward. The mode's own directives (listen,
 # and the upstreams, leases and domain the user did not set) follow after
-# the last input line, under a comment that says so.
+# the last input line, under a comment that says so. The on|off directives
+# the shipped file sets as UCI booleans (dnssec, dnssec_root) take UCI's
+# spellings too: 1, yes, true, enabled give `on`; 0, no, false, disabled
+# give `off`; any other value is passed on for dnsward to judge.
 #
 # The UCI syntax read here is uci's own: a line holds commands (`config`,
 # `option`, `list`, `package`, or their first letters) separated by `;`;
@@ -33,6 +36,9 @@ BEGIN {
 	init_only["enabled"] = 1
 	init_only["mode"] = 1
 	init_only["interface"] = 1
+	# Options written as UCI booleans ('1'/'0'), directives `on|off`.
+	boolean["dnssec"] = 1
+	boolean["dnssec_root"] = 1
 	if (mode != "beside" && mode != "primary") {
 		print "uci-to-conf.awk: mode must be beside or primary, not '" mode "'" > "/dev/stderr"
 		failed = 1
@@ -115,6 +121,15 @@ function next_word(    c, closed) {
 	return 1
 }
 
+# A UCI boolean as dnsward's on|off (uci_get_bool's spellings, in any
+# case); anything else as it is.
+function on_off(value,    lower) {
+	lower = tolower(value)
+	if (lower == "1" || lower == "on" || lower == "yes" || lower == "true" || lower == "enabled") return "on"
+	if (lower == "0" || lower == "off" || lower == "no" || lower == "false" || lower == "disabled") return "off"
+	return value
+}
+
 # One command: `config TYPE [NAME]`, `option NAME VALUE`, `list NAME VALUE`
 # or `package NAME`. Returns the directive it gives ("" for none).
 function command(    keyword, name, value, got) {
@@ -164,6 +179,7 @@ function command(    keyword, name, value, got) {
 		report("the value of " name " holds '#', which would start a comment in dnsward.conf")
 		return ""
 	}
+	if (name in boolean) value = on_off(value)
 	gsub(/_/, "-", name)
 	seen[name] = 1
 	return name " " value
