@@ -55,6 +55,13 @@
 #
 # Environment:
 #   DURATION=5 NAMES=60000 FILL=2000 ALGORITHM=13
+#   ROUNDS=1             measure everything that many times, in turn (each
+#                        round every workload, each workload every proxy);
+#                        the summary gives the median of each (the
+#                        on/off ratio of a hot workload moves by 15% between
+#                        single runs on a shared machine: ROUNDS=7 with
+#                        PROXIES="dnsward-on dnsward-off" WORKLOADS="hot hot-do"
+#                        settles it in about 4 minutes)
 #   PROXIES="dnsward-on dnsward-off unbound dnsmasq"
 #   WORKLOADS="hot hot-do miss nxdomain"
 #   MAX_CLIENTS=4 MAX_OUTSTANDING=100 PROXY_CPU=0 LOAD_CPU=1
@@ -78,6 +85,7 @@ MAX_OUTSTANDING=${MAX_OUTSTANDING:-100}
 PROXY_CPU=${PROXY_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dnsward-dnssec-$(date +%Y%m%d-%H%M%S)}
+ROUNDS=${ROUNDS:-1}
 HOT=1000
 
 fail() {
@@ -311,7 +319,7 @@ ask() {
 # Sets M_CPU, M_DONE, M_LOST, M_QPS, M_RSS, M_UP, M_RCODES, M_BUSY.
 measure() {
   local proxy=$1 workload=$2 out before after up_before up_after flags=()
-  out=$LOGS/$proxy-$workload.dnsperf
+  out=$LOGS/$proxy-$workload-$round.dnsperf
   [ "$workload" = hot-do ] && flags=(-D)
   start_server "$proxy"
   ask "$WORK/fill.txt"
@@ -356,17 +364,20 @@ measure() {
 
 # --- the runs ---------------------------------------------------------------------------
 TSV=$RESULTS_DIR/results.tsv
-printf 'proxy\tworkload\tcpu_us_per_q\tqps\tanswered\tlost\tupstream_per_q\tpeak_rss_kb\tproxy_busy_pct\trcodes\n' >"$TSV"
-ROW='%-12s %-9s %9s %8s %9s %6s %8s %8s %6s  %s\n'
+printf 'round\tproxy\tworkload\tcpu_us_per_q\tqps\tanswered\tlost\tupstream_per_q\tpeak_rss_kb\tproxy_busy_pct\trcodes\n' >"$TSV"
+ROW='%-5s %-12s %-9s %9s %8s %9s %6s %8s %8s %6s  %s\n'
 # shellcheck disable=SC2059
-printf "$ROW" proxy workload "cpu-us/q" qps answered lost upstr/q rss-kB busy% rcodes
-for workload in $WORKLOADS; do
-  for proxy in $PROXIES; do
-    measure "$proxy" "$workload"
-    # shellcheck disable=SC2059
-    printf "$ROW" "$proxy" "$workload" "$M_CPU" "$M_QPS" "$M_DONE" "$M_LOST" "$M_UP" "$M_RSS" "$M_BUSY" "$M_RCODES"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$proxy" "$workload" "$M_CPU" "$M_QPS" "$M_DONE" "$M_LOST" \
-      "$M_UP" "$M_RSS" "$M_BUSY" "$M_RCODES" >>"$TSV"
+printf "$ROW" round proxy workload "cpu-us/q" qps answered lost upstr/q rss-kB busy% rcodes
+for round in $(seq 1 "$ROUNDS"); do
+  for workload in $WORKLOADS; do
+    for proxy in $PROXIES; do
+      measure "$proxy" "$workload"
+      # shellcheck disable=SC2059
+      printf "$ROW" "$round" "$proxy" "$workload" "$M_CPU" "$M_QPS" "$M_DONE" "$M_LOST" "$M_UP" "$M_RSS" "$M_BUSY" \
+        "$M_RCODES"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$proxy" "$workload" "$M_CPU" "$M_QPS" \
+        "$M_DONE" "$M_LOST" "$M_UP" "$M_RSS" "$M_BUSY" "$M_RCODES" >>"$TSV"
+    done
   done
 done
 
@@ -374,8 +385,15 @@ done
 machine=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
 summary() {
   awk -F'\t' -v workloads="$WORKLOADS" -v proxies="$PROXIES" '
-    NR > 1 { cpu[$1, $2] = $3; rss[$1] = (rss[$1] > $8 ? rss[$1] : $8) }
+    NR > 1 { n[$2, $3]++; v[$2, $3, n[$2, $3]] = $4; rss[$2] = (rss[$2] > $9 ? rss[$2] : $9) }
+    function median(key,   i, j, k, t, a) {
+      k = n[key]
+      for (i = 1; i <= k; i++) a[i] = v[key, i] + 0
+      for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+    }
     END {
+      for (key in n) cpu[key] = sprintf("%.2f", median(key))
       nw = split(workloads, w, " "); np = split(proxies, p, " ")
       printf "| proxy |"; for (j = 1; j <= nw; j++) printf " %s |", w[j]; print " peak RSS kB |"
       printf "| --- |"; for (j = 1; j <= nw; j++) printf " ---: |"; print " ---: |"
@@ -398,12 +416,13 @@ summary() {
   echo "Command: DURATION=$DURATION NAMES=$NAMES ALGORITHM=$ALGORITHM PROXIES=\"$PROXIES\" WORKLOADS=\"$WORKLOADS\" bash Tests/Benchmarks/dnssec.sh"
   for proxy in $PROXIES; do echo "- $proxy: $(version "$proxy")"; done
   echo
-  echo "CPU µs per answered query (proxy on CPU $PROXY_CPU, dnsperf -c $MAX_CLIENTS -q $MAX_OUTSTANDING unthrottled for $DURATION s):"
+  echo "CPU µs per answered query (proxy on CPU $PROXY_CPU, dnsperf -c $MAX_CLIENTS -q $MAX_OUTSTANDING unthrottled for $DURATION s;"
+  echo "the median of $ROUNDS round(s)):"
   echo
   summary
 } >"$RESULTS_DIR/results.md"
 echo
-sed -n '7,$p' "$RESULTS_DIR/results.md"
+sed -n '/^CPU/,$p' "$RESULTS_DIR/results.md"
 echo
 echo "results: $TSV"
 echo "         $RESULTS_DIR/results.md"
