@@ -5,7 +5,7 @@
 # Knot DNS that signs the zone itself. Not a test, and not in .ci/run: it
 # prints figures for Tests/Benchmarks/README.md.
 #
-#   bash Tests/Benchmarks/dnssec.sh                     # about 3 minutes
+#   bash Tests/Benchmarks/dnssec.sh                     # about 2 minutes
 #   DNSWARD_BIN=/tmp/dnssec-fw/dnsward.stripped bash Tests/Benchmarks/dnssec.sh
 #   ALGORITHM=8 PROXIES="dnsward-on unbound" WORKLOADS="hot miss" bash Tests/Benchmarks/dnssec.sh
 #
