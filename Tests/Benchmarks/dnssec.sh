@@ -334,6 +334,15 @@ measure() {
   after=$(cpu_ticks "$SERVER_PID")
   up_after=$(knot_queries)
   M_RSS=$(peak_kb "$SERVER_PID")
+  # A SERVFAIL of dnsward-on's is its pending pool full (answers waiting
+  # for a DNSKEY or DS being fetched), or a failed validation: said so.
+  if [ "$proxy" = dnsward-on ]; then
+    "$DNSWARD_BIN" stats "127.0.0.1:$PROXY_PORT" 2>/dev/null | awk -v what="$proxy $workload" '
+      { v[$1] = $2 } END {
+        if (v["dnssecPendingFull"] + v["dnssecBogus"] > 0)
+          printf "  warning: %s: %d SERVFAIL with the pending pool full (dnssecPendingFull), %d bogus; %d chain fetches\n",
+            what, v["dnssecPendingFull"], v["dnssecBogus"], v["dnssecFetches"] > "/dev/stderr" }'
+  fi
   stop_server
   M_DONE=$(field "$out" "Queries completed")
   M_LOST=$(field "$out" "Queries lost")
