@@ -96,3 +96,116 @@ release_dnsward() {
 qemu_sysroot() {
   if [[ -e /lib/$1/libc.so.6 ]]; then echo /; else echo "/usr/$1"; fi
 }
+
+# start_signed_knot PORT ALGORITHM DENIAL ZONE FILE [ZONE FILE]...: Knot DNS
+# on 127.0.0.1:PORT serving each ZONE, signed by knotd itself
+# (`dnssec-signing: on`) with one key of its own (a CSK, flags 257, made by
+# keymgr and never rolled). ALGORITHM is 8 (RSA/SHA-256), 13 (ECDSA P-256)
+# or 15 (Ed25519); DENIAL is nsec or nsec3 (no salt, no extra iterations,
+# as RFC 9276 §3.1 asks). Each FILE holds the zone's records (names relative
+# to ZONE); the SOA (negative TTL 60 s), the NS and its address are added.
+# A ZONE below an earlier one is a signed child: the parent gets its
+# delegation and its DS. Sets SIGNED_KNOT_DIR, SIGNED_KNOT_PID and
+# SIGNED_KNOT_ANCHOR (the first zone's SHA-256 DS record on one line, for a
+# `trust-anchor` line or unbound's `trust-anchor:`); stop_signed_knot ends it.
+# With SIGNED_KNOT_STATS=1, Knot counts its queries (mod-stats) and knotc
+# reads them through $SIGNED_KNOT_DIR/knot.sock.
+start_signed_knot() {
+  local port=$1 algorithm=$2 denial=$3 name
+  shift 3
+  local zones=() files=()
+  while (($# >= 2)); do
+    zones+=("${1%.}")
+    files+=("$2")
+    shift 2
+  done
+  case $algorithm in
+    8) name=rsasha256 ;;
+    13) name=ecdsap256sha256 ;;
+    15) name=ed25519 ;;
+    *) echo "start_signed_knot: algorithm $algorithm (8, 13 or 15)" >&2 && return 1 ;;
+  esac
+  SIGNED_KNOT_DIR=$(mktemp -d)
+  mkdir -p "$SIGNED_KNOT_DIR/zones" "$SIGNED_KNOT_DIR/db"
+  {
+    cat <<CONF
+server:
+    rundir: "$SIGNED_KNOT_DIR"
+    pidfile: "$SIGNED_KNOT_DIR/knotd.pid"
+    listen: 127.0.0.1@$port
+database:
+    storage: "$SIGNED_KNOT_DIR/db"
+control:
+    listen: "$SIGNED_KNOT_DIR/knot.sock"
+log:
+  - target: stderr
+    any: warning
+template:
+  - id: default
+    storage: "$SIGNED_KNOT_DIR/zones"
+    file: "%s.zone"
+    zonefile-sync: -1
+    journal-content: none
+$([ "${SIGNED_KNOT_STATS:-0}" = 1 ] && echo "    global-module: mod-stats")
+policy:
+  - id: signed
+    manual: on
+    algorithm: $name
+CONF
+    if [ "$denial" = nsec3 ]; then
+      printf '    nsec3: on\n    nsec3-iterations: 0\n    nsec3-salt-length: 0\n'
+    fi
+    echo "zone:"
+    for name in "${zones[@]}"; do
+      printf '  - domain: %s.\n    dnssec-signing: on\n    dnssec-policy: signed\n' "$name"
+    done
+  } >"$SIGNED_KNOT_DIR/knot.conf"
+  local i j zone ds
+  for i in "${!zones[@]}"; do
+    zone=${zones[$i]}
+    {
+      printf '$ORIGIN %s.\n$TTL 3600\n' "$zone"
+      printf '@ SOA ns.%s. admin.%s. 1 3600 600 86400 60\n@ NS ns\nns A 192.0.2.53\n' "$zone" "$zone"
+      cat "${files[$i]}"
+    } >"$SIGNED_KNOT_DIR/zones/$zone.zone"
+    keymgr -c "$SIGNED_KNOT_DIR/knot.conf" "$zone." generate "algorithm=$algorithm" ksk=yes zsk=yes \
+      >/dev/null || { echo "start_signed_knot: keymgr generate for $zone failed" >&2 && return 1; }
+    # "NAME. DS TAG ALGORITHM 2 HEX": the SHA-256 digest (RFC 4509).
+    ds=$(keymgr -c "$SIGNED_KNOT_DIR/knot.conf" "$zone." ds | awk '$5 == 2' | head -1)
+    [ -n "$ds" ] || { echo "start_signed_knot: keymgr printed no SHA-256 DS for $zone" >&2 && return 1; }
+    [ "$i" -eq 0 ] && SIGNED_KNOT_ANCHOR=$ds
+    for ((j = i - 1; j >= 0; j--)); do
+      if [[ $zone == *".${zones[$j]}" ]]; then
+        printf '%s. NS ns.%s.\nns.%s. A 192.0.2.53\n%s\n' "$zone" "$zone" "$zone" "$ds" \
+          >>"$SIGNED_KNOT_DIR/zones/${zones[$j]}.zone"
+        break
+      fi
+    done
+  done
+  knotd -c "$SIGNED_KNOT_DIR/knot.conf" >"$SIGNED_KNOT_DIR/knotd.log" 2>&1 &
+  SIGNED_KNOT_PID=$!
+  # Signing takes a while for a big zone (60,000 RSA signatures: a minute).
+  local signed=0
+  for _ in $(seq 1 600); do
+    signed=0
+    for zone in "${zones[@]}"; do
+      dig +dnssec +tries=1 +time=1 @127.0.0.1 -p "$port" "$zone." SOA 2>/dev/null |
+        grep -q "RRSIG[[:space:]]*SOA" && signed=$((signed + 1))
+    done
+    [ "$signed" -eq ${#zones[@]} ] && return 0
+    kill -0 "$SIGNED_KNOT_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "knotd did not serve ${zones[*]} signed on 127.0.0.1:$port" >&2
+  cat "$SIGNED_KNOT_DIR/knotd.log" >&2
+  return 1
+}
+
+stop_signed_knot() {
+  if [ -n "${SIGNED_KNOT_PID:-}" ]; then
+    kill "$SIGNED_KNOT_PID" 2>/dev/null || true
+    wait "$SIGNED_KNOT_PID" 2>/dev/null || true
+  fi
+  if [ -n "${SIGNED_KNOT_DIR:-}" ]; then rm -rf "$SIGNED_KNOT_DIR"; fi
+  SIGNED_KNOT_PID= SIGNED_KNOT_DIR=
+}

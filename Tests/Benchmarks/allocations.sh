@@ -83,6 +83,22 @@
 #                  that both get traffic in the warm-up; with `metrics
 #                  PORT` (unless the binary has no metrics) scraped 20
 #                  times a second during the run, so the scrapes count too
+#   dnssec         `dnssec on` (DNSWARD_DNSSEC_BIN), its only trust anchor
+#                  the DS of signed.test, which a Knot of its own signs
+#                  (ECDSA P-256, NSEC) with a signed child, kid.signed.test;
+#                  40% of the queries are new names, each validated in the
+#                  run: wildcard answers (the NSEC proving no closer name),
+#                  wildcard NODATA, NXDOMAIN (two NSECs) and the child's
+#                  wildcard (its DS and DNSKEY fetched and validated again
+#                  whenever the cache, 4,096 entries, evicted them); the
+#                  others are hits on secure answers, NODATA and NXDOMAIN.
+#                  Two runs of DNSSEC_QUERIES: DO=0 clients (RRSIG and NSEC
+#                  stripped) as `dnssec`, DO=1 clients (AD set, RRSIGs kept)
+#                  as `dnssec-do`. Before them, dig checks AD=1 and the
+#                  stripping; after each, the engine's dnssecSecure must
+#                  have grown by at least the new names of the run, with no
+#                  insecure or bogus answer (an unvalidated run proves
+#                  nothing). Needs keymgr (Debian: knot)
 #
 # Why warm up: a process allocates a little the first time a path runs
 # (the host build's first query initializes the global defaultAllowPrefixes
@@ -111,6 +127,13 @@
 #   HTTPDNS_QUERIES  queries of the httpdns workload (default QUERIES / 5,
 #                    at least 2000; a multiple of 2000): one Python server,
 #                    4 requests at a time, answers a few thousand a second
+#   DNSWARD_DNSSEC_BIN  the binary with the validator for dnssec (default
+#                    DNSWARD_TLS_BIN when set — .ci/run's host firmware is
+#                    built with -DDNSWARD_DNSSEC=ON — else the main binary;
+#                    the SwiftPM build always has it)
+#   DNSSEC_QUERIES   queries of each dnssec run (default QUERIES / 5, at
+#                    least 2000; a multiple of 2000): each new name costs
+#                    two or three ECDSA verifications (about 0.6 ms each)
 #   DOH_QUERIES      queries of the doh workload (default QUERIES / 5, at
 #                    least 2000; a multiple of 2000): 4 at a time through
 #                    dnsdist, about 2,700 a second here
@@ -129,13 +152,14 @@
 #                    writes the main config for those ports and exits.
 #
 # Needs gcc, dnsperf, knotd and dig (addr2line to symbolize stacks); dot and
-# doh also openssl, dnsdist and libmbedtls-dev (or DNSWARD_TLS_BIN). Takes
-# 55 s after the builds, 70 s with dot and doh. Only 127.0.0.1 is used.
+# doh also openssl, dnsdist and libmbedtls-dev (or DNSWARD_TLS_BIN); dnssec
+# also keymgr. Takes 55 s after the builds, 70 s with dot and doh, and
+# dnssec about 45 s more. Only 127.0.0.1 is used.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$ROOT/.ci/lib.sh"
 QUERIES=${QUERIES:-100000}
-ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local nftset dead-upstream stale defended workers"
+ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local nftset dead-upstream stale defended workers dnssec"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 TLS_SCRATCH=${ALLOC_TLS_SCRATCH:-/tmp/alloc-build-tls}
@@ -187,9 +211,12 @@ fi
 FIFTH=$((QUERIES / 5 / 2000 * 2000 > 2000 ? QUERIES / 5 / 2000 * 2000 : 2000))
 HTTPDNS_QUERIES=${HTTPDNS_QUERIES:-$FIFTH}
 DOH_QUERIES=${DOH_QUERIES:-$FIFTH}
+DNSSEC_QUERIES=${DNSSEC_QUERIES:-$FIFTH}
 [ $((HTTPDNS_QUERIES % 2000)) -eq 0 ] && [ "$HTTPDNS_QUERIES" -gt 0 ] ||
   fail "HTTPDNS_QUERIES must be a multiple of 2000"
 [ $((DOH_QUERIES % 2000)) -eq 0 ] && [ "$DOH_QUERIES" -gt 0 ] || fail "DOH_QUERIES must be a multiple of 2000"
+[ $((DNSSEC_QUERIES % 2000)) -eq 0 ] && [ "$DNSSEC_QUERIES" -gt 0 ] ||
+  fail "DNSSEC_QUERIES must be a multiple of 2000"
 for workload in $WORKLOADS; do
   [[ " $ALL_WORKLOADS " == *" $workload "* ]] || fail "unknown workload $workload (known: $ALL_WORKLOADS)"
 done
@@ -214,6 +241,7 @@ cleanup() {
   done
   [ -n "$STALE_KNOT_DIR" ] && rm -rf "$STALE_KNOT_DIR"
   stop_knot
+  stop_signed_knot
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -273,6 +301,8 @@ if [[ " $WORKLOADS " == *" dot "* || " $WORKLOADS " == *" doh "* ]]; then
     echo "dot, doh: will be skipped: $TLS_SKIP"
   fi
 fi
+DNSWARD_DNSSEC=${DNSWARD_DNSSEC_BIN:-${DNSWARD_TLS_BIN:-$DNSWARD}}
+[ -x "$DNSWARD_DNSSEC" ] || fail "DNSWARD_DNSSEC_BIN=$DNSWARD_DNSSEC is not an executable"
 gcc -O2 -Wall -Wextra -shared -fPIC -fno-builtin -o "$WORK/malloc-counter.so" \
   "$ROOT/Tests/Benchmarks/malloc-counter.c" -ldl || fail "gcc malloc-counter.so"
 gcc -O2 -Wall -Wextra -DMALLOC_COUNTER_READER -o "$WORK/malloc-counter" \
@@ -408,6 +438,12 @@ NFT
           write_config "$WORK/$name.conf" "$port" "$KNOT_PORT" "$WORK/$name.cache"
           defences "$KNOT_PORT" >>"$WORK/$name.conf"
           ;;
+        dnssec)
+          start_signed_zones
+          write_config "$WORK/$name.conf" "$port" "$SIGNED_KNOT_PORT" "$WORK/$name.cache"
+          validation "$SIGNED_KNOT_ANCHOR" >>"$WORK/$name.conf"
+          binary=$DNSWARD_DNSSEC
+          ;;
       esac
       start_dnsward "$name" "$port" "$WORK/$name.conf" "$binary"
       if [ "$name" = dot ] || [ "$name" = doh ]; then check_tls_path "$name" "$port"; fi
@@ -509,12 +545,76 @@ detect-nxdomain-redirect on
 CONF
 }
 
+# validation ANCHOR: the lines of the dnssec instance: its only trust
+# anchor the test zone's DS.
+validation() {
+  printf 'dnssec on\ndnssec-root off\ntrust-anchor %s\n' "$1"
+}
+
+# start_signed_zones: the dnssec workload's Knot (.ci/lib.sh) on
+# SIGNED_KNOT_PORT: signed.test with 500 names (n0..n499, A only) and a
+# wildcard under w, and its signed child kid.signed.test (www and a
+# wildcard under w); ECDSA P-256 (algorithm 13), NSEC.
+start_signed_zones() {
+  awk 'BEGIN { for (i = 0; i < 500; i++) printf "n%d A 192.0.2.%d\n", i, i % 250 + 1
+               print "*.w A 192.0.2.4" }' >"$WORK/signed.test.records"
+  printf 'www A 192.0.2.5\n*.w A 192.0.2.6\n' >"$WORK/kid.signed.test.records"
+  take_port SIGNED_KNOT_PORT
+  start_signed_knot "$SIGNED_KNOT_PORT" 13 nsec signed.test "$WORK/signed.test.records" \
+    kid.signed.test "$WORK/kid.signed.test.records" || fail "dnssec: knotd did not sign the test zones"
+}
+
+# check_validation NAME PORT: before the dnssec runs, the instance validates
+# (AD=1 and the RRSIG for a DO=1 client, in the signed child too) and strips
+# (no RRSIG for a DO=0 client).
+check_validation() {
+  local got
+  got=$(dig +dnssec +tries=1 +time=3 @127.0.0.1 -p "$2" www.kid.signed.test A 2>&1 || true)
+  if ! grep -q 'flags:.* ad[ ;]' <<<"$got" || ! grep -q 'RRSIG' <<<"$got"; then
+    cat "$WORK/$1.log"
+    fail "$1: www.kid.signed.test with DO=1: no AD=1 or no RRSIG: $got"
+  fi
+  got=$(dig +tries=1 +time=3 @127.0.0.1 -p "$2" x1.signed.test A 2>&1 || true)
+  if ! grep -q 'status: NXDOMAIN' <<<"$got" || grep -q 'RRSIG\|NSEC' <<<"$got"; then
+    fail "$1: x1.signed.test with DO=0: not NXDOMAIN, or RRSIG/NSEC not stripped: $got"
+  fi
+}
+
+# validation_stats PORT: "secure insecure bogus fetches" from `dnsward stats`.
+validation_stats() {
+  "$DNSWARD_DNSSEC" stats "127.0.0.1:$1" 2>/dev/null | awk '{ v[$1] = $2 } END {
+    print v["dnssecSecure"] + 0, v["dnssecInsecure"] + 0, v["dnssecBogus"] + 0, v["dnssecFetches"] + 0 }'
+}
+
+# measure_validated WORKLOAD PREFIX [DNSPERF ARGS...]: measure over the
+# dnssec instance with that run's own new names (PREFIX), then the check
+# that they were validated: dnssecSecure grew by at least the new names
+# (chain fetches count too), none insecure or bogus.
+measure_validated() {
+  local workload=$1 prefix=$2 before after misses
+  shift 2
+  dnssec_queries "w$prefix" 2000 >"$WORK/$workload-warm.txt"
+  dnssec_queries "$prefix" "$DNSSEC_QUERIES" >"$WORK/$workload.txt"
+  misses=$((DNSSEC_QUERIES * 4 / 10))
+  instance dnssec
+  read -r -a before <<<"$(validation_stats "$IPORT")"
+  QUERIES=$DNSSEC_QUERIES measure "$workload" dnssec udp "$WORK/$workload-warm.txt" 1 "$WORK/$workload.txt" "$@"
+  read -r -a after <<<"$(validation_stats "$IPORT")"
+  local secure=$((after[0] - before[0])) insecure=$((after[1] - before[1]))
+  local bogus=$((after[2] - before[2])) fetches=$((after[3] - before[3]))
+  echo "$workload: validated secure $secure, insecure $insecure, bogus $bogus, chain fetches $fetches (warm-up included; $misses new names in the run)"
+  [ "$secure" -ge "$misses" ] ||
+    FAILED+=("$workload: dnssecSecure grew by $secure, fewer than the $misses new names of the run: not validated")
+  [ "$insecure" -eq 0 ] && [ "$bogus" -eq 0 ] ||
+    FAILED+=("$workload: $insecure insecure and $bogus bogus answers from a zone signed throughout")
+}
+
 # can_configure [LINE]: whether the binary takes --config (with LINE added
 # to the config), so that instances other than main can be started.
 can_configure() {
   write_config "$WORK/check.conf" 1 1 "$WORK/check.cache"
   [ $# -eq 0 ] || echo "$1" >>"$WORK/check.conf"
-  "$DNSWARD" --check "$WORK/check.conf" >/dev/null 2>&1
+  "${CHECK_BIN:-$DNSWARD}" --check "$WORK/check.conf" >/dev/null 2>&1
 }
 
 # has_metrics: whether the binary serves `metrics` (a firmware built with
@@ -638,6 +738,27 @@ ghost.lan A
 fileserver A
 3.2.16.172.in-addr.arpa PTR
 Q
+# dnssec_queries PREFIX COUNT: COUNT lines, in tens: 4 new names (PREFIX
+# and the line number: a wildcard A, an NXDOMAIN, a wildcard NODATA, the
+# child's wildcard A), then 6 hits (secure A and NODATA, the child's www,
+# an NXDOMAIN of the warm-up's: names every warm-up asks).
+dnssec_queries() {
+  awk -v p="$1" -v count="$2" 'BEGIN {
+    for (i = 0; i < count; i++) {
+      k = (i * 7) % 500
+      r = i % 10
+      if (r == 0) printf "%s%d.w.signed.test A\n", p, i
+      else if (r == 1) printf "n%d.signed.test A\n", k
+      else if (r == 2) printf "%sx%d.signed.test A\n", p, i
+      else if (r == 3) printf "n%d.signed.test AAAA\n", k
+      else if (r == 4) printf "%s%d.w.signed.test AAAA\n", p, i
+      else if (r == 5) printf "%s%d.w.kid.signed.test A\n", p, i
+      else if (r == 6) print "www.kid.signed.test A"
+      else if (r == 8) printf "gone%d.signed.test A\n", k % 50
+      else printf "n%d.signed.test A\n", (k + 250) % 500
+    }
+  }'
+}
 names 'e%d.cold.example.test' 0 5000 A AAAA >"$WORK/dead-warm.txt"
 names 'f%d.cold.example.test' 0 "$QUERIES" A AAAA >"$WORK/dead.txt"
 
@@ -810,6 +931,20 @@ for workload in $WORKLOADS; do
         continue
       fi
       ;;
+    dnssec)
+      reason=
+      if ! command -v keymgr >/dev/null; then
+        reason="keymgr is not installed (Debian: apt-get install knot)"
+      elif ! CHECK_BIN=$DNSWARD_DNSSEC can_configure "$(validation \
+        "signed.test. DS 1 13 2 $(printf '%064d' 0)")"; then
+        reason="$DNSWARD_DNSSEC takes no --config with \`dnssec on\` (a firmware without -DDNSWARD_DNSSEC=ON?)"
+      fi
+      if [ -n "$reason" ]; then
+        [ "${STRICT:-0}" = 1 ] && fail "$workload: $reason"
+        echo "$workload: skipped ($reason)" | tee -a "$TABLE"
+        continue
+      fi
+      ;;
     workers)
       if ! can_configure "workers 2"; then
         echo "$workload: skipped (this binary takes no --config with \`workers 2\`)" | tee -a "$TABLE"
@@ -855,6 +990,12 @@ for workload in $WORKLOADS; do
       ;;
     defended) measure defended defended udp "$WORK/defended-warm.txt" 1 "$WORK/defended.txt" ;;
     workers) CLIENTS=16 measure workers workers udp "$WORK/workers-warm.txt" 1 "$WORK/workers.txt" ;;
+    dnssec)
+      instance dnssec
+      check_validation dnssec "$IPORT"
+      measure_validated dnssec a
+      measure_validated dnssec-do b -D
+      ;;
   esac
 done
 
@@ -898,6 +1039,7 @@ fi
 notes=()
 grep -q '^httpdns .* | ' "$TABLE" && notes+=("httpdns: $HTTPDNS_QUERIES")
 grep -q '^doh .* | ' "$TABLE" && notes+=("doh: $DOH_QUERIES")
+grep -q '^dnssec .* | ' "$TABLE" && notes+=("dnssec and dnssec-do: $DNSSEC_QUERIES")
 note=
 [ ${#notes[@]} -gt 0 ] && note=" ($(IFS=,; echo "${notes[*]}" | sed 's/,/, /g'))"
 echo "allocations.sh: no heap allocation in $(($(grep -c " | " "$TABLE") - 1)) workloads of $QUERIES queries each$note"
