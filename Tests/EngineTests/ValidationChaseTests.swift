@@ -20,7 +20,8 @@ final class ValidationChaseTests: XCTestCase {
 
   /// A referral's NS record for `owner` (uncompressed, unsigned).
   static func nsRecord(_ owner: String) -> [UInt8] {
-    wireName(owner) + [0, 2, 0, 1, 0, 0, 0x0E, 0x10, 0, 10] + wireName("ns.example")
+    let rdata = wireName("ns.example")
+    return wireName(owner) + [0, 2, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(rdata.count)] + rdata
   }
 
   /// An SOA record for `owner`: what a real NODATA carries.
@@ -61,11 +62,10 @@ final class ValidationChaseTests: XCTestCase {
       try writer.writeHeader(
         id: 0, flags: HeaderFlags(rawValue: HeaderFlags.response), questions: 1, answers: 1,
         authorities: UInt16(authority.count), additionals: 1)
-      try writer.writeQuestion(name: wireName(owner), type: .a, rrClass: .internet)
-      try wireName(target).withUnsafeBytes { (rdata) throws(WireError) in
-        try writer.writeRecord(
-          pointerTo: HeaderField.size, type: .cname, rrClass: .internet, ttl: 3600, rdata: rdata)
-      }
+      try writeBytes(&writer, wireName(owner) + [0, 1, 0, 1])
+      let rdata = wireName(target)
+      try writeBytes(
+        &writer, [0xC0, 12, 0, 5, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(rdata.count)] + rdata)
       for record in authority { try writeBytes(&writer, record) }
       try writer.writeOPT(udpPayloadSize: 1232, dnssecOK: true)
     }
@@ -235,7 +235,28 @@ final class ValidationChaseTests: XCTestCase {
     XCTAssertEqual(replies.count, 1)
     let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
     XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
-    XCTAssertLessThanOrEqual(asked(harness, "www.example") + asked(harness, "alias.example"), 10)
+    XCTAssertEqual(asked(harness, "www.example"), 1, "the target chased")
+    XCTAssertLessThanOrEqual(asked(harness, "alias.example"), 2, "and alias once more at most")
+    XCTAssertEqual(harness.engine.activeTransactions, 0)
+  }
+
+  /// c0 CNAME c1, c1 CNAME c2, ..., each answered with a referral: at most
+  /// eight chased links per question, then SERVFAIL.
+  func testAChainOfChasesStopsAfterEightLinks() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "c0.insec.example", edns: Self.withDO))
+    var answers: [String: [UInt8]] = [:]
+    for link in 0..<20 {
+      let target = "c\(link + 1).insec.example"
+      answers["c\(link).insec.example. A"] = Self.unsignedCNAME(
+        "c\(link).insec.example", to: target, authority: [Self.nsRecord(target)])
+    }
+    let replies = serve(harness, answers: answers)
+    XCTAssertEqual(replies.count, 1)
+    let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(asked(harness, "c8.insec.example"), 1, "the eighth link chased")
+    XCTAssertEqual(asked(harness, "c9.insec.example"), 0, "the ninth not")
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 }

@@ -1,0 +1,219 @@
+#if !DNSWARD_NO_DNSSEC
+  import DNSSEC
+  import DNSWire
+
+  /// A CNAME whose target the upstream left out (issue 18). An
+  /// authoritative upstream answers a name whose CNAME points into a zone
+  /// it delegates with the CNAME and a referral: no records for the target,
+  /// no SOA. A resolver asks for the target itself (RFC 1034 §5.3.3 step 3);
+  /// so does a validating slot here, since the validator cannot prove an
+  /// absence nobody claimed:
+  /// - detected in the engine from the message alone (`chaseTarget`), before
+  ///   the validator: it asks nothing of the chain and needs no new verdict;
+  ///   the composed message is then validated like any other, CNAME
+  ///   signatures included;
+  /// - (target, type) is asked with DO=1 CD=0 as a chain fetch is
+  ///   (`awaitChain`, joined when in flight, counted in `maxFetches`, at
+  ///   most `maxChases` per question), the answer parked meanwhile;
+  /// - the fetched answer, once settled, is composed in (`compose`): the
+  ///   original header and question, the original answer section (the
+  ///   CNAMEs and their RRSIGs), the fetched answer and authority sections
+  ///   (its data or its denial), and the original OPT; names uncompressed.
+  ///   A bogus or failed fetch makes the original bogus with its EDE; a
+  ///   composed message past a pending buffer is SERVFAIL
+  ///   (`dnssecPendingFull`).
+  /// A real NODATA or NXDOMAIN for the target carries an SOA (or is signed
+  /// and validated as it is): never chased.
+  extension Engine {
+    /// Validates an answer, or chases the CNAME target it left out.
+    func validateOrChase<E: EngineEnvironment>(
+      _ reply: Message, slot: Int, now: UInt64, environment: inout E
+    ) {
+      var target = InlineArray<255, UInt8>(repeating: 0)
+      let length = withUnsafeMutableBytes(of: &target) { Self.chaseTarget(of: reply, into: $0) }
+      guard let length else {
+        settle(
+          verdict(for: reply, slot: slot, now: now, environment: &environment), reply, slot: slot,
+          now: now, environment: &environment)
+        return
+      }
+      withUnsafeBytes(of: &target) { name in
+        awaitChain(
+          reply, slot: slot, name: UnsafeRawBufferPointer(rebasing: name[0..<length]),
+          type: reply.questionType, chase: true, now: now, environment: &environment)
+      }
+    }
+
+    /// The flat name (its length, written to `target`) where `reply`'s
+    /// CNAME chain from the question name ends without data of the question
+    /// type, in a NOERROR answer whose authority section has no SOA; nil
+    /// when there is nothing to chase.
+    static func chaseTarget(of reply: Message, into target: UnsafeMutableRawBufferPointer) -> Int? {
+      let type = reply.questionType
+      guard reply.hasQuestion, reply.rcode == .noError, type != .cname, type != .any,
+        type != .rrsig
+      else { return nil }
+      var records = reply.records()
+      while let record = records.next(), record.offset < reply.additionalOffset {
+        if record.type == .soa, record.offset >= reply.authorityOffset { return nil }
+      }
+      var length = reply.copyQuestionName(into: target)
+      var owner = InlineArray<255, UInt8>(repeating: 0)
+      // As many links as the validator follows in one message.
+      for links in 0...16 {
+        var cname: ResourceRecord? = nil
+        var answers = reply.records()
+        while let record = answers.next(), record.offset < reply.authorityOffset {
+          guard record.type == type || record.type == .cname else { continue }
+          let owned = withUnsafeMutableBytes(of: &owner) { output -> Bool in
+            guard
+              let ownerLength = try? Name.read(in: reply.bytes, at: record.offset, into: output)
+                .length
+            else { return false }
+            return Name.equalIgnoringCase(
+              UnsafeRawBufferPointer(rebasing: output[0..<ownerLength]),
+              UnsafeRawBufferPointer(rebasing: target[0..<length]))
+          }
+          guard owned else { continue }
+          if record.type == type { return nil }
+          cname = record
+        }
+        guard let cname else { return links > 0 ? length : nil }
+        guard
+          let next = try? Name.read(
+            in: reply.bytes, at: cname.rdataOffset, into: target, firstTarget: HeaderField.size)
+        else { return nil }
+        length = next.length
+      }
+      return nil
+    }
+
+    /// The chase for pending entry `index` (whose message is `original`)
+    /// ended: `answer` is the target's settled answer, nil when it failed
+    /// or was bogus (`failure`).
+    func resumeChase<E: EngineEnvironment>(
+      _ index: Int, _ original: Message, answer: Message?, failure: ExtendedDNSError, now: UInt64,
+      environment: inout E
+    ) {
+      validations.entries[index].chasing = false
+      let slot = Int(validations.entries[index].slot)
+      guard let answer else {
+        rejectBogus(original, slot: slot, error: failure, now: now, environment: &environment)
+        return
+      }
+      guard let composed = compose(original, answer, into: index) else {
+        failFull(slot: slot, now: now, environment: &environment)
+        return
+      }
+      validateOrChase(composed, slot: slot, now: now, environment: &environment)
+    }
+
+    /// Writes the composed answer into `validations.composed`, then into
+    /// pending entry `index`'s buffer; nil when it does not fit.
+    func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
+      var writer = MessageWriter(buffer: validations.composed)
+      var flags = original.flags
+      flags.rcode = fetched.flags.rcode
+      do throws(WireError) {
+        try writer.writeHeader(
+          id: original.id, flags: flags, questions: 1,
+          answers: UInt16(original.answerCount + fetched.answerCount),
+          authorities: UInt16(fetched.authorityCount),
+          additionals: original.opt == nil ? 0 : 1)
+        try writer.write(
+          UnsafeRawBufferPointer(
+            rebasing: original.bytes[HeaderField.size..<original.questionEnd]))
+      } catch {
+        return nil
+      }
+      guard Self.copyRecords(of: original, to: original.authorityOffset, into: &writer),
+        Self.copyRecords(of: fetched, to: fetched.additionalOffset, into: &writer)
+      else { return nil }
+      if let opt = original.opt {
+        guard
+          (try? writer.write(
+            UnsafeRawBufferPointer(rebasing: original.bytes[opt.offset..<opt.end]))) != nil
+        else { return nil }
+      }
+      UnsafeMutableRawBufferPointer(rebasing: validations.buffer(index)[0..<writer.count])
+        .copyMemory(from: writer.written)
+      validations.entries[index].length = writer.count
+      return validations.message(index)
+    }
+
+    /// Copies the records of `message` before offset `end`; false when
+    /// they do not fit.
+    static func copyRecords(of message: Message, to end: Int, into writer: inout MessageWriter)
+      -> Bool
+    {
+      var name = InlineArray<255, UInt8>(repeating: 0)
+      return withUnsafeMutableBytes(of: &name) { scratch in
+        var records = message.records()
+        while let record = records.next(), record.offset < end {
+          guard (try? copyRecord(record, of: message, scratch: scratch, into: &writer)) != nil
+          else { return false }
+        }
+        return true
+      }
+    }
+
+    /// One record, every name written uncompressed: the owner, and those in
+    /// the RDATA of the types that may compress them (RFC 3597 §4); other
+    /// RDATA as it is.
+    static func copyRecord(
+      _ record: ResourceRecord, of message: Message, scratch: UnsafeMutableRawBufferPointer,
+      into writer: inout MessageWriter
+    ) throws(WireError) {
+      var names = 0
+      var before = record.rdataLength
+      if record.rrClass == .internet {
+        switch record.type {
+        case .ns, .cname, .ptr: (names, before) = (1, 0)
+        case .mx: (names, before) = (1, 2)
+        case .soa: (names, before) = (2, 0)
+        default: break
+        }
+      }
+      var position = record.offset
+      var rdataStart = 0
+      for index in 0...names {
+        let name = try Name.read(
+          in: message.bytes, at: position, into: scratch, firstTarget: HeaderField.size)
+        try writer.writeName(
+          UnsafeRawBufferPointer(rebasing: scratch[0..<name.length]), compress: false)
+        position = name.end
+        if index == 0 {
+          // TYPE, CLASS, TTL, RDLENGTH (patched below), the RDATA before its names.
+          position = record.rdataOffset + before
+          try writer.write(
+            UnsafeRawBufferPointer(rebasing: message.bytes[record.fixedOffset..<position]))
+          rdataStart = writer.count - before
+        }
+      }
+      try writer.write(UnsafeRawBufferPointer(rebasing: message.bytes[position..<record.end]))
+      guard writer.count - rdataStart <= 0xFFFF else { throw .bufferFull }
+      writer.patchUInt16(UInt16(writer.count - rdataStart), at: rdataStart - 2)
+    }
+
+    /// A full pool, or an answer that fits no buffer: SERVFAIL.
+    func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+      counters.dnssecPendingFull += 1
+      replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+      resumeValidations(awaiting: slot, now: now, environment: &environment)
+      release(slot: slot)
+    }
+
+    /// Whether `start` is `slot`, or awaits it through the fetches its
+    /// pending validations wait for: joining it would wait forever.
+    func awaits(_ start: Int, _ slot: Int) -> Bool {
+      var current = start
+      for _ in 0...validations.capacity {
+        if current == slot { return true }
+        let own = Int(transactions[current].pendingValidation)
+        guard own >= 0, validations.entries[own].awaitedSlot >= 0 else { return false }
+        current = Int(validations.entries[own].awaitedSlot)
+      }
+      return true
+    }
+  }
+#endif
