@@ -259,4 +259,33 @@ final class ValidationChaseTests: XCTestCase {
     XCTAssertEqual(asked(harness, "c9.insec.example"), 0, "the ninth not")
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
+
+  /// The composed message writes every name in full: an answer that fits a
+  /// pending buffer compressed may not fit it composed. SERVFAIL, counted.
+  func testAComposedAnswerPastAPendingBufferIsSERVFAIL() throws {
+    let harness = makeHarness()
+    let name =
+      String(repeating: "x", count: 63) + "." + String(repeating: "y", count: 40)
+      + ".insec.example"
+    harness.ask(makeQuery(id: 1, name: name, edns: Self.withDO))
+    var partial = Self.unsignedCNAME(
+      name, to: "www.insec.example", authority: [Self.nsRecord("www.insec.example")])
+    // 60 TXT records at the question name, each owner a 2-byte pointer
+    // (115 bytes in full), after the CNAME.
+    let txt = [UInt8](repeating: 0x61, count: 150)
+    let record =
+      [0xC0, 12, 0, 16, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(txt.count + 1), UInt8(txt.count)]
+      + txt
+    let answerEnd = 12 + wireName(name).count + 4 + 12 + wireName("www.insec.example").count
+    partial.insert(contentsOf: Array(repeating: record, count: 60).flatMap { $0 }, at: answerEnd)
+    partial[7] = 61
+    XCTAssertLessThan(partial.count, 16_384)
+    let replies = serve(harness, answers: ["\(name). A": partial])
+    XCTAssertEqual(asked(harness, "www.insec.example"), 1)
+    XCTAssertEqual(replies.count, 1)
+    let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(harness.counters.dnssecPendingFull, 1)
+    XCTAssertEqual(harness.engine.activeTransactions, 0)
+  }
 }
