@@ -22,6 +22,9 @@
   ///   CD=0 as an ordinary `.answer` transaction with no client, or joined if
   ///   one is in flight. That answer is validated in turn and cached with its
   ///   state, then every pending validation awaiting it runs again.
+  /// Before the validator, an answer whose CNAME target the upstream left
+  /// out (a referral) is parked the same way while the target is asked
+  /// (ValidationChase.swift).
   ///
   /// Bounds: at most `maxFetches` links per pending validation; a pending
   /// validation ends bogus (EDE 9) after `3 × timeout`, when the link it awaits
