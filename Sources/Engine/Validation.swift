@@ -72,9 +72,6 @@
     /// out (ValidationStripping.swift), `maxStripped` pairs.
     let strippedRanges: UnsafeMutablePointer<Int32>
     static let maxStripped = 64
-    /// Where a chased answer is composed before it replaces its pending
-    /// message (ValidationChase.swift); one buffer, used within one call.
-    let composed: UnsafeMutableRawBufferPointer
 
     /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
     init(enabled: Bool, inflight: Int) {
@@ -86,7 +83,6 @@
       recentBogus.initialize(repeating: 0, count: Self.recentBogusCount)
       strippedRanges = .allocate(capacity: 2 * Self.maxStripped)
       strippedRanges.initialize(repeating: 0, count: 2 * Self.maxStripped)
-      composed = .allocate(byteCount: enabled ? Self.bufferBytes : 1, alignment: 8)
     }
 
     deinit {
@@ -94,7 +90,6 @@
       buffers.deallocate()
       recentBogus.deallocate()
       strippedRanges.deallocate()
-      composed.deallocate()
     }
 
     func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {

@@ -5,7 +5,7 @@
   /// A CNAME whose target the upstream left out (issue 18). An
   /// authoritative upstream answers a name whose CNAME points into a zone
   /// it delegates with the CNAME and a referral: no records for the target,
-  /// no SOA. A resolver asks for the target itself (RFC 1034 §5.3.3 step 3);
+  /// no SOA. A resolver asks for the target itself (RFC 1034 §5.3.3, step 4c);
   /// so does a validating slot here, since the validator cannot prove an
   /// absence nobody claimed:
   /// - detected in the engine from the message alone (`chaseTarget`), before
@@ -18,12 +18,13 @@
   /// - the fetched answer, once settled, is composed in (`compose`): the
   ///   original header and question, the original answer section (the
   ///   CNAMEs and their RRSIGs), the fetched answer and authority sections
-  ///   (its data or its denial), and the original OPT; names uncompressed.
+  ///   (its data or its denial, names uncompressed), and an OPT like the
+  ///   original's.
   ///   A bogus or failed fetch makes the original bogus with its EDE; a
   ///   composed message past a pending buffer is SERVFAIL
   ///   (`dnssecPendingFull`).
-  /// A real NODATA or NXDOMAIN for the target carries an SOA (or is signed
-  /// and validated as it is): never chased.
+  /// A real NODATA or NXDOMAIN for the target carries an SOA: never chased,
+  /// validated as it is.
   extension Engine {
     /// Validates an answer, or chases the CNAME target it left out.
     func validateOrChase<E: EngineEnvironment>(
@@ -51,41 +52,47 @@
     static func chaseTarget(of reply: Message, into target: UnsafeMutableRawBufferPointer) -> Int? {
       let type = reply.questionType
       guard reply.hasQuestion, reply.rcode == .noError, type != .cname, type != .any,
-        type != .rrsig
+        type != .rrsig, var length = flatName(reply, at: reply.questionOffset, into: target)
       else { return nil }
-      var records = reply.records()
-      while let record = records.next(), record.offset < reply.additionalOffset {
-        if record.type == .soa, record.offset >= reply.authorityOffset { return nil }
-      }
-      var length = reply.copyQuestionName(into: target)
       var owner = InlineArray<255, UInt8>(repeating: 0)
       // As many links as the validator follows in one message.
       for links in 0...16 {
-        var cname: ResourceRecord? = nil
-        var answers = reply.records()
-        while let record = answers.next(), record.offset < reply.authorityOffset {
+        var cname = -1
+        var records = reply.records()
+        while let record = records.next(), record.offset < reply.additionalOffset {
+          if record.offset >= reply.authorityOffset {
+            if record.type == .soa { return nil }
+            continue
+          }
           guard record.type == type || record.type == .cname else { continue }
           let owned = withUnsafeMutableBytes(of: &owner) { output -> Bool in
-            guard
-              let ownerLength = try? Name.read(in: reply.bytes, at: record.offset, into: output)
-                .length
-            else { return false }
+            guard let ownerLength = flatName(reply, at: record.offset, into: output) else {
+              return false
+            }
             return Name.equalIgnoringCase(
               UnsafeRawBufferPointer(rebasing: output[0..<ownerLength]),
               UnsafeRawBufferPointer(rebasing: target[0..<length]))
           }
           guard owned else { continue }
           if record.type == type { return nil }
-          cname = record
+          cname = record.rdataOffset
         }
-        guard let cname else { return links > 0 ? length : nil }
-        guard
-          let next = try? Name.read(
-            in: reply.bytes, at: cname.rdataOffset, into: target, firstTarget: HeaderField.size)
-        else { return nil }
-        length = next.length
+        guard cname >= 0 else { return links > 0 ? length : nil }
+        guard let next = flatName(reply, at: cname, into: target) else { return nil }
+        length = next
       }
       return nil
+    }
+
+    /// The name at `offset` of `message`, flat, in `output`; its length.
+    @inline(never)
+    static func flatName(
+      _ message: Message, at offset: Int, into output: UnsafeMutableRawBufferPointer
+    )
+      -> Int?
+    {
+      try? Name.read(in: message.bytes, at: offset, into: output, firstTarget: HeaderField.size)
+        .length
     }
 
     /// The chase for pending entry `index` (whose message is `original`)
@@ -108,35 +115,32 @@
       validateOrChase(composed, slot: slot, now: now, environment: &environment)
     }
 
-    /// Writes the composed answer into `validations.composed`, then into
-    /// pending entry `index`'s buffer; nil when it does not fit.
+    /// Composes the answer in pending entry `index`'s buffer, over
+    /// `original` (which is there): its header, question and answer
+    /// section stay in place (their compression pointers with them), the
+    /// fetched answer and authority records follow, then an OPT like the
+    /// original's. nil when it does not fit.
     func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
-      var writer = MessageWriter(buffer: validations.composed)
+      let opt = original.opt
       var flags = original.flags
       flags.rcode = fetched.flags.rcode
-      do throws(WireError) {
-        try writer.writeHeader(
-          id: original.id, flags: flags, questions: 1,
-          answers: UInt16(original.answerCount + fetched.answerCount),
-          authorities: UInt16(fetched.authorityCount),
-          additionals: original.opt == nil ? 0 : 1)
-        try writer.write(
-          UnsafeRawBufferPointer(
-            rebasing: original.bytes[HeaderField.size..<original.questionEnd]))
-      } catch {
-        return nil
-      }
-      guard Self.copyRecords(of: original, to: original.authorityOffset, into: &writer),
+      let answers = UInt16(original.answerCount + fetched.answerCount)
+      var writer = MessageWriter(buffer: validations.buffer(index))
+      guard
+        (try? writer.write(
+          UnsafeRawBufferPointer(rebasing: original.bytes[0..<original.authorityOffset]))) != nil,
         Self.copyRecords(of: fetched, to: fetched.additionalOffset, into: &writer)
       else { return nil }
-      if let opt = original.opt {
+      if let opt {
         guard
-          (try? writer.write(
-            UnsafeRawBufferPointer(rebasing: original.bytes[opt.offset..<opt.end]))) != nil
+          (try? writer.writeOPT(udpPayloadSize: opt.udpPayloadSize, dnssecOK: opt.dnssecOK))
+            != nil
         else { return nil }
       }
-      UnsafeMutableRawBufferPointer(rebasing: validations.buffer(index)[0..<writer.count])
-        .copyMemory(from: writer.written)
+      writer.patchUInt16(flags.rawValue, at: HeaderField.flags)
+      writer.patchUInt16(answers, at: HeaderField.answerCount)
+      writer.patchUInt16(UInt16(fetched.authorityCount), at: HeaderField.authorityCount)
+      writer.patchUInt16(opt == nil ? 0 : 1, at: HeaderField.additionalCount)
       validations.entries[index].length = writer.count
       return validations.message(index)
     }
@@ -179,8 +183,7 @@
       for index in 0...names {
         let name = try Name.read(
           in: message.bytes, at: position, into: scratch, firstTarget: HeaderField.size)
-        try writer.writeName(
-          UnsafeRawBufferPointer(rebasing: scratch[0..<name.length]), compress: false)
+        try writer.write(UnsafeRawBufferPointer(rebasing: scratch[0..<name.length]))
         position = name.end
         if index == 0 {
           // TYPE, CLASS, TTL, RDLENGTH (patched below), the RDATA before its names.

@@ -260,28 +260,26 @@ final class ValidationChaseTests: XCTestCase {
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 
-  /// The composed message writes every name in full: an answer that fits a
-  /// pending buffer compressed may not fit it composed. SERVFAIL, counted.
+  /// The target's records are written with every name in full: an answer
+  /// that fits compressed may not fit composed. SERVFAIL, counted.
   func testAComposedAnswerPastAPendingBufferIsSERVFAIL() throws {
     let harness = makeHarness()
-    let name =
+    let target =
       String(repeating: "x", count: 63) + "." + String(repeating: "y", count: 40)
       + ".insec.example"
-    harness.ask(makeQuery(id: 1, name: name, edns: Self.withDO))
-    var partial = Self.unsignedCNAME(
-      name, to: "www.insec.example", authority: [Self.nsRecord("www.insec.example")])
-    // 60 TXT records at the question name, each owner a 2-byte pointer
-    // (115 bytes in full), after the CNAME.
-    let txt = [UInt8](repeating: 0x61, count: 150)
-    let record =
-      [0xC0, 12, 0, 16, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(txt.count + 1), UInt8(txt.count)]
-      + txt
-    let answerEnd = 12 + wireName(name).count + 4 + 12 + wireName("www.insec.example").count
-    partial.insert(contentsOf: Array(repeating: record, count: 60).flatMap { $0 }, at: answerEnd)
-    partial[7] = 61
-    XCTAssertLessThan(partial.count, 16_384)
-    let replies = serve(harness, answers: ["\(name). A": partial])
-    XCTAssertEqual(asked(harness, "www.insec.example"), 1)
+    harness.ask(makeQuery(id: 1, name: "big.insec.example", edns: Self.withDO))
+    let partial = Self.unsignedCNAME(
+      "big.insec.example", to: target, authority: [Self.nsRecord(target)])
+    // 200 A records whose owners are 2-byte pointers to the question (115
+    // bytes in full): 3 KB as sent, 26 KB composed.
+    var big = Self.unsignedCNAME(target, to: "www.insec.example", authority: [])
+    let address: [UInt8] = [0xC0, 12, 0, 1, 0, 1, 0, 0, 0x0E, 0x10, 0, 4, 192, 0, 2, 1]
+    big.removeSubrange(
+      (big.count - 11 - 12 - wireName("www.insec.example").count)..<(big.count - 11))
+    big.insert(contentsOf: Array(repeating: address, count: 200).flatMap { $0 }, at: big.count - 11)
+    big[7] = 200
+    let replies = serve(harness, answers: ["big.insec.example. A": partial, "\(target). A": big])
+    XCTAssertEqual(asked(harness, target), 1)
     XCTAssertEqual(replies.count, 1)
     let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
     XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
