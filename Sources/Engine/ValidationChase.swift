@@ -18,8 +18,8 @@
   /// - the fetched answer, once settled, is composed in (`compose`): the
   ///   original header and question, the original answer section (the
   ///   CNAMEs and their RRSIGs), the fetched answer and authority sections
-  ///   (its data or its denial, names uncompressed), and an OPT like the
-  ///   original's.
+  ///   (its data or its denial, names uncompressed); no OPT (a reply
+  ///   writes its own).
   ///   A bogus or failed fetch makes the original bogus with its EDE; a
   ///   composed message past a pending buffer is SERVFAIL
   ///   (`dnssecPendingFull`).
@@ -30,31 +30,33 @@
     func validateOrChase<E: EngineEnvironment>(
       _ reply: Message, slot: Int, now: UInt64, environment: inout E
     ) {
-      var target = InlineArray<255, UInt8>(repeating: 0)
-      let length = withUnsafeMutableBytes(of: &target) { Self.chaseTarget(of: reply, into: $0) }
+      var names = InlineArray<512, UInt8>(repeating: 0)
+      let length = withUnsafeMutableBytes(of: &names) { Self.chaseTarget(of: reply, names: $0) }
       guard let length else {
         settle(
           verdict(for: reply, slot: slot, now: now, environment: &environment), reply, slot: slot,
           now: now, environment: &environment)
         return
       }
-      withUnsafeBytes(of: &target) { name in
+      withUnsafeBytes(of: &names) { name in
         awaitChain(
           reply, slot: slot, name: UnsafeRawBufferPointer(rebasing: name[0..<length]),
           type: reply.questionType, chase: true, now: now, environment: &environment)
       }
     }
 
-    /// The flat name (its length, written to `target`) where `reply`'s
-    /// CNAME chain from the question name ends without data of the question
-    /// type, in a NOERROR answer whose authority section has no SOA; nil
-    /// when there is nothing to chase.
-    static func chaseTarget(of reply: Message, into target: UnsafeMutableRawBufferPointer) -> Int? {
+    /// The flat name (its length, written at the start of `names`) where
+    /// `reply`'s CNAME chain from the question name ends without data of
+    /// the question type, in a NOERROR answer whose authority section has
+    /// no SOA; nil when there is nothing to chase. `names`: 512 bytes, the
+    /// second half scratch for owner names.
+    static func chaseTarget(of reply: Message, names: UnsafeMutableRawBufferPointer) -> Int? {
       let type = reply.questionType
+      let target = UnsafeMutableRawBufferPointer(rebasing: names[0..<256])
+      let owner = UnsafeMutableRawBufferPointer(rebasing: names[256...])
       guard reply.hasQuestion, reply.rcode == .noError, type != .cname, type != .any,
-        type != .rrsig, var length = flatName(reply, at: reply.questionOffset, into: target)
+        type != .rrsig, var length = readName(reply, at: reply.questionOffset, into: target)?.length
       else { return nil }
-      var owner = InlineArray<255, UInt8>(repeating: 0)
       // As many links as the validator follows in one message.
       for links in 0...16 {
         var cname = -1
@@ -64,35 +66,29 @@
             if record.type == .soa { return nil }
             continue
           }
-          guard record.type == type || record.type == .cname else { continue }
-          let owned = withUnsafeMutableBytes(of: &owner) { output -> Bool in
-            guard let ownerLength = flatName(reply, at: record.offset, into: output) else {
-              return false
-            }
-            return Name.equalIgnoringCase(
-              UnsafeRawBufferPointer(rebasing: output[0..<ownerLength]),
+          guard record.type == type || record.type == .cname,
+            let ownerLength = readName(reply, at: record.offset, into: owner)?.length,
+            Name.equalIgnoringCase(
+              UnsafeRawBufferPointer(rebasing: owner[0..<ownerLength]),
               UnsafeRawBufferPointer(rebasing: target[0..<length]))
-          }
-          guard owned else { continue }
+          else { continue }
           if record.type == type { return nil }
           cname = record.rdataOffset
         }
         guard cname >= 0 else { return links > 0 ? length : nil }
-        guard let next = flatName(reply, at: cname, into: target) else { return nil }
-        length = next
+        guard let next = readName(reply, at: cname, into: target) else { return nil }
+        length = next.length
       }
       return nil
     }
 
-    /// The name at `offset` of `message`, flat, in `output`; its length.
+    /// `Name.read` of `message`'s name at `offset` into `output`, in one
+    /// place for the chase.
     @inline(never)
-    static func flatName(
+    static func readName(
       _ message: Message, at offset: Int, into output: UnsafeMutableRawBufferPointer
-    )
-      -> Int?
-    {
+    ) -> (end: Int, length: Int)? {
       try? Name.read(in: message.bytes, at: offset, into: output, firstTarget: HeaderField.size)
-        .length
     }
 
     /// The chase for pending entry `index` (whose message is `original`)
@@ -118,47 +114,29 @@
     /// Composes the answer in pending entry `index`'s buffer, over
     /// `original` (which is there): its header, question and answer
     /// section stay in place (their compression pointers with them), the
-    /// fetched answer and authority records follow, then an OPT like the
-    /// original's. nil when it does not fit.
+    /// fetched answer and authority records follow, names in full. No OPT:
+    /// a reply gets its own. nil when it does not fit.
     func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
-      let opt = original.opt
+      let buffer = validations.buffer(index)
+      // The buffer's last 256 bytes hold each name while it is copied.
+      let scratch = UnsafeMutableRawBufferPointer(rebasing: buffer[(buffer.count - 256)...])
+      var writer = MessageWriter(
+        buffer: UnsafeMutableRawBufferPointer(
+          rebasing: buffer[original.authorityOffset..<(buffer.count - 256)]))
       var flags = original.flags
       flags.rcode = fetched.flags.rcode
       let answers = UInt16(original.answerCount + fetched.answerCount)
-      var writer = MessageWriter(buffer: validations.buffer(index))
-      guard
-        (try? writer.write(
-          UnsafeRawBufferPointer(rebasing: original.bytes[0..<original.authorityOffset]))) != nil,
-        Self.copyRecords(of: fetched, to: fetched.additionalOffset, into: &writer)
-      else { return nil }
-      if let opt {
-        guard
-          (try? writer.writeOPT(udpPayloadSize: opt.udpPayloadSize, dnssecOK: opt.dnssecOK))
-            != nil
+      var records = fetched.records()
+      while let record = records.next(), record.offset < fetched.additionalOffset {
+        guard (try? Self.copyRecord(record, of: fetched, scratch: scratch, into: &writer)) != nil
         else { return nil }
       }
-      writer.patchUInt16(flags.rawValue, at: HeaderField.flags)
-      writer.patchUInt16(answers, at: HeaderField.answerCount)
-      writer.patchUInt16(UInt16(fetched.authorityCount), at: HeaderField.authorityCount)
-      writer.patchUInt16(opt == nil ? 0 : 1, at: HeaderField.additionalCount)
-      validations.entries[index].length = writer.count
+      buffer.setUInt16(flags.rawValue, at: HeaderField.flags)
+      buffer.setUInt16(answers, at: HeaderField.answerCount)
+      buffer.setUInt16(UInt16(fetched.authorityCount), at: HeaderField.authorityCount)
+      buffer.setUInt16(0, at: HeaderField.additionalCount)
+      validations.entries[index].length = original.authorityOffset + writer.count
       return validations.message(index)
-    }
-
-    /// Copies the records of `message` before offset `end`; false when
-    /// they do not fit.
-    static func copyRecords(of message: Message, to end: Int, into writer: inout MessageWriter)
-      -> Bool
-    {
-      var name = InlineArray<255, UInt8>(repeating: 0)
-      return withUnsafeMutableBytes(of: &name) { scratch in
-        var records = message.records()
-        while let record = records.next(), record.offset < end {
-          guard (try? copyRecord(record, of: message, scratch: scratch, into: &writer)) != nil
-          else { return false }
-        }
-        return true
-      }
     }
 
     /// One record, every name written uncompressed: the owner, and those in
@@ -181,12 +159,13 @@
       var position = record.offset
       var rdataStart = 0
       for index in 0...names {
-        let name = try Name.read(
-          in: message.bytes, at: position, into: scratch, firstTarget: HeaderField.size)
+        guard let name = readName(message, at: position, into: scratch) else {
+          throw .truncatedName
+        }
         try writer.write(UnsafeRawBufferPointer(rebasing: scratch[0..<name.length]))
         position = name.end
         if index == 0 {
-          // TYPE, CLASS, TTL, RDLENGTH (patched below), the RDATA before its names.
+          // TYPE, CLASS, TTL, RDLENGTH (set below), the RDATA before its names.
           position = record.rdataOffset + before
           try writer.write(
             UnsafeRawBufferPointer(rebasing: message.bytes[record.fixedOffset..<position]))
