@@ -61,7 +61,7 @@
       for links in 0...16 {
         var cname = -1
         var records = reply.records()
-        while let record = records.next(), record.offset < reply.additionalOffset {
+        while let record = next(&records), record.offset < reply.additionalOffset {
           if record.offset >= reply.authorityOffset {
             if record.type == .soa { return nil }
             continue
@@ -118,34 +118,33 @@
     /// a reply gets its own. nil when it does not fit.
     func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
       let buffer = validations.buffer(index)
-      // The buffer's last 256 bytes hold each name while it is copied.
-      let scratch = UnsafeMutableRawBufferPointer(rebasing: buffer[(buffer.count - 256)...])
-      var writer = MessageWriter(
-        buffer: UnsafeMutableRawBufferPointer(
-          rebasing: buffer[original.authorityOffset..<(buffer.count - 256)]))
       var flags = original.flags
       flags.rcode = fetched.flags.rcode
       let answers = UInt16(original.answerCount + fetched.answerCount)
+      var end = original.authorityOffset
       var records = fetched.records()
-      while let record = records.next(), record.offset < fetched.additionalOffset {
-        guard (try? Self.copyRecord(record, of: fetched, scratch: scratch, into: &writer)) != nil
-        else { return nil }
+      while let record = Self.next(&records), record.offset < fetched.additionalOffset {
+        guard let next = Self.copyRecord(record, of: fetched, into: buffer, at: end) else {
+          return nil
+        }
+        end = next
       }
       buffer.setUInt16(flags.rawValue, at: HeaderField.flags)
       buffer.setUInt16(answers, at: HeaderField.answerCount)
       buffer.setUInt16(UInt16(fetched.authorityCount), at: HeaderField.authorityCount)
       buffer.setUInt16(0, at: HeaderField.additionalCount)
-      validations.entries[index].length = original.authorityOffset + writer.count
+      validations.entries[index].length = end
       return validations.message(index)
     }
 
-    /// One record, every name written uncompressed: the owner, and those in
-    /// the RDATA of the types that may compress them (RFC 3597 §4); other
-    /// RDATA as it is.
+    /// Writes `record` at `start` of `output` with every name in full: the
+    /// owner, and those in the RDATA of the types that may compress them
+    /// (RFC 3597 §4); other RDATA as it is. Returns where it ends, nil
+    /// when it does not fit.
     static func copyRecord(
-      _ record: ResourceRecord, of message: Message, scratch: UnsafeMutableRawBufferPointer,
-      into writer: inout MessageWriter
-    ) throws(WireError) {
+      _ record: ResourceRecord, of message: Message, into output: UnsafeMutableRawBufferPointer,
+      at start: Int
+    ) -> Int? {
       var names = 0
       var before = record.rdataLength
       if record.rrClass == .internet {
@@ -156,26 +155,46 @@
         default: break
         }
       }
-      var position = record.offset
-      var rdataStart = 0
-      for index in 0...names {
-        guard let name = readName(message, at: position, into: scratch) else {
-          throw .truncatedName
-        }
-        try writer.write(UnsafeRawBufferPointer(rebasing: scratch[0..<name.length]))
+      guard
+        let owner = readName(
+          message, at: record.offset,
+          into: UnsafeMutableRawBufferPointer(rebasing: output[start...])),
+        // TYPE, CLASS, TTL, RDLENGTH (set below), the RDATA before its names.
+        var end = copy(
+          message, record.fixedOffset..<(record.rdataOffset + before), to: output,
+          at: start + owner.length)
+      else { return nil }
+      let rdataStart = end - before
+      var position = record.rdataOffset + before
+      for _ in 0..<names {
+        guard
+          let name = readName(
+            message, at: position, into: UnsafeMutableRawBufferPointer(rebasing: output[end...]))
+        else { return nil }
+        end += name.length
         position = name.end
-        if index == 0 {
-          // TYPE, CLASS, TTL, RDLENGTH (set below), the RDATA before its names.
-          position = record.rdataOffset + before
-          try writer.write(
-            UnsafeRawBufferPointer(rebasing: message.bytes[record.fixedOffset..<position]))
-          rdataStart = writer.count - before
-        }
       }
-      try writer.write(UnsafeRawBufferPointer(rebasing: message.bytes[position..<record.end]))
-      guard writer.count - rdataStart <= 0xFFFF else { throw .bufferFull }
-      writer.patchUInt16(UInt16(writer.count - rdataStart), at: rdataStart - 2)
+      guard let last = copy(message, position..<record.end, to: output, at: end) else { return nil }
+      output.setUInt16(UInt16(last - rdataStart), at: rdataStart - 2)
+      return last
     }
+
+    /// Copies `range` of `message` to `output` at `start`; where it ends,
+    /// nil when it does not fit.
+    static func copy(
+      _ message: Message, _ range: Range<Int>, to output: UnsafeMutableRawBufferPointer,
+      at start: Int
+    ) -> Int? {
+      let end = start + range.count
+      guard end <= output.count else { return nil }
+      UnsafeMutableRawBufferPointer(rebasing: output[start..<end])
+        .copyMemory(from: UnsafeRawBufferPointer(rebasing: message.bytes[range]))
+      return end
+    }
+
+    /// `RecordIterator.next`, in one place for the chase.
+    @inline(never)
+    static func next(_ records: inout RecordIterator) -> ResourceRecord? { records.next() }
 
     /// A full pool, or an answer that fits no buffer: SERVFAIL.
     func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
