@@ -36,6 +36,17 @@ enum SignatureOutcome {
   case stop(ValidationVerdict)
 }
 
+/// Which of the signer's keys `verify` may use. An enum rather than a
+/// closure: one `verify` in the firmware instead of a copy per closure.
+enum KeyTrust {
+  /// Any: the keys are the signer's secure DNSKEY RRset.
+  case any
+  /// One an anchor at the signer names.
+  case anchors(TrustAnchors)
+  /// One a DS of the answer section of this message names.
+  case ds(Message)
+}
+
 extension Validator {
   /// Checks the RRset of `record` (its owner, class and type) in `section`.
   mutating func checkRRset<Source: ValidatedRecordSource>(
@@ -148,7 +159,7 @@ extension Validator {
         case .secure:
           return verify(
             rrsig, in: inputs.message, section: section, keys: keyMessage,
-            keySection: .answer, signer: signerName, trusted: { _ in true })
+            keySection: .answer, signer: signerName, trust: .any)
         case .insecure: return .insecure
         case .bogus: return .stop(.bogus(.dnskeyMissing))
         case .unchecked: return .stop(.bogus(.dnssecIndeterminate))
@@ -184,7 +195,7 @@ extension Validator {
         return verify(
           rrsig, in: inputs.message, section: section, keys: inputs.message,
           keySection: section, signer: signerName,
-          trusted: { key in Self.anchorsTrust(key, owner: signerName, inputs.anchors) })
+          trust: .anchors(inputs.anchors))
       }
       let outcome = inputs.records.withValidatedAnswer(name: signerName, type: .ds) {
         dsMessage, state -> SignatureOutcome in
@@ -198,7 +209,7 @@ extension Validator {
         return verify(
           rrsig, in: inputs.message, section: section, keys: inputs.message,
           keySection: section, signer: signerName,
-          trusted: { key in Self.dsTrusts(key, owner: signerName, dsMessage) })
+          trust: .ds(dsMessage))
       }
       if let outcome { return outcome }
       setNeeded(signerName)
@@ -207,10 +218,11 @@ extension Validator {
   }
 
   /// Verifies `rrsig` with the zone keys of `signer` in `keySection` of
-  /// `keys` that `trusted` accepts, at most `maxKeysPerRRSIG` of them.
+  /// `keys` that `trust` accepts, at most `maxKeysPerRRSIG` of them.
+  @inline(never)
   private mutating func verify(
     _ rrsig: RRSIGRecord, in message: Message, section: Section, keys: Message,
-    keySection: Section, signer: UnsafeRawBufferPointer, trusted: (DNSKEYRecord) -> Bool
+    keySection: Section, signer: UnsafeRawBufferPointer, trust: KeyTrust
   ) -> SignatureOutcome {
     var tried = 0
     var signedLength: Int? = nil
@@ -219,7 +231,7 @@ extension Validator {
       // RFC 5011 §2.1: a revoked key is not used to validate.
       guard record.type == .dnskey, let key = DNSKEYRecord(record, in: keys), !key.isRevoked,
         rrsig.mayBeSigned(by: key, keyOwner: signer),
-        ValidatorNames.isOwned(record, by: signer, in: keys), trusted(key)
+        ValidatorNames.isOwned(record, by: signer, in: keys), Self.isTrusted(key, signer, trust)
       else { continue }
       guard tried < Self.maxKeysPerRRSIG else { break }
       tried += 1
@@ -248,6 +260,16 @@ extension Validator {
       }
     }
     return tried == 0 ? .noKey : .invalid
+  }
+
+  static func isTrusted(_ key: DNSKEYRecord, _ signer: UnsafeRawBufferPointer, _ trust: KeyTrust)
+    -> Bool
+  {
+    switch trust {
+    case .any: return true
+    case .anchors(let anchors): return anchorsTrust(key, owner: signer, anchors)
+    case .ds(let dsMessage): return dsTrusts(key, owner: signer, dsMessage)
+    }
   }
 
   /// Whether an anchor is of an algorithm (and digest type) dnsward checks.
