@@ -172,6 +172,27 @@ final class ValidationChaseTests: XCTestCase {
     XCTAssertEqual(harness.counters.dnssecBogus, 0)
   }
 
+  /// The target does not exist: the composed answer takes the target's
+  /// NXDOMAIN (RFC 6604 §2.1) and its SOA and NSEC records (their
+  /// compressed names written in full), and the denial is validated.
+  func testATargetThatDoesNotExistGivesNXDOMAINWithItsProof() throws {
+    let harness = makeHarness()
+    harness.ask(makeQuery(id: 1, name: "x.insec.example", edns: Self.withDO))
+    let partial = Self.unsignedCNAME(
+      "x.insec.example", to: "nx.example", authority: [Self.nsRecord("nx.example")])
+    let replies = serve(harness, answers: ["x.insec.example. A": partial])
+    XCTAssertEqual(asked(harness, "nx.example"), 1)
+    XCTAssertEqual(replies.count, 1)
+    let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
+    XCTAssertEqual(reply.rcode, ResponseCode.nameError.rawValue)
+    XCTAssertFalse(reply.has(HeaderFlags.authenticData), "the CNAME is in an unsigned zone")
+    XCTAssertEqual(reply.records.filter { $0.type == .cname }.count, 1)
+    XCTAssertEqual(reply.records.filter { $0.type == .soa }.count, 1)
+    XCTAssertFalse(reply.records.filter { $0.type == .nsec }.isEmpty)
+    XCTAssertEqual(harness.counters.dnssecBogus, 0)
+    XCTAssertGreaterThanOrEqual(harness.counters.dnssecInsecure, 1)
+  }
+
   func testABogusTargetMakesTheAnswerSERVFAILWithItsExtendedError() throws {
     let harness = makeHarness()
     harness.ask(makeQuery(id: 1, name: "alias.example", edns: Self.withDO))
