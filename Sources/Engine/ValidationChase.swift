@@ -9,17 +9,19 @@
   /// so does a validating slot here, since the validator cannot prove an
   /// absence nobody claimed:
   /// - detected in the engine from the message alone (`chaseTarget`), before
-  ///   the validator: it asks nothing of the chain and needs no new verdict;
-  ///   the composed message is then validated like any other, CNAME
+  ///   the validator, rather than as a new verdict: a walk of the answer
+  ///   section needs no keys, and the validator's contract (the verdicts
+  ///   its tests and the fuzz target switch over) stays as it is; the
+  ///   composed message is then validated like any other, CNAME
   ///   signatures included;
   /// - (target, type) is asked with DO=1 CD=0 as a chain fetch is
   ///   (`awaitChain`, joined when in flight, counted in `maxFetches`, at
   ///   most `maxChases` per question), the answer parked meanwhile;
   /// - the fetched answer, once settled, is composed in (`compose`): the
-  ///   original header and question, the original answer section (the
-  ///   CNAMEs and their RRSIGs), the fetched answer and authority sections
-  ///   (its data or its denial, names uncompressed); no OPT (a reply
-  ///   writes its own).
+  ///   original header, question and answer section (the CNAMEs and their
+  ///   RRSIGs) where they are, then the fetched answer and authority
+  ///   records (its data or its denial, names written in full); no OPT (a
+  ///   reply writes its own).
   ///   A bogus or failed fetch makes the original bogus with its EDE; a
   ///   composed message past a pending buffer is SERVFAIL
   ///   (`dnssecPendingFull`).
