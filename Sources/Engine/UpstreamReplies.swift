@@ -144,7 +144,7 @@ extension Engine {
     #if !DNSWARD_NO_DNSSEC
       checks = checks && transactions[slot].validation != Self.secureState
       // A chain fetch: the validations awaiting it can go on.
-      resumeValidations(awaiting: slot, now: now, environment: &environment)
+      resumeValidations(awaiting: slot, answer: reply, now: now, environment: &environment)
     #endif
     if checks { startVerification(of: reply, slot: slot, now: now, environment: &environment) }
     release(slot: slot)

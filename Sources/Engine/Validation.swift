@@ -22,6 +22,9 @@
   ///   CD=0 as an ordinary `.answer` transaction with no client, or joined if
   ///   one is in flight. That answer is validated in turn and cached with its
   ///   state, then every pending validation awaiting it runs again.
+  /// Before the validator, an answer whose CNAME target the upstream left
+  /// out (a referral) is parked the same way while the target is asked
+  /// (ValidationChase.swift).
   ///
   /// Bounds: at most `maxFetches` links per pending validation; a pending
   /// validation ends bogus (EDE 9) after `3 × timeout`, when the link it awaits
@@ -40,6 +43,10 @@
       var awaitedHash: UInt32 = 0
       var length = 0
       var fetches: UInt8 = 0
+      /// CNAME targets asked for (ValidationChase.swift), at most `maxChases`.
+      var chases: UInt8 = 0
+      /// The awaited fetch is a chased target: its answer is composed in.
+      var chasing = false
       /// Engine milliseconds; 0 makes the next tick fail it.
       var deadline: UInt64 = 0
     }
@@ -47,6 +54,7 @@
     static let bufferBytes = 16_384
     static let maxCapacity = 32
     static let maxFetches: UInt8 = 16
+    static let maxChases: UInt8 = 8
     /// How long a bogus answer is remembered (unbound's val-bogus-ttl).
     static let bogusSeconds: UInt32 = 60
     static let recentBogusCount = 16
@@ -209,9 +217,7 @@
           environment: &environment)
         return
       }
-      settle(
-        verdict(for: reply, slot: slot, now: now, environment: &environment), reply, slot: slot,
-        now: now, environment: &environment)
+      validateOrChase(reply, slot: slot, now: now, environment: &environment)
     }
 
     func settle<E: EngineEnvironment>(
@@ -230,7 +236,9 @@
       case .bogus(let error):
         rejectBogus(reply, slot: slot, error: error, now: now, environment: &environment)
       case .needs(let type):
-        awaitChain(reply, slot: slot, type: type, now: now, environment: &environment)
+        awaitChain(
+          reply, slot: slot, name: validations.validator.neededName, type: type, chase: false,
+          now: now, environment: &environment)
       }
     }
 
@@ -256,45 +264,47 @@
       replyToWaiters(
         slot: slot, rcode: .serverFailure, extendedError: error.rawValue, now: now,
         environment: &environment)
-      resumeValidations(awaiting: slot, now: now, environment: &environment)
+      resumeValidations(awaiting: slot, failure: error, now: now, environment: &environment)
       release(slot: slot)
     }
 
-    /// `.needs(type)`: keeps the answer (once) and asks for the missing link.
+    /// `.needs(type)`, or a CNAME target to chase (`chase`): keeps the
+    /// answer (once) and asks for (name, type).
     func awaitChain<E: EngineEnvironment>(
-      _ reply: Message, slot: Int, type: RRType, now: UInt64, environment: inout E
+      _ reply: Message, slot: Int, name needed: UnsafeRawBufferPointer, type: RRType, chase: Bool,
+      now: UInt64, environment: inout E
     ) {
       var index = Int(transactions[slot].pendingValidation)
       if index < 0 {
         guard reply.bytes.count <= ValidationPool.bufferBytes, let free = validations.freeEntry()
         else {
-          counters.dnssecPendingFull += 1
-          replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
-          resumeValidations(awaiting: slot, now: now, environment: &environment)
-          release(slot: slot)
+          failFull(slot: slot, now: now, environment: &environment)
           return
         }
         index = free
         // A chain fetch's own validation: its links count towards the
         // question it was fetched for (`maxFetches` per client question).
         var inherited: UInt8 = 0
+        var inheritedChases: UInt8 = 0
         for other in 0..<validations.capacity
         where validations.entries[other].awaitedSlot == Int32(slot) {
           inherited = max(inherited, validations.entries[other].fetches)
+          inheritedChases = max(inheritedChases, validations.entries[other].chases)
         }
         UnsafeMutableRawBufferPointer(rebasing: validations.buffer(index)[0..<reply.bytes.count])
           .copyMemory(from: reply.bytes)
         validations.entries[index] = ValidationPool.Pending(
           slot: Int32(slot), length: reply.bytes.count, fetches: inherited,
           deadline: now + 3 * UInt64(settings.timeoutMilliseconds))
+        validations.entries[index].chases = inheritedChases
         transactions[slot].pendingValidation = Int16(index)
         table.park(slot)
       }
-      let needed = validations.validator.neededName
       let hash = nameHash(needed)
       let pending = validations.entries[index]
       // The same link still missing after its fetch ended: it cannot be had.
       if pending.fetches >= ValidationPool.maxFetches
+        || (chase && pending.chases >= ValidationPool.maxChases)
         || (pending.awaitedSlot < 0 && pending.fetches > 0 && pending.awaitedType == type
           && pending.awaitedHash == hash)
       {
@@ -302,13 +312,15 @@
         return
       }
       validations.entries[index].fetches += 1
+      validations.entries[index].chases += chase ? 1 : 0
+      validations.entries[index].chasing = chase
       validations.entries[index].awaitedType = type
       validations.entries[index].awaitedHash = hash
       if let inFlight = findInFlight(
         name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
         checkingDisabled: false)
       {
-        guard inFlight != slot else {
+        guard !awaits(inFlight, slot) else {
           failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
           return
         }
@@ -340,9 +352,12 @@
         validations.message(index), slot: slot, error: error, now: now, environment: &environment)
     }
 
-    /// `fetch`'s answer is in the cache: the validations awaiting it run again.
+    /// `fetch`'s answer is in the cache: the validations awaiting it run
+    /// again; a chase composes `answer` in (none, or bogus: it fails with
+    /// `failure`).
     func resumeValidations<E: EngineEnvironment>(
-      awaiting fetch: Int, now: UInt64, environment: inout E
+      awaiting fetch: Int, answer: Message? = nil, failure: ExtendedDNSError = .dnskeyMissing,
+      now: UInt64, environment: inout E
     ) {
       for index in 0..<validations.capacity
       where validations.entries[index].slot >= 0
@@ -355,6 +370,11 @@
         if Int(transactions[slot].upstream) >= upstreams.count { transactions[slot].upstream = -1 }
         guard let message = validations.message(index) else {
           rejectBogus(nil, slot: slot, error: .dnssecBogus, now: now, environment: &environment)
+          continue
+        }
+        if validations.entries[index].chasing {
+          resumeChase(
+            index, message, answer: answer, failure: failure, now: now, environment: &environment)
           continue
         }
         settle(
