@@ -126,7 +126,8 @@
   }
 
   /// The packet cache as the validator reads it: DS and DNSKEY answers
-  /// asked with DO=1 CD=0 (the chain fetches' key), while fresh.
+  /// asked with DO=1 CD=0 (the chain fetches' key), while fresh. Each read
+  /// counts as a hit.
   struct CachedChainRecords: ValidatedRecordSource {
     let cache: PacketCache
     let now: UInt64
@@ -140,6 +141,9 @@
         now < cache.expiresAt(number),
         let message = try? Message(validating: cache.storedMessage(number))
       else { return nil }
+      // A use like a client's hit: the eviction keeps the zone's keys while
+      // validations read them.
+      cache.noteHit(number)
       return body(message, ValidationState(rawValue: cache.validation(number)) ?? .unchecked)
     }
   }

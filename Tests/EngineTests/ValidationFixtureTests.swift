@@ -134,6 +134,44 @@ final class ValidationFixtureTests: XCTestCase {
     XCTAssertEqual(harness.queries.count, asked + 1)
   }
 
+  /// The zone's DNSKEY answer in the cache is read by every validation in
+  /// the zone: each read counts as a use, so the cache's eviction keeps it
+  /// while answers of other names stream through a small cache. (Before,
+  /// only client hits counted: under load the DNSKEY went like a cold
+  /// entry, was fetched again, and the answers waiting for it filled the
+  /// pending pool.)
+  func testTheZoneKeysStayCachedWhileValidationsUseThem() throws {
+    let harness = Harness(Self.config.replacingOccurrences(of: "cache 256", with: "cache 16"))
+    harness.engine.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
+    var id: UInt16 = 1
+    var filler = 0
+    let questions: [(String, RRType)] = [
+      ("www.example", .a), ("www.example", .txt), ("nx.example", .a), ("x.wild.example", .a),
+      ("x.wild.example", .txt),
+    ]
+    for dnssecOK in [true, false] {
+      for (name, type) in questions {
+        let asked = harness.queries.count
+        harness.ask(
+          makeQuery(id: id, name: name, type: type, edns: dnssecOK ? Self.withDO : nil))
+        id += 1
+        let reply = try onlyReply(serve(harness, from: asked))
+        XCTAssertNotEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+        // Names under no anchor (insecure), each a new cache entry.
+        for _ in 0..<6 {
+          let before = harness.queries.count
+          harness.ask(makeQuery(id: id, name: "f\(filler).filler"))
+          id += 1
+          filler += 1
+          let query = try XCTUnwrap(harness.queries[before...].first)
+          XCTAssertEqual(harness.answer(makeReply(to: query.bytes), to: query).count, 1)
+        }
+      }
+    }
+    XCTAssertEqual(harness.counters.dnssecFetches, 1, "example. DNSKEY fetched once")
+    XCTAssertEqual(harness.counters.dnssecBogus, 0)
+  }
+
   /// Validation before the `hold-on` window needs the chain in the cache:
   /// the first answer of a zone waits, like any other.
   func warmUp(
