@@ -48,8 +48,10 @@ public struct Validator: ~Copyable {
   var verifying = false
   var failedVerifications = 0
   var nsec3Hashes = 0
-  /// Signature verifications done by the last `validate` call.
+  /// Signature verifications done by the last `validate` call (those
+  /// `verified` remembered are not done again).
   public internal(set) var verifications = 0
+  let verified = VerifiedSignatures()
 
   public init() {
     scratch = .allocate(byteCount: 2 * 65_536, alignment: 8)

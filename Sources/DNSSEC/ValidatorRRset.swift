@@ -256,11 +256,15 @@ extension Validator {
         failedVerifications += 1
         return .invalid
       }
+      let signedData = UnsafeRawBufferPointer(rebasing: scratch[0..<length])
+      let digest = VerifiedSignatures.digest(
+        signedData: signedData, signature: rrsig.signature, keyRDATA: key.rdata)
+      if verified.contains(digest) { return .valid }
       verifications += 1
-      switch rrsig.verify(
-        key: key, signedData: UnsafeRawBufferPointer(rebasing: scratch[0..<length]))
-      {
-      case .valid: return .valid
+      switch rrsig.verify(key: key, signedData: signedData) {
+      case .valid:
+        verified.insert(digest)
+        return .valid
       case .unsupportedAlgorithm: return .unsupported
       case .invalid: failedVerifications += 1
       }

@@ -156,4 +156,38 @@ final class ValidatorTests: XCTestCase {
     ])
     XCTAssertEqual(resolver.validate(alone, name: "www.un.ed.example.", type: .a), .needs(.ds))
   }
+
+  /// A signature verified once is not verified again by the same
+  /// validator (VerifiedSignatures): the second validation of an NXDOMAIN
+  /// does no cryptography and is still secure; the same records changed by
+  /// one bit are verified afresh, and fail.
+  func testVerifiedSignaturesAreRememberedAndChangedOnesAreNot() {
+    let cache = ChainResolver(warm: true).cache
+    var validator = Validator()
+    func validate(_ bytes: [UInt8]) -> ValidationVerdict {
+      bytes.withUnsafeBytes { raw in
+        wireName("nx.sec.example.").withUnsafeBytes { question in
+          validator.validate(
+            try! Message(validating: raw), questionName: question, questionType: .a,
+            anchors: fixtureAnchors(), records: cache, now: fixtureNow)
+        }
+      }
+    }
+    let answer = fixture("nx.sec.example. A")
+    XCTAssertTrue(isSecure(validate(answer)))
+    XCTAssertGreaterThan(validator.verifications, 0)
+    XCTAssertTrue(isSecure(validate(answer)))
+    XCTAssertEqual(validator.verifications, 0, "remembered")
+    for index in 0..<3 {
+      XCTAssertEqual(
+        validate(tamper(.nsec3, in: answer, at: 20 + index)), .bogus(.dnssecBogus), "\(index)")
+      XCTAssertGreaterThan(validator.verifications, 0)
+    }
+    // The last octet of the first RRSIG's signature.
+    let signatureEnd = withMessage(answer) { _, records in
+      records.first { $0.type == .rrsig }!.rdataLength - 1
+    }
+    XCTAssertEqual(
+      validate(tamper(.rrsig, in: answer, at: signatureEnd)), .bogus(.dnssecBogus))
+  }
 }
