@@ -51,9 +51,15 @@ public struct Validator: ~Copyable {
   /// Signature verifications done by the last `validate` call (those
   /// `verified` remembered are not done again).
   public internal(set) var verifications = 0
-  let verified = VerifiedSignatures()
+  let verified: VerifiedSignatures
 
-  public init() {
+  /// Verified signatures a validator keeps (8 KB).
+  public static let rememberedSignatures = 512
+
+  /// `remembering`: how many verified signatures are kept (a validator
+  /// that is never used passes 1).
+  public init(remembering: Int = Validator.rememberedSignatures) {
+    verified = VerifiedSignatures(capacity: remembering)
     scratch = .allocate(byteCount: 2 * 65_536, alignment: 8)
     neededStorage = .allocate(byteCount: Name.maxLength, alignment: 1)
   }

@@ -17,12 +17,13 @@ import Crypto
 
 /// A direct-mapped table of `capacity` digests, allocated once.
 struct VerifiedSignatures: ~Copyable {
-  static let capacity = 512
   static let digestLength = 16
+  let capacity: Int
   let digests: UnsafeMutableRawBufferPointer
 
-  init() {
-    digests = .allocate(byteCount: Self.capacity * Self.digestLength, alignment: 8)
+  init(capacity: Int) {
+    self.capacity = max(capacity, 1)
+    digests = .allocate(byteCount: self.capacity * Self.digestLength, alignment: 8)
     digests.initializeMemory(as: UInt8.self, repeating: 0)
   }
 
@@ -42,12 +43,12 @@ struct VerifiedSignatures: ~Copyable {
   }
 
   /// The slot of a digest: its first two octets (uniform, being a hash).
-  static func slot(_ digest: Digest) -> Int {
+  func slot(_ digest: Digest) -> Int {
     (Int(digest[0]) << 8 | Int(digest[1])) % capacity
   }
 
   func contains(_ digest: Digest) -> Bool {
-    let start = Self.slot(digest) * Self.digestLength
+    let start = slot(digest) * Self.digestLength
     for index in 0..<Self.digestLength where digests[start + index] != digest[index] {
       return false
     }
@@ -56,7 +57,7 @@ struct VerifiedSignatures: ~Copyable {
 
   /// Remembers `digest`, replacing what its slot held.
   func insert(_ digest: Digest) {
-    let start = Self.slot(digest) * Self.digestLength
+    let start = slot(digest) * Self.digestLength
     for index in 0..<Self.digestLength { digests[start + index] = digest[index] }
   }
 }

@@ -62,7 +62,7 @@
     let capacity: Int
     let entries: UnsafeMutablePointer<Pending>
     let buffers: UnsafeMutableRawBufferPointer
-    var validator = Validator()
+    var validator: Validator
     /// Name hashes of the last bogus answers logged, so that each is logged
     /// once while it stays among them.
     let recentBogus: UnsafeMutablePointer<UInt32>
@@ -76,6 +76,7 @@
     /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
     init(enabled: Bool, inflight: Int) {
       capacity = enabled ? min(inflight, Self.maxCapacity) : 0
+      validator = Validator(remembering: enabled ? Validator.rememberedSignatures : 1)
       entries = .allocate(capacity: max(capacity, 1))
       entries.initialize(repeating: Pending(), count: max(capacity, 1))
       buffers = .allocate(byteCount: max(capacity * Self.bufferBytes, 1), alignment: 8)
