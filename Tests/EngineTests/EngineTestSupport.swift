@@ -362,6 +362,17 @@ func makeReply(
   }
 }
 
+/// The INFO-CODE of the Extended DNS Error (RFC 8914 §2) in `reply`'s OPT:
+/// the engine's OPT is the last record and carries only that option; nil
+/// when there is none.
+func extendedError(_ reply: SentReply) -> UInt16? {
+  let bytes = reply.bytes
+  guard bytes.count >= 17 else { return nil }
+  let option = Array(bytes[(bytes.count - 6)...])
+  guard option[0] == 0, option[1] == 15, option[2] == 0, option[3] == 2 else { return nil }
+  return UInt16(option[4]) << 8 | UInt16(option[5])
+}
+
 /// `count` distinct IPv4 addresses.
 func manyAddresses(_ count: Int) -> [[UInt8]] {
   (0..<count).map { [10, 9, UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0)] }

@@ -111,15 +111,6 @@ final class ValidationChaseTests: XCTestCase {
 
   static var withDO: EDNS { ValidationFixtureTests.withDO }
 
-  /// The INFO-CODE of the EDE option ending a reply (RFC 8914 §2), if any.
-  func extendedError(_ reply: SentReply) -> UInt16? {
-    let bytes = reply.bytes
-    guard bytes.count >= 17 else { return nil }
-    let option = Array(bytes[(bytes.count - 6)...])
-    guard option[0] == 0, option[1] == 15, option[2] == 0, option[3] == 2 else { return nil }
-    return UInt16(option[4]) << 8 | UInt16(option[5])
-  }
-
   func testACNAMEAndAReferralAreChasedAndTheComposedAnswerIsSecure() throws {
     let harness = makeHarness()
     harness.ask(makeQuery(id: 1, name: "alias.example", edns: Self.withDO))

@@ -79,14 +79,6 @@ final class ValidationFixtureTests: XCTestCase {
     return try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes), file: file, line: line)
   }
 
-  func extendedError(_ reply: SentReply) -> UInt16? {
-    let bytes = reply.bytes
-    guard bytes.count >= 17 else { return nil }
-    let option = Array(bytes[(bytes.count - 6)...])
-    guard option[0] == 0, option[1] == 15, option[2] == 0, option[3] == 2 else { return nil }
-    return UInt16(option[4]) << 8 | UInt16(option[5])
-  }
-
   // MARK: Secure
 
   func testASecureAnswerHasADForAClientThatSetDO() throws {
