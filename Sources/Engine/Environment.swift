@@ -73,11 +73,6 @@ public enum DefenceEvent: UInt8, Equatable {
   case verificationDisagreed
   /// `detect-nxdomain-redirect` learned `address` as a redirect address.
   case redirectAddressLearned
-  #if !DNSWARD_NO_DNSSEC
-    /// `dnssec`: an answer failed validation (SERVFAIL with an Extended DNS
-    /// Error); reported once per name among the last few.
-    case dnssecBogus
-  #endif
 }
 
 /// How a client's question was answered, for the per-query debug log.
@@ -127,6 +122,12 @@ public protocol EngineEnvironment {
   /// A hijack defence fired; see the default implementation below.
   mutating func reportDefence(
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int)
+  #if !DNSWARD_NO_DNSSEC
+    /// An answer failed DNSSEC validation; see the default implementation.
+    mutating func reportBogus(
+      name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+      upstream: Int)
+  #endif
   /// See the default implementation below: off unless the loop logs queries.
   var logsQueries: Bool { get }
   mutating func logQuery(
@@ -144,6 +145,17 @@ extension EngineEnvironment {
   public mutating func reportDefence(
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
   ) {}
+
+  #if !DNSWARD_NO_DNSSEC
+    /// `upstream`'s answer for `name` (flat, lower-cased) failed DNSSEC
+    /// validation in `zone` (flat, any case) with `extendedError` (RFC 8914);
+    /// called once per zone among the last few (ValidationReports.swift).
+    /// Not required.
+    public mutating func reportBogus(
+      name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+      upstream: Int
+    ) {}
+  #endif
 
   /// Whether `logQuery` wants calls; the engine skips the work otherwise.
   public var logsQueries: Bool { false }

@@ -15,7 +15,8 @@
   /// - `.insecure`: cached and relayed as without validation, AD=0;
   /// - `.bogus(EDE)`: every waiter gets SERVFAIL with the Extended DNS Error
   ///   (RFC 8914); the bogus state is cached for `bogusSeconds` and answered
-  ///   the same way on hits; logged once per name among the last 16;
+  ///   the same way on hits; logged once per zone among the last 16
+  ///   (ValidationReports.swift);
   /// - `.needs(type)`: the answer is copied into a pending-validation buffer
   ///   (`ValidationPool`), its slot is parked (no upstream attempt, out of the
   ///   deadline list, waiters kept), and (neededName, type) is asked with DO=1
@@ -63,8 +64,8 @@
     let entries: UnsafeMutablePointer<Pending>
     let buffers: UnsafeMutableRawBufferPointer
     var validator: Validator
-    /// Name hashes of the last bogus answers logged, so that each is logged
-    /// once while it stays among them.
+    /// Zone hashes of the last bogus answers logged, so that each zone is
+    /// logged once while it stays among them (ValidationReports.swift).
     let recentBogus: UnsafeMutablePointer<UInt32>
     var nextRecentBogus = 0
     var reportedUncheckedTimes = false
@@ -254,13 +255,7 @@
       _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
     ) {
       counters.dnssecBogus += 1
-      let upstream = Int(transactions[slot].upstream)
-      if upstream >= 0, upstream < upstreams.count,
-        validations.isNewBogus(transactions[slot].nameHash)
-      {
-        environment.reportDefence(
-          .dnssecBogus, name: name(slot: slot), address: nil, upstream: upstream)
-      }
+      reportBogus(reply, slot: slot, error: error, environment: &environment)
       transactions[slot].validation = ValidationState.bogus.rawValue
       if let reply {
         storeInCache(

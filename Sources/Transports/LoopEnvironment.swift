@@ -165,11 +165,8 @@ final class LoopEnvironment: EngineEnvironment {
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
   ) {
     let log = context.log
-    var severity: LogSeverity =
+    let severity: LogSeverity =
       event == .redirectAddressLearned || event == .verificationDisagreed ? .warning : .debug
-    #if !DNSWARD_NO_DNSSEC
-      if event == .dnssecBogus { severity = .warning }
-    #endif
     guard log.enabled(severity) else { return }
     log.start(severity).append("upstream ").append(address: context.upstreamAddresses[upstream])
     switch event {
@@ -180,9 +177,6 @@ final class LoopEnvironment: EngineEnvironment {
     case .verificationDisagreed: log.append(" disagrees with the trusted upstream on ")
     case .redirectAddressLearned:
       log.append(" redirects names that do not exist; learned as bogus-nxdomain")
-    #if !DNSWARD_NO_DNSSEC
-      case .dnssecBogus: log.append(" gave an answer that fails DNSSEC validation (SERVFAIL) for ")
-    #endif
     }
     if !name.isEmpty { formatName(name) }
     if let address {
@@ -190,6 +184,38 @@ final class LoopEnvironment: EngineEnvironment {
     }
     log.emit(severity)
   }
+
+  #if !DNSWARD_NO_DNSSEC
+    /// A bogus answer, once per zone among the last 16 (the engine's rule):
+    /// `upstream U: DNSSEC validation failed for NAME (zone Z, EDE 10 RRSIGs
+    /// missing): SERVFAIL; further failures in Z not logged for now`.
+    func reportBogus(
+      name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+      upstream: Int
+    ) {
+      let log = context.log
+      guard log.enabled(.warning) else { return }
+      log.start(.warning).append("upstream ").append(address: context.upstreamAddresses[upstream])
+      log.append(": DNSSEC validation failed for ")
+      formatName(name)
+      log.append(" (zone ")
+      formatName(zone)
+      log.append(", EDE ").append(decimal: UInt64(extendedError))
+      switch extendedError {
+      case 1: log.append(" unsupported DNSKEY algorithm")
+      case 5: log.append(" indeterminate")
+      case 6: log.append(" bogus")
+      case 7: log.append(" signature expired")
+      case 8: log.append(" signature not yet valid")
+      case 9: log.append(" DNSKEY missing")
+      case 10: log.append(" RRSIGs missing")
+      case 12: log.append(" NSEC missing")
+      default: break
+      }
+      log.append("): SERVFAIL; further failures in that zone not logged for now")
+      log.emit(.warning)
+    }
+  #endif
 
   /// Appends a flat name's presentation form to the current log line.
   func formatName(_ name: UnsafeRawBufferPointer) {

@@ -128,6 +128,17 @@ struct FakeEnvironment: EngineEnvironment {
         upstream: upstream))
   }
 
+  /// `reportBogus` calls: the question, the zone (presentation form,
+  /// lower-cased) and the EDE code.
+  var bogusReports: [(name: String, zone: String, extendedError: UInt16)] = []
+
+  mutating func reportBogus(
+    name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+    upstream: Int
+  ) {
+    bogusReports.append((nameText(Array(name)), nameText(Array(zone)).lowercased(), extendedError))
+  }
+
   /// `nftset`: every address handed to the sets, in order.
   var nftsetAdds: [NftSetAdd] = []
 

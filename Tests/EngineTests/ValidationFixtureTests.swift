@@ -339,7 +339,8 @@ final class ValidationFixtureTests: XCTestCase {
     XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
     XCTAssertEqual(extendedError(replies[0]), 6, "DNSSEC Bogus (RFC 8914 §4.7)")
     XCTAssertEqual(harness.counters.dnssecBogus, 1)
-    XCTAssertEqual(harness.environment.defences.map(\.event), [.dnssecBogus])
+    XCTAssertEqual(harness.environment.bogusReports.map(\.name), ["www.example"])
+    XCTAssertEqual(harness.environment.defences.count, 0, "not a hijack defence's report")
     // A CD=1 client still gets it, unvalidated (RFC 4035 §3.2.2).
     let asked = harness.queries.count
     harness.ask(
@@ -347,6 +348,88 @@ final class ValidationFixtureTests: XCTestCase {
         id: 2, name: "www.example",
         flags: HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled, edns: Self.withDO))
     XCTAssertEqual(harness.queries.count, asked + 1)
+  }
+
+  /// Every RRSIG's type rewritten to a private one (65280), as if the
+  /// signatures were stripped on the way; offsets and compression stay.
+  static func strippingSignatures(_ bytes: [UInt8]) -> [UInt8] {
+    var result = bytes
+    bytes.withUnsafeBytes { raw in
+      guard let message = try? Message(validating: raw) else { return }
+      var records = message.records()
+      while let record = records.next() {
+        guard record.type == .rrsig else { continue }
+        result[record.fixedOffset] = 0xFF
+        result[record.fixedOffset + 1] = 0x00
+      }
+    }
+    return result
+  }
+
+  /// Flips a bit of the first A record's address in `bytes`.
+  static func changeAddress(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { raw in
+      guard let message = try? Message(validating: UnsafeRawBufferPointer(raw)) else { return }
+      var records = message.records()
+      while let record = records.next() {
+        guard record.type == .a else { continue }
+        raw[record.rdataOffset + 3] ^= 1
+        return
+      }
+    }
+  }
+
+  /// Issue 18: a bogus answer is logged once per zone, with its EDE; the
+  /// zone is the signer of what failed, or where the chain stopped when
+  /// the signatures were stripped.
+  func testBogusAnswersAreReportedOncePerZone() throws {
+    let harness = makeHarness()
+    let changed: Set<String> = ["www.example. A", "x.wild.example. A", "www.sec.example. A"]
+    for (id, name) in [(1, "www.example"), (2, "x.wild.example"), (3, "www.sec.example")] {
+      let asked = harness.queries.count
+      harness.ask(makeQuery(id: UInt16(id), name: name, edns: Self.withDO))
+      let reply = try onlyReply(
+        serve(harness, from: asked) { key, bytes in
+          if changed.contains(key) { Self.changeAddress(&bytes) }
+        })
+      XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+    }
+    XCTAssertEqual(harness.counters.dnssecBogus, 3)
+    XCTAssertEqual(harness.environment.bogusReports.map(\.zone), ["example", "sec.example"])
+    XCTAssertEqual(
+      harness.environment.bogusReports.map(\.name), ["www.example", "www.sec.example"])
+    XCTAssertEqual(harness.environment.bogusReports.map(\.extendedError), [6, 6])
+
+    // Signatures stripped: no signer; the zones the chain proved signed.
+    let stripped = makeHarness()
+    let questions: [(String, RRType)] = [
+      ("www.example", .a), ("www.example", .txt), ("www.sec.example", .a),
+    ]
+    for (index, (name, type)) in questions.enumerated() {
+      let asked = stripped.queries.count
+      stripped.ask(makeQuery(id: UInt16(index + 1), name: name, type: type, edns: Self.withDO))
+      let reply = try onlyReply(
+        serve(stripped, from: asked) { key, bytes in
+          if !key.hasSuffix("DNSKEY") && !key.hasSuffix(" DS") {
+            bytes = Self.strippingSignatures(bytes)
+          }
+        })
+      XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+    }
+    XCTAssertEqual(stripped.counters.dnssecBogus, 3)
+    XCTAssertEqual(stripped.environment.bogusReports.map(\.zone), ["example", "sec.example"])
+    XCTAssertEqual(stripped.environment.bogusReports.map(\.extendedError), [10, 10])
+
+    // Every signature stripped, the DS answers' too: the chain stops at
+    // once, at the trust anchor (example.).
+    let bare = makeHarness()
+    bare.ask(makeQuery(id: 1, name: "www.sec.example", edns: Self.withDO))
+    let reply = try onlyReply(
+      serve(bare) { key, bytes in
+        if !key.hasSuffix("DNSKEY") { bytes = Self.strippingSignatures(bytes) }
+      })
+    XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
+    XCTAssertEqual(bare.environment.bogusReports.map(\.zone), ["example"])
   }
 
   func testWithoutAClockPastTheBuildDateTimesAreNotCheckedAndThatIsReported() throws {

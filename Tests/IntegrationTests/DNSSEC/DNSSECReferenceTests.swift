@@ -194,5 +194,18 @@ final class DNSSECReferenceTests: XCTestCase {
     // CNAME and the referral; dnsward chases the target as unbound does
     // (Sources/Engine/ValidationChase.swift).
     XCTAssertEqual(disagreements, [], "dnsward's log:\n\(dnsward.log)")
+    // Issue 18: every bogus answer is a SERVFAIL, but the log names each
+    // zone once (among the last 16): the tampered cases in the top zone
+    // are one warning.
+    let zones = dnsward.log.split(separator: "\n").compactMap { line -> Substring? in
+      guard line.contains("DNSSEC validation failed for "),
+        let start = line.range(of: "(zone ")?.upperBound
+      else { return nil }
+      return line[start...].prefix { $0 != "," }
+    }
+    XCTAssertEqual(zones.count, Set(zones).count, "each zone once: \(zones)")
+    XCTAssertTrue(zones.contains("\(ValidationCases.top)."), "\(zones)")
+    let bogus = ValidationCases.all.filter { $0.expected.rcode == 2 }.count
+    XCTAssertLessThan(zones.count, bogus, "\(zones)")
   }
 }
