@@ -98,8 +98,10 @@ public final class PacketCache {
     self.capacity = max(capacity, 0)
     self.arenaBytes = capacity > 0 ? max(arenaBytes, 0) : 0
     self.hashKey = hashKey
+    // Not initialized: only ring entries are read, each written when the
+    // ring reaches it (`Entry` is trivial), so a page of the table becomes
+    // resident when the cache first grows into it, as the arena's do.
     entries = .allocate(capacity: max(self.capacity, 1))
-    entries.initialize(repeating: Entry(), count: max(self.capacity, 1))
     arena = .allocate(byteCount: max(self.arenaBytes, 1), alignment: 8)
     var size = 2
     while size < 2 * self.capacity { size <<= 1 }
@@ -119,7 +121,6 @@ public final class PacketCache {
   /// Forgets every entry (a reload that changed where answers come from);
   /// the memory stays allocated.
   public func removeAll() {
-    entries.update(repeating: Entry(), count: max(capacity, 1))
     index.update(repeating: -1, count: indexMask + 1)
     oldest = 0
     count = 0

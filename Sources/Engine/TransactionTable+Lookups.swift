@@ -12,7 +12,7 @@ extension TransactionTable {
 
   /// Whether `slot` is active and still in the attempt of `generation`.
   func isCurrent(_ slot: Int, generation: UInt32) -> Bool {
-    slot >= 0 && slot < capacity && slots[slot].state == .active
+    slot >= 0 && slot < touchedSlots && slots[slot].state == .active
       && slots[slot].generation == generation
   }
 
@@ -93,7 +93,7 @@ extension TransactionTable {
   // MARK: Waiters (invariant 5)
 
   /// Whether a client can be added to a slot.
-  var hasFreeWaiter: Bool { freeWaiters >= 0 }
+  var hasFreeWaiter: Bool { freeWaiters >= 0 || touchedWaiters < capacity }
 
   /// Whether `client` already waits on `slot` with this ID (a UDP client
   /// retransmitting before the answer came).

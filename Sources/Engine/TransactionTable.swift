@@ -17,7 +17,10 @@ import DNSWire
 /// in this file (`fileprivate(set)`), by the methods that keep these
 /// invariants:
 ///
-/// 1. Each slot is free or active. The free ones form a stack through
+/// 1. Each slot is untouched, free or active. Slots from `touchedSlots` on
+///    were never taken: not initialized, never read, so their pages stay
+///    out of memory until the load first needs them; `allocate` takes the
+///    next one when no other is free. The free ones form a stack through
 ///    `nextInOrder`; `activeCount` counts the active ones.
 /// 2. `generation` changes whenever a slot is taken (`allocate`) or starts
 ///    a new attempt (`renew`), so the handle of an earlier use or attempt
@@ -37,9 +40,10 @@ import DNSWire
 ///    is in any. So a client only ever joins a question asked for an
 ///    answer, never a check of an upstream (`.verification`,
 ///    `.redirectProbe`), whose answer is compared rather than believed.
-/// 5. Each waiter is on the free stack or on exactly one active slot's list
-///    (`firstWaiter`, chained through `Waiter.next`); `waitersInUse` counts
-///    the latter. Freeing a slot frees its waiters.
+/// 5. Each waiter is untouched (from `touchedWaiters` on, as for slots), on
+///    the free stack, or on exactly one active slot's list (`firstWaiter`,
+///    chained through `Waiter.next`); `waitersInUse` counts the latter.
+///    Freeing a slot frees its waiters.
 struct TransactionTable: ~Copyable {
   /// Bytes kept per slot for its lower-cased question name.
   static let nameStride = Name.maxLength + 1
@@ -58,8 +62,10 @@ struct TransactionTable: ~Copyable {
   let buckets: UnsafeMutablePointer<Int32>
   private(set) var oldest: Int32 = -1
   private(set) var newest: Int32 = -1
-  private(set) var freeSlots: Int32 = 0
-  private(set) var freeWaiters: Int32 = 0
+  private(set) var freeSlots: Int32 = -1
+  private(set) var freeWaiters: Int32 = -1
+  private(set) var touchedSlots = 0
+  private(set) var touchedWaiters = 0
   private(set) var activeCount = 0
   private(set) var waitersInUse = 0
 
@@ -68,14 +74,7 @@ struct TransactionTable: ~Copyable {
     self.capacity = capacity
     bucketMask = UInt32(capacity - 1)
     slots = .allocate(capacity: capacity)
-    slots.initialize(repeating: Transaction(), count: capacity)
     waiterPool = .allocate(capacity: capacity)
-    waiterPool.initialize(repeating: Waiter(), count: capacity)
-    for index in 0..<capacity {
-      let next = index + 1 < capacity ? Int32(index + 1) : -1
-      slots[index].nextInOrder = next
-      waiterPool[index].next = next
-    }
     names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
     buckets = .allocate(capacity: capacity)
     buckets.initialize(repeating: -1, count: capacity)
@@ -99,9 +98,17 @@ struct TransactionTable: ~Copyable {
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
     dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose, route: UInt8 = 0
   ) -> Int? {
-    guard freeSlots >= 0 else { return nil }
-    let slot = Int(freeSlots)
-    freeSlots = slots[slot].nextInOrder
+    let slot: Int
+    if freeSlots >= 0 {
+      slot = Int(freeSlots)
+      freeSlots = slots[slot].nextInOrder
+    } else if touchedSlots < capacity {
+      slot = touchedSlots
+      touchedSlots += 1
+      (slots + slot).initialize(to: Transaction())
+    } else {
+      return nil
+    }
     activeCount += 1
     var fresh = Transaction()
     fresh.state = .active
@@ -234,9 +241,16 @@ struct TransactionTable: ~Copyable {
   /// Adds a waiting client to an active slot; there must be a free waiter
   /// (`hasFreeWaiter`).
   mutating func addWaiter(_ waiter: Waiter, to slot: Int) {
-    precondition(freeWaiters >= 0, "no free waiter")
-    let index = Int(freeWaiters)
-    freeWaiters = waiterPool[index].next
+    let index: Int
+    if freeWaiters >= 0 {
+      index = Int(freeWaiters)
+      freeWaiters = waiterPool[index].next
+    } else {
+      precondition(touchedWaiters < capacity, "no free waiter")
+      index = touchedWaiters
+      touchedWaiters += 1
+      (waiterPool + index).initialize(to: Waiter())
+    }
     waitersInUse += 1
     waiterPool[index] = waiter
     waiterPool[index].next = slots[slot].firstWaiter

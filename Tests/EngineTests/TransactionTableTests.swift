@@ -59,7 +59,10 @@ final class TransactionTableTests: XCTestCase {
   func assertInvariants(file: StaticString = #filePath, line: UInt = #line) {
     let capacity = table.capacity
     let slots = table.slots
-    // 1. Free slots on the stack, the others active and counted.
+    // 1. Slots from `touchedSlots` on are untouched (not read here either);
+    // below it, free slots on the stack, the others active and counted.
+    let touched = table.touchedSlots
+    XCTAssertLessThanOrEqual(touched, capacity, file: file, line: line)
     // Every walk stops after `capacity + 1` steps, so a loop fails, not hangs.
     var onFreeStack = Set<Int>()
     var cursor = table.freeSlots
@@ -67,14 +70,15 @@ final class TransactionTableTests: XCTestCase {
     while cursor >= 0 && steps <= capacity {
       steps += 1
       let slot = Int(cursor)
+      XCTAssertLessThan(slot, touched, "untouched slot on the free stack", file: file, line: line)
       XCTAssertTrue(onFreeStack.insert(slot).inserted, "free stack loops", file: file, line: line)
       XCTAssertEqual(
         slots[slot].state, .free, "active slot \(slot) on the free stack", file: file, line: line)
       cursor = slots[slot].nextInOrder
     }
-    let active = (0..<capacity).filter { slots[$0].state == .active }
+    let active = (0..<touched).filter { slots[$0].state == .active }
     XCTAssertEqual(active.count, table.activeCount, "activeCount", file: file, line: line)
-    XCTAssertEqual(onFreeStack.count + active.count, capacity, "slots lost", file: file, line: line)
+    XCTAssertEqual(onFreeStack.count + active.count, touched, "slots lost", file: file, line: line)
     // 3. The armed slots, in non-decreasing deadline order, linked both ways.
     var armed: [Int] = []
     var previous: Int32 = -1
@@ -119,7 +123,7 @@ final class TransactionTableTests: XCTestCase {
     var seen = Set<Int32>()
     var waiting = 0
     steps = 0
-    for slot in 0..<capacity {
+    for slot in 0..<touched {
       var cursor = slots[slot].firstWaiter
       if slots[slot].state == .free {
         XCTAssertEqual(cursor, -1, "a free slot with waiters", file: file, line: line)
@@ -138,7 +142,10 @@ final class TransactionTableTests: XCTestCase {
       XCTAssertTrue(seen.insert(cursor).inserted, "free waiter in use", file: file, line: line)
       cursor = table.waiterPool[Int(cursor)].next
     }
-    XCTAssertEqual(seen.count, capacity, "waiters lost", file: file, line: line)
+    XCTAssertTrue(
+      seen.allSatisfy { $0 < table.touchedWaiters }, "untouched waiter in use", file: file,
+      line: line)
+    XCTAssertEqual(seen.count, table.touchedWaiters, "waiters lost", file: file, line: line)
     XCTAssertEqual(table.hasFreeWaiter, waiting < capacity, file: file, line: line)
   }
 
@@ -175,6 +182,32 @@ final class TransactionTableTests: XCTestCase {
     XCTAssertNil(
       table.slot(for: TransactionHandle(slot: UInt32(table.capacity), generation: 0)),
       "out of range")
+    assertInvariants()
+  }
+
+  /// Slots and waiters are initialized when first taken, so that pages of
+  /// the tables a light load never reaches stay out of memory: a handle
+  /// naming a slot never taken finds nothing (its memory is not read), and
+  /// every slot and waiter can still be taken, fresh ones in order.
+  func testSlotsAndWaitersAreTakenInOrderAndAnUntouchedSlotNamesNothing() throws {
+    XCTAssertEqual(table.touchedSlots, 0)
+    XCTAssertEqual(allocate("one.example"), 0)
+    XCTAssertEqual(table.touchedSlots, 1)
+    for generation: UInt32 in [0, 1, 2] {
+      XCTAssertNil(table.slot(for: TransactionHandle(slot: 1, generation: generation)))
+    }
+    table.free(0)
+    XCTAssertEqual(allocate("two.example"), 0, "a freed slot before an untouched one")
+    XCTAssertEqual(table.touchedSlots, 1)
+    XCTAssertEqual(
+      (1..<table.capacity).map { _ in allocate("n.example") }, Array(1..<table.capacity))
+    XCTAssertNil(allocate("full.example"))
+    for _ in 0..<table.capacity {
+      XCTAssertTrue(table.hasFreeWaiter)
+      table.addWaiter(Waiter(), to: 0)
+    }
+    XCTAssertFalse(table.hasFreeWaiter)
+    XCTAssertEqual(table.touchedWaiters, table.capacity)
     assertInvariants()
   }
 
