@@ -190,15 +190,7 @@ final class ValidationChaseTests: XCTestCase {
     let replies = serve(harness, answers: ["alias.example. A": Self.aliasWithoutTarget()]) {
       key, bytes in
       guard key == "www.example. A" else { return }
-      bytes.withUnsafeMutableBytes { raw in
-        guard let message = try? Message(validating: UnsafeRawBufferPointer(raw)) else { return }
-        var records = message.records()
-        while let record = records.next() {
-          guard record.type == .a else { continue }
-          raw[record.rdataOffset + 3] ^= 1
-          return
-        }
-      }
+      ValidationFixtureTests.changeAddress(&bytes)
     }
     XCTAssertEqual(replies.count, 1)
     let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))

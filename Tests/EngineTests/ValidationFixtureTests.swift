@@ -325,15 +325,7 @@ final class ValidationFixtureTests: XCTestCase {
     harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
     let replies = serve(harness) { key, bytes in
       guard key == "www.example. A" else { return }
-      bytes.withUnsafeMutableBytes { raw in
-        guard let message = try? Message(validating: UnsafeRawBufferPointer(raw)) else { return }
-        var records = message.records()
-        while let record = records.next() {
-          guard record.type == .a else { continue }
-          raw[record.rdataOffset + 3] ^= 1
-          return
-        }
-      }
+      Self.changeAddress(&bytes)
     }
     let reply = try onlyReply(replies)
     XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
