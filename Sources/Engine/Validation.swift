@@ -15,8 +15,8 @@
   /// - `.insecure`: cached and relayed as without validation, AD=0;
   /// - `.bogus(EDE)`: every waiter gets SERVFAIL with the Extended DNS Error
   ///   (RFC 8914); the bogus state is cached for `bogusSeconds` and answered
-  ///   the same way on hits; logged once per zone among the last 16
-  ///   (ValidationReports.swift);
+  ///   the same way on hits; logged once per zone among the last 16, at
+  ///   most 16 lines a minute (ValidationReports.swift);
   /// - `.needs(type)`: the answer is copied into a pending-validation buffer
   ///   (`ValidationPool`), its slot is parked (no upstream attempt, out of the
   ///   deadline list, waiters kept), and (neededName, type) is asked with DO=1
@@ -58,16 +58,13 @@
     static let maxChases: UInt8 = 8
     /// How long a bogus answer is remembered (unbound's val-bogus-ttl).
     static let bogusSeconds: UInt32 = 60
-    static let recentBogusCount = 16
 
     let capacity: Int
     let entries: UnsafeMutablePointer<Pending>
     let buffers: UnsafeMutableRawBufferPointer
     var validator: Validator
-    /// Zone hashes of the last bogus answers logged, so that each zone is
-    /// logged once while it stays among them (ValidationReports.swift).
-    let recentBogus: UnsafeMutablePointer<UInt32>
-    var nextRecentBogus = 0
+    /// Which bogus answers are logged (ValidationReports.swift).
+    var bogusReports = BogusReports()
     var reportedUncheckedTimes = false
     /// Start and end offsets of the records a reply to a DO=0 client leaves
     /// out (ValidationStripping.swift), `maxStripped` pairs.
@@ -81,8 +78,6 @@
       entries = .allocate(capacity: max(capacity, 1))
       entries.initialize(repeating: Pending(), count: max(capacity, 1))
       buffers = .allocate(byteCount: max(capacity * Self.bufferBytes, 1), alignment: 8)
-      recentBogus = .allocate(capacity: Self.recentBogusCount)
-      recentBogus.initialize(repeating: 0, count: Self.recentBogusCount)
       strippedRanges = .allocate(capacity: 2 * Self.maxStripped)
       strippedRanges.initialize(repeating: 0, count: 2 * Self.maxStripped)
     }
@@ -90,7 +85,6 @@
     deinit {
       entries.deallocate()
       buffers.deallocate()
-      recentBogus.deallocate()
       strippedRanges.deallocate()
     }
 
@@ -116,14 +110,6 @@
         earliest = min(earliest ?? entries[index].deadline, entries[index].deadline)
       }
       return earliest
-    }
-
-    /// Whether `hash` is new among the last bogus names (and remembers it).
-    mutating func isNewBogus(_ hash: UInt32) -> Bool {
-      for index in 0..<Self.recentBogusCount where recentBogus[index] == hash { return false }
-      recentBogus[nextRecentBogus] = hash
-      nextRecentBogus = (nextRecentBogus + 1) % Self.recentBogusCount
-      return true
     }
   }
 
@@ -255,7 +241,7 @@
       _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
     ) {
       counters.dnssecBogus += 1
-      reportBogus(reply, slot: slot, error: error, environment: &environment)
+      reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
       transactions[slot].validation = ValidationState.bogus.rawValue
       if let reply {
         storeInCache(

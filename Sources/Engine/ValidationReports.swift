@@ -14,7 +14,8 @@
   ///   signed — a secure DNSKEY answer, or a secure DS answer holding DS
   ///   records, cached for it (RFC 4035 §5.2);
   /// - else the root.
-  /// A zone is logged again once 16 others have been (`isNewBogus`).
+  /// A zone is logged again once 16 others have been, and at most 16 lines
+  /// are written a minute (`BogusReports`).
   extension Engine {
     /// A slice of `reply`'s bytes or of `name` (flat, lower-cased), valid
     /// while they are.
@@ -59,17 +60,56 @@
     }
 
     /// Reports `slot`'s bogus answer unless its zone was among the last ones
-    /// reported.
+    /// reported or this minute's lines are spent (`BogusReports`).
     func reportBogus<E: EngineEnvironment>(
-      _ reply: Message?, slot: Int, error: ExtendedDNSError, environment: inout E
+      _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
     ) {
       let upstream = Int(transactions[slot].upstream)
       guard upstream >= 0, upstream < upstreams.count else { return }
       let name = self.name(slot: slot)
       let zone = bogusZone(reply, name: name)
-      guard validations.isNewBogus(nameHash(zone)) else { return }
+      guard validations.bogusReports.shouldLog(zoneHash: nameHash(zone), now: now) else { return }
       environment.reportBogus(
         name: name, zone: zone, extendedError: error.rawValue, upstream: upstream)
+    }
+  }
+
+  /// Which bogus answers are logged: each zone once while it stays among the
+  /// last `recentZones` logged, and at most `linesPerMinute` lines a minute
+  /// whatever the zones, so that a path that breaks many zones cannot flood
+  /// a router's log (the `dnssecBogus` counter counts every one).
+  struct BogusReports: ~Copyable {
+    static let recentZones = 16
+    static let linesPerMinute = 16
+    static let minute: UInt64 = 60_000
+
+    /// Name hashes of the zones logged last, a ring.
+    let recent: UnsafeMutablePointer<UInt32>
+    var nextRecent = 0
+    /// The engine millisecond the current minute began, and its lines.
+    var minuteStart: UInt64 = 0
+    var linesThisMinute = 0
+
+    init() {
+      recent = .allocate(capacity: Self.recentZones)
+      recent.initialize(repeating: 0, count: Self.recentZones)
+    }
+
+    deinit { recent.deallocate() }
+
+    /// Whether a failure in the zone whose name hashes to `zoneHash` is
+    /// logged at `now` (engine milliseconds); a logged zone is remembered.
+    mutating func shouldLog(zoneHash: UInt32, now: UInt64) -> Bool {
+      for index in 0..<Self.recentZones where recent[index] == zoneHash { return false }
+      if linesThisMinute == 0 || now &- minuteStart >= Self.minute {
+        minuteStart = now
+        linesThisMinute = 0
+      }
+      guard linesThisMinute < Self.linesPerMinute else { return false }
+      linesThisMinute += 1
+      recent[nextRecent] = zoneHash
+      nextRecent = (nextRecent + 1) % Self.recentZones
+      return true
     }
   }
 #endif

@@ -186,7 +186,8 @@ final class LoopEnvironment: EngineEnvironment {
   }
 
   #if !DNSWARD_NO_DNSSEC
-    /// A bogus answer, once per zone among the last 16 (the engine's rule):
+    /// A bogus answer, once per zone among the last 16 and at most 16 lines
+    /// a minute (the engine's rule, ValidationReports.swift):
     /// `upstream U: DNSSEC validation failed for NAME (zone Z, EDE 10 RRSIGs
     /// missing): SERVFAIL; further failures in Z not logged for now`.
     func reportBogus(
