@@ -12,29 +12,34 @@
   /// - without any RRSIG (stripped on the way), the closest enclosing zone
   ///   known signed: a trust anchor's, or one the chain of trust proved
   ///   signed — a secure DNSKEY answer, or a secure DS answer holding DS
-  ///   records, cached for it (RFC 4035 §5.2);
+  ///   records, in the cache as the validator reads it (RFC 4035 §5.2);
   /// - else the root.
   /// A zone is logged again once 16 others have been, and at most 16 lines
   /// are written a minute (`BogusReports`).
   extension Engine {
     /// A slice of `reply`'s bytes or of `name` (flat, lower-cased), valid
     /// while they are.
-    func bogusZone(_ reply: Message?, name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    func bogusZone(_ reply: Message?, name: UnsafeRawBufferPointer, now: UInt64)
+      -> UnsafeRawBufferPointer
+    {
       if let reply {
         var records = reply.records()
         while let record = records.next(), record.offset < reply.additionalOffset {
           if let rrsig = RRSIGRecord(record, in: reply) { return rrsig.signerName }
         }
       }
-      var position = 0
-      while position < name.count, name[position] != 0 {
-        let suffix = UnsafeRawBufferPointer(rebasing: name[position...])
-        if provenSigned(suffix, .dnskey) || provenSigned(suffix, .ds) || isTrustAnchor(suffix) {
+      let chain = CachedChainRecords(cache: cache, now: now)
+      var offset = 0
+      while let parent = Name.parentOffset(name, from: offset) {
+        let suffix = UnsafeRawBufferPointer(rebasing: name[offset...])
+        if chain.provesSigned(suffix, .dnskey) || chain.provesSigned(suffix, .ds)
+          || isTrustAnchor(suffix)
+        {
           return suffix
         }
-        position += 1 + Int(name[position])
+        offset = parent
       }
-      return UnsafeRawBufferPointer(rebasing: name[max(name.count - 1, 0)...])
+      return UnsafeRawBufferPointer(rebasing: name[min(offset, name.count)...])
     }
 
     /// Whether a `trust-anchor` (or the root's) is for `name`.
@@ -47,18 +52,6 @@
       }
     }
 
-    /// Whether the cache holds a secure, non-empty answer to (`name`,
-    /// `type`) as the chain fetches stored it. Not counted as a use.
-    func provenSigned(_ name: UnsafeRawBufferPointer, _ type: RRType) -> Bool {
-      guard
-        let number = cache.find(
-          name: name, type: type, rrClass: .internet, keyFlags: PacketCache.doBit),
-        cache.validation(number) == Self.secureState,
-        let message = try? Message(validating: cache.storedMessage(number))
-      else { return false }
-      return message.answerCount > 0
-    }
-
     /// Reports `slot`'s bogus answer unless its zone was among the last ones
     /// reported or this minute's lines are spent (`BogusReports`).
     func reportBogus<E: EngineEnvironment>(
@@ -67,7 +60,7 @@
       let upstream = Int(transactions[slot].upstream)
       guard upstream >= 0, upstream < upstreams.count else { return }
       let name = self.name(slot: slot)
-      let zone = bogusZone(reply, name: name)
+      let zone = bogusZone(reply, name: name, now: now)
       guard validations.bogusReports.shouldLog(zoneHash: nameHash(zone), now: now) else { return }
       environment.reportBogus(
         name: name, zone: zone, extendedError: error.rawValue, upstream: upstream)
@@ -110,6 +103,16 @@
       recent[nextRecent] = zoneHash
       nextRecent = (nextRecent + 1) % Self.recentZones
       return true
+    }
+  }
+
+  extension CachedChainRecords {
+    /// Whether the validator reads a secure, non-empty answer to (`name`,
+    /// `type`): the zone is signed (its keys, or a DS for it).
+    func provesSigned(_ name: UnsafeRawBufferPointer, _ type: RRType) -> Bool {
+      withValidatedAnswer(name: name, type: type) { message, state in
+        state == .secure && message.answerCount > 0
+      } ?? false
     }
   }
 #endif
