@@ -34,6 +34,7 @@ $TTL 300
 @    NS  ns.example.
 ns   A   10.0.2.1
 www  A   1.2.3.4
+*    A   1.2.3.5
 ZONE
   cat >"$dir/knot.conf" <<CONF
 server:

@@ -118,6 +118,8 @@ rig_layout_userland() {
     rig_copy_elf "$u/${pair%%:*}" "${pair#*:}"
   done
   cp -a "$u"/lib/*.so* "$RIG_ROOT/usr/lib/"
+  # procd preloads it into instances that log their stdout (line buffering).
+  install -D -m 0755 "$u/lib/libsetlbf.so" "$RIG_ROOT/lib/libsetlbf.so"
   mkdir -p "$RIG_ROOT/usr/lib/ucode"
   cp -a "$u"/lib/ucode/*.so "$RIG_ROOT/usr/lib/ucode/"
   install -D -m 0644 "$RIG_HERE/netifd-standin.uc" "$RIG_ROOT/usr/share/rig/netifd-standin.uc"
