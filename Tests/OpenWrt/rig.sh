@@ -74,6 +74,7 @@ rig_cleanup() {
   [[ -n $RIG_UNSHARE ]] && kill -KILL "$RIG_UNSHARE" 2>/dev/null
   # PID 1 of the router's PID namespace: its end ends every process in it.
   [[ -n $RIG_PID1 ]] && kill -KILL "$RIG_PID1" 2>/dev/null
+  [[ -n $RIG_UNSHARE ]] && wait "$RIG_UNSHARE" 2>/dev/null
   [[ -n $RIG_KNOT ]] && kill "$RIG_KNOT" 2>/dev/null
   ip netns pids "$RIG_LAN" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
   local ns
