@@ -27,7 +27,6 @@ endif()
 set(DNSWARD_OPENWRT_ARCH "${_ipk_arch_default}" CACHE STRING
   "OpenWrt architecture of the .ipk (DISTRIB_ARCH, e.g. aarch64_cortex-a53, arm_cortex-a9_vfpv3-d16)")
 include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
-set(DNSWARD_PACKAGE_LICENSE "unspecified" CACHE STRING "License field of the packages")
 option(DNSWARD_IPK_ALLOW_DYNAMIC
   "let the ipk target package a binary that needs a dynamic loader (glibc), which OpenWrt lacks" OFF)
 

@@ -11,6 +11,8 @@ endif()
 
 set(DNSWARD_PACKAGE_VERSION "${DNSWARD_RELEASE_VERSION}" CACHE STRING
   "the packages' Version (default: Release.version in Sources/CompiledConfig/Release.swift)")
+# The project's license (LICENSE at the repository's root), as an SPDX name.
+set(DNSWARD_PACKAGE_LICENSE "Apache-2.0" CACHE STRING "the packages' License field (SPDX)")
 set(DNSWARD_PACKAGE_MAINTAINER "dnsward maintainers <maintainers@dnsward.example>" CACHE STRING
   "the packages' Maintainer field")
 
