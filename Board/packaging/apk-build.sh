@@ -112,7 +112,8 @@ provides=()
 if [[ $APK_PACKAGE == dnsward-tls ]]; then
   provides=(--info "provides:dnsward=$APK_VERSION")
 fi
-description=$(openwrt_description "$APK_PACKAGE" "$APK_DNSSEC" | paste -sd ' ')
+# One line: the summary as a sentence, then the details.
+description=$(openwrt_description "$APK_PACKAGE" "$APK_DNSSEC" | sed '1s/$/./' | paste -sd ' ')
 
 # Files owned by root whoever builds: apk mkpkg records owner names.
 as_root=()
