@@ -15,8 +15,10 @@
 #      the binary the tree's stripped one, /lib/apk/packages/dnsward.list
 #      naming exactly the installed files, .conffiles and .conffiles_static
 #      (the packaged config's SHA-256); the scripts run by apk in the root
-#      (chroot, BusyBox as /bin/sh) against a stand-in /lib/functions.sh that
-#      records its calls (OpenWrt's own runs in the rig: Tests/OpenWrt);
+#      (chroot, BusyBox as /bin/sh) with OpenWrt's own /lib/functions.sh
+#      (DNSWARD_OPENWRT_FUNCTIONS) or a stand-in recording its calls, and an
+#      /etc/rc.common recording what the init script is asked to do (procd
+#      itself is for a rig with OpenWrt's userland);
 #   4. upgraded to -r2 with /etc/config/dnsward edited, by `apk add` of the
 #      file and by `apk upgrade` from a feed (apk mkndx): the edit is kept, the
 #      new file lands beside it as dnsward.apk-new, post-upgrade runs with
@@ -31,7 +33,8 @@
 # Environment: DNSWARD_APK_BUILD_DIR keeps the musl build tree there (reused
 # next time, e.g. .ci/ipk.sh's) instead of a temporary one; DNSWARD_APK is
 # apk-tools 3's apk (default: `apk` on PATH; Debian 12 has none: build it
-# from source, see Board/openwrt/README.md). Needs root (apk runs the
+# from source, see Board/openwrt/README.md); DNSWARD_OPENWRT_FUNCTIONS is
+# OpenWrt's base-files lib/functions.sh, if at hand. Needs root (apk runs the
 # scripts in a chroot), swiftc, cmake, ninja, musl-dev:arm64,
 # gcc-aarch64-linux-gnu, binutils-aarch64-linux-gnu, busybox. About 3 to 5
 # minutes on 2 cores from scratch (the firmware build), seconds with a built
@@ -153,12 +156,14 @@ stub_package() {
 }
 
 # new_root DIR ARCH: a root apk can install into: /etc/apk/arch, BusyBox as
-# /bin/sh with the libraries it loads, and a /lib/functions.sh standing in
-# for OpenWrt's that records what the scripts ask of it: default_postinst
-# and default_prerm find the package's init scripts in its
-# /lib/apk/packages/<pkgname>.list, as OpenWrt's do.
+# /bin/sh with the libraries it loads, /lib/functions.sh, and an
+# /etc/rc.common that records how it is called (the init script runs
+# through it): with DNSWARD_OPENWRT_FUNCTIONS, OpenWrt's own functions.sh,
+# whose default_postinst and default_prerm find the init script in the
+# package's /lib/apk/packages/<pkgname>.list and call enable, start, disable,
+# stop; without it a stand-in that records the calls it gets instead.
 new_root() {
-  local root=$1 library
+  local root=$1 library applet
   mkdir -p "$root/etc/apk" "$root/bin" "$root/lib" "$root/tmp"
   echo "$2" >"$root/etc/apk/arch"
   cp "$(command -v busybox)" "$root/bin/busybox"
@@ -167,7 +172,14 @@ new_root() {
     mkdir -p "$root$(dirname "$library")"
     cp -L "$library" "$root$library"
   done
-  cat >"$root/lib/functions.sh" <<'EOF'
+  # shellcheck disable=SC2016 # written for the root's shell
+  printf '%s\n' 'echo "rc.common $*" >>/tmp/scripts.log' >"$root/etc/rc.common"
+  if [[ -n ${DNSWARD_OPENWRT_FUNCTIONS:-} ]]; then
+    cp "$DNSWARD_OPENWRT_FUNCTIONS" "$root/lib/functions.sh"
+    # BusyBox's applets as OpenWrt has them (functions.sh calls grep, basename).
+    for applet in grep basename sed cat; do ln -s busybox "$root/bin/$applet"; done
+  else
+    cat >"$root/lib/functions.sh" <<'EOF'
 record() {
   for script in $(busybox grep -s '^/etc/init.d/' "$root/lib/apk/packages/$pkgname.list"); do
     echo "$1 $pkgname root='$root' PKG_UPGRADE='${PKG_UPGRADE:-}' $script" >>/tmp/scripts.log
@@ -176,8 +188,32 @@ record() {
 default_postinst() { record postinst; }
 default_prerm() { record prerm; }
 EOF
+  fi
   "$APK" --root "$root" --initdb --allow-untrusted --no-network add "$WORK/libc-$2.apk" >/dev/null ||
     fail "installing the libc stand-in into $root"
+}
+
+# expect_calls EVENT: what the package's script for EVENT (install,
+# upgrade, remove) left in the root's /tmp/scripts.log; then empties it.
+expect_calls() {
+  local expected
+  if [[ -n ${DNSWARD_OPENWRT_FUNCTIONS:-} ]]; then
+    case $1 in
+      install) expected=$'rc.common /etc/init.d/dnsward enable\nrc.common /etc/init.d/dnsward start' ;;
+      upgrade) expected='rc.common /etc/init.d/dnsward start' ;;
+      remove) expected=$'rc.common /etc/init.d/dnsward disable\nrc.common /etc/init.d/dnsward stop' ;;
+    esac
+  else
+    case $1 in
+      install) expected="postinst dnsward root='' PKG_UPGRADE='' /etc/init.d/dnsward" ;;
+      upgrade) expected="postinst dnsward root='' PKG_UPGRADE='1' /etc/init.d/dnsward" ;;
+      remove) expected="prerm dnsward root='' PKG_UPGRADE='' /etc/init.d/dnsward" ;;
+    esac
+  fi
+  [[ $(cat "$R/tmp/scripts.log") == "$expected" ]] ||
+    fail "$1: the script called '$(cat "$R/tmp/scripts.log")', not '$expected'"
+  echo "$1: $(paste -sd ';' "$R/tmp/scripts.log")"
+  : >"$R/tmp/scripts.log"
 }
 
 step "3. installed with apk into a scratch root"
@@ -205,36 +241,30 @@ sum=$(sha256sum "$R/etc/config/dnsward")
 [[ $(cat "$R/lib/apk/packages/dnsward.conffiles_static") == "/etc/config/dnsward ${sum%% *}" ]] ||
   fail "dnsward.conffiles_static: $(cat "$R/lib/apk/packages/dnsward.conffiles_static")"
 grep -q "^.option dnssec '1'\$" "$R/etc/config/dnsward" || fail "the installed config does not say option dnssec '1'"
-[[ $(cat "$R/tmp/scripts.log") == "postinst dnsward root='' PKG_UPGRADE='' /etc/init.d/dnsward" ]] ||
-  fail "post-install: $(cat "$R/tmp/scripts.log")"
 (cd "$R" && find usr/sbin/dnsward etc/init.d/dnsward etc/config/dnsward usr/share/dnsward lib/apk/packages \
   -printf '%M %u:%g %6s /%p\n')
-echo "post-install ran: $(cat "$R/tmp/scripts.log")"
+expect_calls install
 
 step "4. upgrades keep an edited config; removal"
 echo "	option cache '4096'" >>"$R/etc/config/dnsward"
 edited=$(sha256sum <"$R/etc/config/dnsward")
 build_apk "$WORK/r2" dnsward "$RELEASE_VERSION-r2" libc
 R2=$WORK/r2/dnsward-$RELEASE_VERSION-r2.apk
-: >"$R/tmp/scripts.log"
 "$APK" --root "$R" --allow-untrusted --no-network add "$R2" || fail "apk add of -r2"
 [[ $(sha256sum <"$R/etc/config/dnsward") == "$edited" ]] || fail "apk add of -r2 overwrote the edited /etc/config/dnsward"
 cmp -s "$R/etc/config/dnsward.apk-new" "$WORK/r2/apk/data/etc/config/dnsward" ||
   fail "no /etc/config/dnsward.apk-new holding the new package's config"
 installed() { "$APK" --root "$1" info -v 2>/dev/null | grep '^dnsward' || true; }
 [[ $(installed "$R") == "dnsward-$RELEASE_VERSION-r2" ]] || fail "installed after apk add of -r2: $(installed "$R")"
-[[ $(cat "$R/tmp/scripts.log") == "postinst dnsward root='' PKG_UPGRADE='1' /etc/init.d/dnsward" ]] ||
-  fail "post-upgrade: $(cat "$R/tmp/scripts.log")"
-echo "apk add of -r2: edited config kept, the new one as dnsward.apk-new; post-upgrade: $(cat "$R/tmp/scripts.log")"
-: >"$R/tmp/scripts.log"
+expect_calls upgrade
+echo "apk add of -r2: edited config kept, the new one as dnsward.apk-new"
 "$APK" --root "$R" --no-network del dnsward || fail "apk del dnsward"
-[[ $(cat "$R/tmp/scripts.log") == "prerm dnsward root='' PKG_UPGRADE='' /etc/init.d/dnsward" ]] ||
-  fail "pre-deinstall: $(cat "$R/tmp/scripts.log")"
+expect_calls remove
 for path in /usr/sbin/dnsward /etc/init.d/dnsward /lib/apk/packages/dnsward.list; do
   [[ ! -e $R$path ]] || fail "$path left after apk del"
 done
 [[ $(sha256sum <"$R/etc/config/dnsward") == "$edited" ]] || fail "apk del removed the edited /etc/config/dnsward"
-echo "apk del: files removed, the edited config kept; pre-deinstall: $(cat "$R/tmp/scripts.log")"
+echo "apk del: files removed, the edited config kept"
 
 # From a feed (an index made by apk mkndx), as `apk upgrade` sees packages:
 # installed by name with -r1, the config edited, then upgraded to -r2.
