@@ -176,8 +176,8 @@ new_root() {
   printf '%s\n' 'echo "rc.common $*" >>/tmp/scripts.log' >"$root/etc/rc.common"
   if [[ -n ${DNSWARD_OPENWRT_FUNCTIONS:-} ]]; then
     cp "$DNSWARD_OPENWRT_FUNCTIONS" "$root/lib/functions.sh"
-    # BusyBox's applets as OpenWrt has them (functions.sh calls grep, basename).
-    for applet in grep basename sed cat; do ln -s busybox "$root/bin/$applet"; done
+    # BusyBox's applets as OpenWrt has them (functions.sh calls grep, rm, basename).
+    for applet in grep basename sed cat rm; do ln -s busybox "$root/bin/$applet"; done
   else
     cat >"$root/lib/functions.sh" <<'EOF'
 record() {
