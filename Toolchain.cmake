@@ -22,10 +22,17 @@
 # Overrides: -DCMAKE_C_COMPILER=..., -DDNSWARD_SYSROOT=..., -DDNSWARD_MUSL_INCLUDE=...,
 # -DDNSWARD_SWIFTC=...
 
-# One of aarch64 (the default), armv7, or host (Embedded Swift for the build
-# machine: the quick way to check the firmware's modules and to run it here).
-set(DNSWARD_TARGET "aarch64" CACHE STRING "firmware target: aarch64, armv7 or host")
-set_property(CACHE DNSWARD_TARGET PROPERTY STRINGS aarch64 armv7 host)
+# One of aarch64 (the default), armv7, x86_64 (64-bit PC routers: OpenWrt's
+# x86/64 target, static musl only), or host (Embedded Swift for the build
+# machine: the quick way to check the firmware's modules and to run it here,
+# and the glibc build for an x86_64 Debian).
+set(DNSWARD_TARGET "aarch64" CACHE STRING "firmware target: aarch64, armv7, x86_64 or host")
+# The names and their check: Board/target-names.cmake, which
+# Board/CMakeLists.txt also runs before project(), so that a wrong name stops
+# the configure at once instead of being followed by CMake's own errors about
+# the generator and the compilers.
+include("${CMAKE_CURRENT_LIST_DIR}/Board/target-names.cmake")
+set_property(CACHE DNSWARD_TARGET PROPERTY STRINGS ${DNSWARD_TARGETS})
 
 # CMake re-reads this file in a fresh project for every compiler check
 # (try_compile); pass it the target chosen above and any sysroot override.
@@ -39,10 +46,11 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES
 #   Debian, Raspberry Pi OS, Ubuntu and other glibc systems.
 # - musl: a fully static binary (`-static`: musl's crt files and libc.a, the
 #   cross gcc's libgcc.a), for OpenWrt, whose libc is musl, and any other
-#   Linux on the same CPU: it needs nothing from the board. aarch64 and armv7
-#   only. From Debian's multiarch musl packages, after
+#   Linux on the same CPU: it needs nothing from the board. aarch64, armv7
+#   and x86_64. From Debian's multiarch musl packages, after
 #   `dpkg --add-architecture arm64` (armhf for armv7) and `apt-get update`:
-#   `apt-get install musl-dev:arm64` (musl-dev:armhf). These put musl's headers
+#   `apt-get install musl-dev:arm64` (musl-dev:armhf; on an amd64 build
+#   machine x86_64's is plain `musl-dev musl-tools`). These put musl's headers
 #   in /usr/include/<musl triple>, its crt files and libc.a in
 #   /usr/lib/<musl triple>, and a `<musl triple>-gcc` wrapper, the cross gcc
 #   with musl's specs file (-nostdinc/-nostdlib and musl's paths), which is the
@@ -98,11 +106,30 @@ elseif(DNSWARD_TARGET STREQUAL "armv7")
   # told the compiler). The functions' target features (VFPv3-D16, no NEON)
   # travel in the bitcode.
   set(DNSWARD_LTO_LINK_FLAGS -Wl,-mllvm,-float-abi=hard)
+elseif(DNSWARD_TARGET STREQUAL "x86_64")
+  # 64-bit x86 routers and PCs (OpenWrt's x86/64 target), as a fully static
+  # musl binary: Debian's own musl (`apt-get install musl-dev musl-tools` on
+  # an amd64 machine, or musl-dev:amd64). A glibc binary for an x86_64
+  # machine is DNSWARD_TARGET=host on an x86_64 build machine.
+  set(CMAKE_SYSTEM_NAME Linux)
+  set(CMAKE_SYSTEM_PROCESSOR x86_64)
+  set(_dnsward_gnu x86_64-linux-gnu)
+  set(_dnsward_musl x86_64-linux-musl)
+  set(_dnsward_debian_arch amd64)
+  # The bare-metal Embedded stdlib, like aarch64's: SysV x86-64 ABI, the same
+  # as Linux's; the code it emits links into a static Linux program.
+  set(DNSWARD_SWIFT_TARGET x86_64-unknown-none-elf)
+  set(DNSWARD_SWIFT_TARGET_FLAGS "")
+  if(NOT DNSWARD_LIBC STREQUAL "musl")
+    message(FATAL_ERROR "DNSWARD_TARGET=x86_64 is the static musl build (-DDNSWARD_LIBC=musl); "
+      "for a glibc x86_64 binary use -DDNSWARD_TARGET=host on an x86_64 machine")
+  endif()
 elseif(DNSWARD_TARGET STREQUAL "host")
   # Not a cross build: Embedded Swift for the machine CMake runs on.
   set(_dnsward_gnu "")
   if(DNSWARD_LIBC STREQUAL "musl")
-    message(FATAL_ERROR "DNSWARD_LIBC=musl is for the aarch64 and armv7 targets, not host")
+    message(FATAL_ERROR "DNSWARD_LIBC=musl is for the aarch64, armv7 and x86_64 targets, not host "
+      "(a static musl binary for this x86_64 machine: -DDNSWARD_TARGET=x86_64)")
   endif()
   if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
     # The toolchain has no Embedded stdlib for aarch64-unknown-linux-gnu;
@@ -112,8 +139,6 @@ elseif(DNSWARD_TARGET STREQUAL "host")
     set(DNSWARD_SWIFT_TARGET ${CMAKE_HOST_SYSTEM_PROCESSOR}-unknown-linux-gnu)
   endif()
   set(DNSWARD_SWIFT_TARGET_FLAGS "")
-else()
-  message(FATAL_ERROR "DNSWARD_TARGET must be aarch64, armv7 or host, not '${DNSWARD_TARGET}'")
 endif()
 
 if(_dnsward_gnu AND DNSWARD_LIBC STREQUAL "musl")

@@ -77,9 +77,10 @@ control=$WORK/control/control
 cat "$control"
 field() { sed -n "s/^$1: //p" "$control"; }
 [[ $(field Package) == dnsward ]] || fail "Package: $(field Package)"
-[[ $(field Version) == "$RELEASE_VERSION" ]] || fail "Version: $(field Version), not $RELEASE_VERSION"
+[[ $(field Version) == "$RELEASE_VERSION-r1" ]] || fail "Version: $(field Version), not $RELEASE_VERSION-r1"
 [[ $(field Architecture) == aarch64_generic ]] || fail "Architecture: $(field Architecture)"
 [[ $(field Depends) == libc ]] || fail "Depends: $(field Depends)"
+[[ $(field License) == Apache-2.0 ]] || fail "License: $(field License), not the project's Apache-2.0"
 [[ $(field Installed-Size) == $(gzip -dc "$WORK/outer/data.tar.gz" | wc -c) ]] ||
   fail "Installed-Size: $(field Installed-Size)"
 [[ $PACKAGE == */dnsward_$(field Version)_aarch64_generic.ipk ]] || fail "file name $PACKAGE"

@@ -8,16 +8,16 @@
 #   IPK_SOURCE_ROOT the repository (Board/openwrt/package/ holds the files)
 #   IPK_PACKAGE     dnsward, or dnsward-tls (then Provides/Conflicts dnsward)
 #   IPK_ARCH        OpenWrt's architecture name (DISTRIB_ARCH), e.g. aarch64_generic
-#   IPK_VERSION     the version; empty: from git (below)
-#   IPK_MAINTAINER, IPK_LICENSE
+#   IPK_VERSION     the version, OpenWrt's VERSION-rRELEASE; empty: from git (below)
+#   IPK_MAINTAINER, IPK_LICENSE, IPK_URL
 #   IPK_DEPENDS     comma-separated Depends (libc, and the mbedTLS package)
 #   IPK_READELF     readelf for the target
 #   IPK_ALLOW_DYNAMIC  1: package a binary that needs a dynamic loader
-#   IPK_DNSSEC      1: the binary has the validator (-DDNSWARD_DNSSEC=ON), and
-#                   /etc/config/dnsward keeps `option dnssec '1'`; 0: it does
-#                   not, and the packaged file says '0' (such a binary refuses
-#                   `dnssec on`: the package's config never asks for what its
-#                   binary lacks)
+#   IPK_DNSSEC      1: the binary has the validator (-DDNSWARD_DNSSEC=ON); 0: it
+#                   does not, and the packaged config says `option dnssec '0'`
+#
+# The files, their modes and the checks on the binary are the .apk's too
+# (openwrt-package.sh beside this script).
 #
 # The format opkg (OpenWrt 24.10 and earlier) reads: a gzip'd tar (GNU
 # format) of ./debian-binary ("2.0"), ./data.tar.gz (the files, from /) and
@@ -37,29 +37,11 @@ fail() {
 for variable in IPK_BINARY IPK_OUT_DIR IPK_SOURCE_ROOT IPK_PACKAGE IPK_ARCH IPK_READELF IPK_DNSSEC; do
   [[ -n ${!variable:-} ]] || fail "$variable is not set (run through cmake --build BUILD --target ipk)"
 done
-[[ $IPK_DNSSEC == 0 || $IPK_DNSSEC == 1 ]] || fail "IPK_DNSSEC is '$IPK_DNSSEC', not 0 or 1"
-FILES=$IPK_SOURCE_ROOT/Board/openwrt/package
-[[ -f $IPK_BINARY ]] || fail "no firmware at $IPK_BINARY"
-[[ $IPK_PACKAGE =~ ^[a-z0-9][a-z0-9.+-]*$ ]] || fail "bad package name '$IPK_PACKAGE'"
-[[ $IPK_ARCH =~ ^[A-Za-z0-9_.+-]+$ ]] || fail "bad architecture '$IPK_ARCH'"
+source "$(dirname "${BASH_SOURCE[0]}")/openwrt-package.sh"
+openwrt_check_names "$IPK_PACKAGE" "$IPK_ARCH"
+openwrt_check_binary "$IPK_BINARY" "$IPK_READELF" "${IPK_ALLOW_DYNAMIC:-0}" "${IPK_DEPENDS:-}"
 
-# The firmware must run on OpenWrt's musl userland: a static binary has no
-# ELF interpreter (PT_INTERP), a dynamic musl one names musl's
-# /lib/ld-musl-<arch>.so.1, which OpenWrt has; a glibc one names
-# /lib/ld-linux-*.so, which OpenWrt does not have ("not found" although the
-# file is there).
-headers=$("$IPK_READELF" -lW "$IPK_BINARY") || fail "$IPK_BINARY is not an ELF file"
-interpreter=$(sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p' <<<"$headers")
-if [[ -n $interpreter && $interpreter != /lib/ld-musl-*.so.1 && ${IPK_ALLOW_DYNAMIC:-0} != 1 ]]; then
-  fail "$IPK_BINARY needs the dynamic loader $interpreter, which OpenWrt lacks; build with -DDNSWARD_LIBC=musl, or pass -DDNSWARD_IPK_ALLOW_DYNAMIC=ON"
-fi
-dynamic=$("$IPK_READELF" -dW "$IPK_BINARY" 2>/dev/null || true)
-if grep -q 'NEEDED.*libmbedtls' <<<"$dynamic" && [[ $IPK_DEPENDS != *mbedtls* ]]; then
-  fail "$IPK_BINARY loads libmbedtls but Depends ($IPK_DEPENDS) names no mbedTLS package (DNSWARD_OPENWRT_MBEDTLS_DEPENDS)"
-fi
-
-# Version and time stamp from the commit, unless given.
-commit_time() { git -C "$IPK_SOURCE_ROOT" log -1 --format=%ct 2>/dev/null || true; }
+# The version from the commit, unless given.
 version=${IPK_VERSION:-}
 if [[ -z $version ]]; then
   version=$(git -C "$IPK_SOURCE_ROOT" describe --tags --match 'v[0-9]*' 2>/dev/null | sed 's/^v//' || true)
@@ -68,12 +50,11 @@ if [[ -z $version ]]; then
       fail "no IPK_VERSION and no git history to derive one (-DDNSWARD_PACKAGE_VERSION=...)"
     # `~` sorts before anything in opkg's comparison, so a real release
     # (0.1.0) is newer than every snapshot; the date orders snapshots.
-    version="0~git$(date -u -d "@$(commit_time)" +%Y%m%d).$hash"
+    version="0~git$(date -u -d "@$(openwrt_commit_time "$IPK_SOURCE_ROOT")" +%Y%m%d).$hash-r1"
   fi
 fi
 [[ $version =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "bad version '$version' (starts with a digit; letters, digits, . + ~ -)"
-epoch=${SOURCE_DATE_EPOCH:-$(commit_time)}
-[[ $epoch =~ ^[0-9]+$ ]] || fail "no SOURCE_DATE_EPOCH and no git commit time"
+epoch=$(openwrt_epoch "$IPK_SOURCE_ROOT")
 
 STAGE=$IPK_OUT_DIR/ipk
 rm -rf "$STAGE"
@@ -81,23 +62,7 @@ mkdir -p "$STAGE/data" "$STAGE/control"
 DATA=$STAGE/data
 CONTROL=$STAGE/control
 
-# install_file MODE SOURCE DESTINATION (inside data/)
-install_file() {
-  mkdir -p "$DATA$(dirname "$3")"
-  cp "$2" "$DATA$3"
-  chmod "$1" "$DATA$3"
-}
-install_file 0755 "$IPK_BINARY" /usr/sbin/dnsward
-install_file 0755 "$FILES/dnsward.init" /etc/init.d/dnsward
-# It may hold an httpdns secret: root only (dnsward reads its config as root).
-install_file 0600 "$FILES/dnsward.uci" /etc/config/dnsward
-if [[ $IPK_DNSSEC == 0 ]]; then
-  sed -i "s/^\(\toption dnssec '\)1'\$/\10'/" "$DATA/etc/config/dnsward"
-  grep -q "^.option dnssec '0'\$" "$DATA/etc/config/dnsward" ||
-    fail "could not set option dnssec '0' in the packaged /etc/config/dnsward"
-fi
-install_file 0644 "$FILES/uci-to-conf.awk" /usr/share/dnsward/uci-to-conf.awk
-find "$DATA" -type d -exec chmod 0755 {} +
+openwrt_stage_files "$DATA" "$IPK_BINARY" "$IPK_SOURCE_ROOT" "$IPK_DNSSEC"
 
 # reproducible_tar DIRECTORY OUTPUT [MEMBERS...]: a gzip'd tar of the
 # members (default: the whole directory, as ./...), owned by 0:0, names
@@ -130,13 +95,10 @@ fi
   echo "Architecture: $IPK_ARCH"
   echo "Installed-Size: $installed_size"
   echo "Maintainer: ${IPK_MAINTAINER:-dnsward maintainers}"
-  echo "Description: dnsward, a small DNS forwarder for routers (Embedded Swift, static)"
-  echo " Caches, forwards over UDP, TCP, HTTP DNS$([[ $IPK_PACKAGE == dnsward-tls ]] && echo ', DoT and DoH'),"
-  echo " answers the LAN's DHCP names and blocks names$([[ $IPK_DNSSEC == 1 ]] && echo ', validates DNSSEC')."
-  echo " Beside dnsmasq (default) or in its place on port 53: /etc/config/dnsward,"
-  echo " option mode."
+  [[ -z ${IPK_URL:-} ]] || echo "URL: $IPK_URL"
+  openwrt_description "$IPK_PACKAGE" "$IPK_DNSSEC" | sed '1s/^/Description: /; 2,$s/^/ /'
 } >"$CONTROL/control"
-echo /etc/config/dnsward >"$CONTROL/conffiles"
+printf '%s\n' "${OPENWRT_CONFFILES[@]}" >"$CONTROL/conffiles"
 # OpenWrt's convention (its packages' generated scripts): default_postinst
 # enables the init script and, on a live system (IPKG_INSTROOT empty),
 # starts it, not when an image is being built; default_prerm disables

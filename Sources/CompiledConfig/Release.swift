@@ -32,10 +32,20 @@ public enum Release {
   #else
     static let compiler: StaticString = "Swift"
   #endif
+  #if DNSWARD_NO_DNSSEC
+    static let validationFeatures: StaticString = "no DNSSEC"
+  #else
+    static let validationFeatures: StaticString = "DNSSEC"
+  #endif
   #if TLS
     static let transportFeatures: StaticString = "TLS (DoT, DoH)"
   #else
     static let transportFeatures: StaticString = "no TLS"
+  #endif
+  #if DNSWARD_NO_METRICS
+    static let metricsFeatures: StaticString = "no metrics"
+  #else
+    static let metricsFeatures: StaticString = "metrics"
   #endif
   #if DNSWARD_COMPILED_CONFIG_ONLY
     static let configFeatures: StaticString = "compiled-in config only"
@@ -44,10 +54,12 @@ public enum Release {
   #endif
 
   /// How many parts `descriptionPart` has.
-  public static let descriptionPartCount = 13
+  public static let descriptionPartCount = 17
 
   /// Part `index` (0..<descriptionPartCount) of `dnsward 0.16.0 (2026-12-02;
-  /// aarch64-linux-musl, Embedded Swift; TLS (DoT, DoH), runtime config)`:
+  /// aarch64-linux-musl, Embedded Swift; DNSSEC, TLS (DoT, DoH), no metrics,
+  /// runtime config)`: each feature a firmware build can leave out is named,
+  /// present or `no ...`, so that the binary on a router says what it can do:
   /// written out one after another, without building a string (the
   /// firmware has no `String` machinery, and `version.bind` must not
   /// allocate).
@@ -63,8 +75,12 @@ public enum Release {
     case 7: return ", "
     case 8: return compiler
     case 9: return "; "
-    case 10: return transportFeatures
+    case 10: return validationFeatures
     case 11: return ", "
+    case 12: return transportFeatures
+    case 13: return ", "
+    case 14: return metricsFeatures
+    case 15: return ", "
     default: return configFeatures
     }
   }

@@ -14,7 +14,7 @@ import DNSWire
 /// | `misses.bind.`     | cache misses                                      |
 /// | `cachesize.bind.`  | cache capacity in entries (0 when it is off)      |
 /// | `insertions.bind.` | answers stored in the cache                       |
-/// | `version.bind.`, `version.server.` | `Release.description`: `"dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; no TLS, runtime config)"` |
+/// | `version.bind.`, `version.server.` | `Release.description`: `"dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; DNSSEC, no TLS, no metrics, runtime config)"` |
 /// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)`, then per upstream (below) |
 ///
 /// After the `statistic(at:)` records, `stats.dnsward.` has five more per

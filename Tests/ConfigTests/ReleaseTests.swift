@@ -49,10 +49,11 @@ final class ReleaseTests: XCTestCase {
     #if arch(x86_64)
       XCTAssertTrue(text.contains("; x86_64-linux-gnu, Swift; "), text)
     #endif
+    // The SwiftPM build has the validator and the metrics server.
     #if TLS
-      XCTAssertTrue(text.contains("; TLS (DoT, DoH), runtime config)"), text)
+      XCTAssertTrue(text.hasSuffix("; DNSSEC, TLS (DoT, DoH), metrics, runtime config)"), text)
     #else
-      XCTAssertTrue(text.hasSuffix("; no TLS, runtime config)"), text)
+      XCTAssertTrue(text.hasSuffix("; DNSSEC, no TLS, metrics, runtime config)"), text)
     #endif
   }
 }

@@ -13,11 +13,13 @@ final class VersionTests: XCTestCase {
     let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false)
     XCTAssertEqual(lines.count, 2, "one line: \(run.output)")
     let description = String(lines[0])
-    // dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; no TLS, runtime config)
+    // dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; DNSSEC, no TLS,
+    // no metrics, runtime config)
     let pattern =
       #"^dnsward [0-9]+\.[0-9]+\.[0-9]+ \([0-9]{4}-[0-9]{2}-[0-9]{2}; "#
       + #"(aarch64|armv7|x86_64)-linux-(gnu|musl), (Embedded )?Swift; "#
-      + #"(no TLS|TLS \(DoT, DoH\)), (runtime config|compiled-in config only)\)$"#
+      + #"(no DNSSEC|DNSSEC), (no TLS|TLS \(DoT, DoH\)), (no metrics|metrics), "#
+      + #"(runtime config|compiled-in config only)\)$"#
     XCTAssertNotNil(description.range(of: pattern, options: .regularExpression), description)
 
     let dnsward = try DnswardProcess(config: "listen 127.0.0.1:0\n")

@@ -204,11 +204,24 @@ static inline int clinux_install_syscall_filter(int allow_files, int allow_netfi
   clinux_filter_allow(&builder, SYS_fcntl64);
 #endif
   // The clock, when the vDSO falls back to the kernel.
+  // musl on 32-bit ARM (64-bit time_t) names the old 32-bit-time calls
+  // clock_gettime32 and gettimeofday_time32; its own functions ask
+  // clock_gettime64.
+#ifdef SYS_clock_gettime
   clinux_filter_allow(&builder, SYS_clock_gettime);
+#endif
+#ifdef SYS_clock_gettime32
+  clinux_filter_allow(&builder, SYS_clock_gettime32);
+#endif
 #ifdef SYS_clock_gettime64
   clinux_filter_allow(&builder, SYS_clock_gettime64);
 #endif
+#ifdef SYS_gettimeofday
   clinux_filter_allow(&builder, SYS_gettimeofday);
+#endif
+#ifdef SYS_gettimeofday_time32
+  clinux_filter_allow(&builder, SYS_gettimeofday_time32);
+#endif
 #ifdef SYS_time
   clinux_filter_allow(&builder, SYS_time);
 #endif

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# release-build.sh — every package of a release from one command:
+# `cmake --build BUILD --target release` (release-target.cmake) runs it with
+# its settings in the environment:
+#
+#   RELEASE_SOURCE_ROOT  the repository
+#   RELEASE_OUT          where the release goes (BUILD/release), made anew
+#   RELEASE_TREES        where the firmware build trees live (BUILD/trees),
+#                        kept: a second run rebuilds only what changed
+#   RELEASE_VERSION      the packages' version (DNSWARD_PACKAGE_VERSION)
+#   RELEASE_APK          apk-tools v3's `apk` (mkpkg, mkndx); empty: no .apk
+#   RELEASE_FEED_KEY     a private key (PEM) that signs the apk index; empty:
+#                        the index is unsigned
+#   RELEASE_OPENWRT_ARCHES_aarch64, _armv7, _x86_64
+#                        the OpenWrt architecture names (DISTRIB_ARCH) each
+#                        binary is packaged for, separated by ';'
+#
+# What it makes, in RELEASE_OUT:
+#
+#   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture,
+#                   Packages and Packages.gz (opkg's index) and packages.adb
+#                   (apk's): each folder is a package feed as it is
+#   debian/         dnsward_VERSION_{arm64,armhf,amd64}.deb
+#   SHA256SUMS      of every file above, by path
+#
+# Every package validates DNSSEC (the trees are configured with
+# -DDNSWARD_DNSSEC=ON, as their configs say `dnssec on`). A binary is built
+# once per target and packaged under each of its architecture names: OpenWrt
+# names a CPU's variants apart (aarch64_cortex-a53, aarch64_cortex-a72, ...)
+# and opkg and apk install only the names a router lists, but the static
+# binary is the same for all of them.
+#
+# Reproducible: the trees build from the commit's sources alone, the packages
+# are made with one time stamp (SOURCE_DATE_EPOCH, else the commit's time)
+# and sorted members; the same commit gives the same bytes.
+set -euo pipefail
+
+fail() {
+  echo "release-build.sh: $*" >&2
+  exit 1
+}
+step() { printf '\n==> release: %s  [%ds]\n' "$*" "$SECONDS"; }
+
+for variable in RELEASE_SOURCE_ROOT RELEASE_OUT RELEASE_TREES RELEASE_VERSION; do
+  [[ -n ${!variable:-} ]] || fail "$variable is not set (run through cmake --build BUILD --target release)"
+done
+ROOT=$RELEASE_SOURCE_ROOT
+SECONDS=0
+if [[ -z ${SOURCE_DATE_EPOCH:-} ]]; then
+  SOURCE_DATE_EPOCH=$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null) ||
+    fail "no SOURCE_DATE_EPOCH and no git commit to take the time stamp from"
+fi
+export SOURCE_DATE_EPOCH
+if [[ -n ${RELEASE_APK:-} ]]; then
+  "$RELEASE_APK" --version 2>/dev/null | grep -q '^apk-tools 3\.' ||
+    fail "$RELEASE_APK is not apk-tools 3 ($("$RELEASE_APK" --version 2>&1 | head -1))"
+fi
+
+# configure TREE CMAKE-OPTIONS...: a build tree of the release's firmware.
+configure() {
+  local tree=$RELEASE_TREES/$1
+  shift
+  mkdir -p "$tree"
+  cmake -S "$ROOT/Board" -B "$tree" -G Ninja -DDNSWARD_DNSSEC=ON \
+    -DDNSWARD_PACKAGE_VERSION="$RELEASE_VERSION" ${RELEASE_APK:+-DDNSWARD_APK="$RELEASE_APK"} "$@" \
+    >"$tree.configure.log" 2>&1 || { cat "$tree.configure.log" >&2; fail "configuring $tree"; }
+}
+
+# build TREE [TARGET...]: the firmware (and the given package targets).
+build() {
+  local tree=$RELEASE_TREES/$1
+  shift
+  cmake --build "$tree" "$@" >"$tree.build.log" 2>&1 || { tail -40 "$tree.build.log" >&2; fail "building $tree $*"; }
+}
+
+rm -rf "$RELEASE_OUT"
+mkdir -p "$RELEASE_OUT/openwrt" "$RELEASE_OUT/debian"
+
+# --- OpenWrt: static musl, one tree per CPU, packaged under each name --------
+for target in aarch64 armv7 x86_64; do
+  arches_variable=RELEASE_OPENWRT_ARCHES_$target
+  IFS=';' read -r -a arches <<<"${!arches_variable:-}"
+  ((${#arches[@]})) || continue
+  step "OpenWrt $target (static musl, DNSSEC): ${arches[*]}"
+  tree=openwrt-$target
+  configure "$tree" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
+  build "$tree"
+  for arch in "${arches[@]}"; do
+    # Only the package's architecture name changes: nothing is recompiled.
+    configure "$tree" -DDNSWARD_OPENWRT_ARCH="$arch"
+    rm -f "$RELEASE_TREES/$tree"/*.ipk "$RELEASE_TREES/$tree"/*.apk
+    targets=(--target ipk)
+    [[ -z ${RELEASE_APK:-} ]] || targets+=(--target apk)
+    build "$tree" "${targets[@]}"
+    mkdir -p "$RELEASE_OUT/openwrt/$arch"
+    find "$RELEASE_TREES/$tree" -maxdepth 1 -type f \( -name '*.ipk' -o -name '*.apk' \) \
+      -exec cp {} "$RELEASE_OUT/openwrt/$arch/" \;
+  done
+done
+
+# --- Debian: glibc, dynamic ---------------------------------------------------
+# arm64 and armhf with segments aligned to 64 KiB (Raspberry Pi 5's 16 KiB
+# pages), amd64 from the build machine's own target.
+declare -A deb_targets=([arm64]=aarch64 [armhf]=armv7 [amd64]=host)
+for deb_arch in arm64 armhf amd64; do
+  if [[ $deb_arch == amd64 && $(dpkg --print-architecture 2>/dev/null) != amd64 ]]; then
+    echo "release: no amd64 .deb: this build machine is not amd64" >&2
+    continue
+  fi
+  step "Debian $deb_arch (glibc, DNSSEC)"
+  page_size=()
+  [[ $deb_arch == amd64 ]] || page_size=(-DDNSWARD_MAX_PAGE_SIZE=65536)
+  configure "$deb_arch" -DDNSWARD_TARGET="${deb_targets[$deb_arch]}" "${page_size[@]}"
+  build "$deb_arch" --target deb
+  cp "$RELEASE_TREES/$deb_arch"/dnsward_*_"$deb_arch".deb "$RELEASE_OUT/debian/"
+done
+
+# --- the feeds' indexes -------------------------------------------------------
+step "package indexes"
+for folder in "$RELEASE_OUT"/openwrt/*/; do
+  bash "$ROOT/Board/packaging/feed-index.sh" "$folder" "${RELEASE_APK:-}" "${RELEASE_FEED_KEY:-}"
+done
+if [[ -n ${RELEASE_FEED_KEY:-} ]]; then
+  # The public half, for the routers: /etc/apk/keys/ on OpenWrt 25.12.
+  openssl pkey -in "$RELEASE_FEED_KEY" -pubout -out "$RELEASE_OUT/openwrt/dnsward-feed.pem" 2>/dev/null ||
+    fail "could not derive the public key of $RELEASE_FEED_KEY"
+fi
+
+(cd "$RELEASE_OUT" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' |
+  xargs sha256sum >SHA256SUMS)
+step "done: $(wc -l <"$RELEASE_OUT/SHA256SUMS") files in $RELEASE_OUT"
+cat "$RELEASE_OUT/SHA256SUMS"

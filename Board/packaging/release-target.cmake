@@ -1,0 +1,48 @@
+# release-target.cmake — `cmake --build BUILD --target release`: every
+# package of a release in BUILD/release/ (OpenWrt .apk and .ipk for aarch64,
+# armv7 and x86_64 as package feeds, Debian .deb for arm64, armhf and amd64,
+# SHA256SUMS), from firmware trees of its own in BUILD/trees/, whatever this
+# tree is configured for. release-build.sh beside this file does the work
+# and says what goes where; Board/README.md, Releases, how to use it.
+#
+#   cmake -S Board -B B -G Ninja [-DDNSWARD_APK=/path/to/apk] [-DDNSWARD_FEED_KEY=key.pem]
+#   cmake --build B --target release
+
+include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
+
+# The OpenWrt architecture names (DISTRIB_ARCH) each static binary is
+# packaged under: the ones whose CPUs it runs on. armv7 needs a VFP unit
+# (hard float, VFPv3-D16 at least): arm_cortex-a9 without it is left out.
+set(DNSWARD_RELEASE_ARCHES_aarch64 "aarch64_generic;aarch64_cortex-a53;aarch64_cortex-a72;aarch64_cortex-a76"
+  CACHE STRING "OpenWrt architectures of the release's aarch64 packages")
+set(DNSWARD_RELEASE_ARCHES_armv7
+  "arm_cortex-a7_neon-vfpv4;arm_cortex-a7_vfpv4;arm_cortex-a8_vfpv3;arm_cortex-a9_neon;arm_cortex-a9_vfpv3-d16;arm_cortex-a15_neon-vfpv4"
+  CACHE STRING "OpenWrt architectures of the release's armv7 packages")
+set(DNSWARD_RELEASE_ARCHES_x86_64 "x86_64" CACHE STRING "OpenWrt architectures of the release's x86_64 packages")
+set(DNSWARD_FEED_KEY "" CACHE FILEPATH
+  "private key (PEM; RSA keeps the index reproducible) that signs the release's apk indexes; empty: unsigned")
+if(NOT DEFINED DNSWARD_APK)
+  find_program(DNSWARD_APK apk DOC "apk-tools 3's apk (mkpkg, mkndx), for the .apk packages")
+endif()
+if(DNSWARD_APK)
+  set(_release_apk "${DNSWARD_APK}")
+else()
+  set(_release_apk "")
+  message(STATUS "release: no apk-tools 3 (DNSWARD_APK): the release will have no .apk packages")
+endif()
+
+add_custom_target(release
+  COMMAND "${CMAKE_COMMAND}" -E env
+          "RELEASE_SOURCE_ROOT=${DNSWARD_ROOT}"
+          "RELEASE_OUT=${CMAKE_BINARY_DIR}/release"
+          "RELEASE_TREES=${CMAKE_BINARY_DIR}/trees"
+          "RELEASE_VERSION=${DNSWARD_PACKAGE_VERSION}"
+          "RELEASE_APK=${_release_apk}"
+          "RELEASE_FEED_KEY=${DNSWARD_FEED_KEY}"
+          "RELEASE_OPENWRT_ARCHES_aarch64=${DNSWARD_RELEASE_ARCHES_aarch64}"
+          "RELEASE_OPENWRT_ARCHES_armv7=${DNSWARD_RELEASE_ARCHES_armv7}"
+          "RELEASE_OPENWRT_ARCHES_x86_64=${DNSWARD_RELEASE_ARCHES_x86_64}"
+          bash "${CMAKE_CURRENT_LIST_DIR}/release-build.sh"
+  COMMENT "Building every release package into ${CMAKE_BINARY_DIR}/release"
+  USES_TERMINAL
+  VERBATIM)
