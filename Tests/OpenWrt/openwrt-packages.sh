@@ -17,59 +17,81 @@ ipk_field() {
   tar -xzOf "$1" ./control.tar.gz | tar -xzO ./control | sed -n "s/^$2: //p"
 }
 
-make_variants() {
-  local pm=$1 package=$2 dir=$RIG_DIR/variants
-  [[ $pm == ipk ]] || { make_apk_variants "$package"; return; }
-  mkdir -p "$dir/data"
-  tar -xzOf "$package" ./data.tar.gz | tar -xz -C "$dir/data" ./usr/sbin/dnsward
-  PACKAGE_VERSION=$(ipk_field "$package" Version)
-  PACKAGE_ARCH=$(ipk_field "$package" Architecture)
-  local dnssec=0
-  ipk_field "$package" Description | grep -q 'validates DNSSEC' && dnssec=1
-  # ipk_variant ARCH VERSION OUT
-  ipk_variant() {
-    IPK_BINARY=$dir/data/usr/sbin/dnsward IPK_OUT_DIR=$3 IPK_SOURCE_ROOT=$REPO IPK_PACKAGE=dnsward \
-      IPK_ARCH=$1 IPK_VERSION=$2 IPK_DEPENDS=libc IPK_DNSSEC=$dnssec IPK_READELF=readelf \
-      IPK_ALLOW_DYNAMIC=1 bash "$REPO/Board/packaging/ipk-build.sh" >/dev/null
-    readlink -f "$3/dnsward.ipk"
-  }
-  NEXT_VERSION=$PACKAGE_VERSION.1
-  NEXT_PACKAGE=$(ipk_variant "$PACKAGE_ARCH" "$NEXT_VERSION" "$dir/next")
-  WRONG_ARCH_PACKAGE=$(ipk_variant aarch64_generic "$PACKAGE_VERSION" "$dir/wrong")
-  rig_put "$package" /tmp/pkg/dnsward.ipk
-  rig_put "$NEXT_PACKAGE" /tmp/pkg/next/dnsward.ipk
-  rig_put "$WRONG_ARCH_PACKAGE" /tmp/pkg/wrong/dnsward.ipk
+# next_version VERSION: one release later (VERSION-rN -> VERSION-rN+1).
+next_version() {
+  if [[ $1 =~ ^(.*-r)([0-9]+)$ ]]; then
+    echo "${BASH_REMATCH[1]}$((BASH_REMATCH[2] + 1))"
+  else
+    echo "$1.1"
+  fi
 }
 
-# pm_install WHICH (current, next or wrong): installs it, output on stdout.
+# make_variants PM PACKAGE: NEXT_PACKAGE and WRONG_ARCH_PACKAGE from the
+# binary in PACKAGE, by the project's own ipk-build.sh or apk-build.sh;
+# all three put into the root's /tmp/pkg.
+make_variants() {
+  local pm=$1 package=$2 dir=$RIG_DIR/variants dnssec=0
+  mkdir -p "$dir/data"
+  if [[ $pm == ipk ]]; then
+    tar -xzOf "$package" ./data.tar.gz | tar -xz -C "$dir/data" ./usr/sbin/dnsward
+    PACKAGE_VERSION=$(ipk_field "$package" Version)
+    PACKAGE_ARCH=$(ipk_field "$package" Architecture)
+    ipk_field "$package" Description | grep -q 'validates DNSSEC' && dnssec=1
+  else
+    APK_CONFIG=/dev/null "$RIG_USERLAND/bin/apk" extract --allow-untrusted --destination "$dir/data" "$package"
+    "$RIG_USERLAND/bin/apk" adbdump "$package" >"$dir/dump"
+    PACKAGE_VERSION=$(sed -n 's/^  version: //p' "$dir/dump" | head -1)
+    PACKAGE_ARCH=$(sed -n 's/^  arch: //p' "$dir/dump" | head -1)
+    grep -q 'validates DNSSEC' "$dir/dump" && dnssec=1
+  fi
+  NEXT_VERSION=$(next_version "$PACKAGE_VERSION")
+  NEXT_PACKAGE=$(package_variant "$pm" "$dir/data/usr/sbin/dnsward" "$dnssec" "$PACKAGE_ARCH" "$NEXT_VERSION" "$dir/next")
+  WRONG_ARCH_PACKAGE=$(package_variant "$pm" "$dir/data/usr/sbin/dnsward" "$dnssec" aarch64_generic "$PACKAGE_VERSION" "$dir/wrong")
+  rig_put "$package" "/tmp/pkg/current/dnsward.$pm"
+  rig_put "$NEXT_PACKAGE" "/tmp/pkg/next/dnsward.$pm"
+  rig_put "$WRONG_ARCH_PACKAGE" "/tmp/pkg/wrong/dnsward.$pm"
+}
+
+# package_variant PM BINARY DNSSEC ARCH VERSION OUT: the package's path.
+package_variant() {
+  local pm=$1 binary=$2 dnssec=$3 arch=$4 version=$5 out=$6
+  if [[ $pm == ipk ]]; then
+    IPK_BINARY=$binary IPK_OUT_DIR=$out IPK_SOURCE_ROOT=$REPO IPK_PACKAGE=dnsward IPK_ARCH=$arch \
+      IPK_VERSION=$version IPK_DEPENDS=libc IPK_DNSSEC=$dnssec IPK_READELF=readelf IPK_ALLOW_DYNAMIC=1 \
+      bash "$REPO/Board/packaging/ipk-build.sh" >/dev/null || rig_fail "ipk-build.sh ($arch $version)"
+  else
+    APK_TOOL=$RIG_USERLAND/bin/apk APK_BINARY=$binary APK_OUT_DIR=$out APK_SOURCE_ROOT=$REPO APK_PACKAGE=dnsward \
+      APK_ARCH=$arch APK_VERSION=$version APK_DEPENDS=libc APK_DNSSEC=$dnssec APK_READELF=readelf \
+      APK_ALLOW_DYNAMIC=1 bash "$REPO/Board/packaging/apk-build.sh" >/dev/null || rig_fail "apk-build.sh ($arch $version)"
+  fi
+  readlink -f "$out/dnsward.$pm"
+}
+
+# pm_install WHICH (current, next or wrong): installs it; its output on stdout.
 pm_install() {
   case $PM in
-  ipk)
-    local file=/tmp/pkg/dnsward.ipk
-    [[ $1 == current ]] || file=/tmp/pkg/$1/dnsward.ipk
-    rig_sh "opkg install $file 2>&1"
-    ;;
-  apk) rig_sh "apk add --allow-untrusted /tmp/pkg/${1}.apk 2>&1" ;;
+  ipk) rig_sh "opkg install /tmp/pkg/$1/dnsward.ipk 2>&1" ;;
+  apk) rig_sh "apk add --allow-untrusted --no-network /tmp/pkg/$1/dnsward.apk 2>&1" ;;
   esac
 }
 pm_remove() {
   case $PM in
   ipk) rig_sh 'opkg remove dnsward 2>&1' ;;
-  apk) rig_sh 'apk del dnsward 2>&1' ;;
+  apk) rig_sh 'apk del --no-network dnsward 2>&1' ;;
   esac
 }
 # pm_version: the installed version of dnsward (empty: not installed).
 pm_version() {
   case $PM in
   ipk) rig_sh "opkg status dnsward | sed -n 's/^Version: //p'" ;;
-  apk) rig_sh "apk info -v dnsward 2>/dev/null | sed -n 's/^dnsward-//p'" ;;
+  apk) rig_sh "apk list --installed dnsward 2>/dev/null | sed -n 's/^dnsward-\([^ ]*\) .*/\1/p'" ;;
   esac
 }
-# The message the package manager refuses a foreign architecture with.
+# What the package manager refuses a foreign architecture with.
 pm_arch_refusal() {
   case $PM in
   ipk) echo 'incompatible with the architectures configured' ;;
-  apk) echo 'UNTRUSTED\|architecture' ;;
+  apk) echo 'arch: aarch64_generic' ;;
   esac
 }
 
@@ -90,10 +112,3 @@ apk_seed() {
     rig_fail "seeding apk's database"
 }
 
-# The apk variants: the package under test for NEXT and WRONG is made by
-# the apk target; here only the one given is put in place.
-make_apk_variants() {
-  PACKAGE_VERSION=$(tar -xzOf "$1" .PKGINFO 2>/dev/null | sed -n 's/^pkgver = //p' || true)
-  rig_put "$1" /tmp/pkg/current.apk
-  NEXT_PACKAGE="" WRONG_ARCH_PACKAGE=""
-}

@@ -55,7 +55,6 @@ scenario_baseline() {
 
 scenario_wrong_arch() {
   local output
-  [[ -n $WRONG_ARCH_PACKAGE ]] || { rig_log "skipped: no wrong-architecture $PM package"; return 0; }
   if output=$(pm_install wrong); then rig_fail "a package for aarch64_generic was installed: $output"; fi
   grep -q "$(pm_arch_refusal)" <<<"$output" || rig_fail "the refusal is not the package manager's own: $output"
   [[ -z $(pm_version) ]] || rig_fail "dnsward is installed after the refusal"
@@ -193,7 +192,6 @@ scenario_broken_config() {
 # Upgrade to the next version keeps the edited /etc/config/dnsward.
 scenario_upgrade() {
   local output
-  [[ -n $NEXT_PACKAGE ]] || { rig_log "skipped: no next $PM package"; return 0; }
   output=$(pm_install next) || rig_fail "upgrade: $output"
   [[ $(pm_version) == "$NEXT_VERSION" ]] || rig_fail "after the upgrade: version '$(pm_version)'"
   rig_sh "grep -q \"ward.example 5.6.7.8\" /etc/config/dnsward && grep -q \"option dnssec '0'\" /etc/config/dnsward" ||

@@ -82,7 +82,7 @@ run_for() (
   rig_knot_up
   rig_boot
   make_variants "$PM" "$PACKAGE"
-  [[ $PM == apk ]] && apk_seed
+  if [[ $PM == apk ]]; then apk_seed; fi
   scenarios
   rig_log "=== $PM: $PASSED checks passed in ${SECONDS}s"
 )

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# .ci/openwrt.sh — the OpenWrt package against the real OpenWrt userland
+# (Tests/OpenWrt/README.md): builds the userland from ../shared/third-party
+# into its cache (Tests/OpenWrt/userland.sh; about 70 s on 2 cores the first
+# time, nothing once cached), the static x86_64 musl firmware with DNSSEC and
+# its .ipk and .apk, then runs the rig's self-test and every scenario for
+# both packages (Tests/OpenWrt/openwrt-test.sh, about 90 s a package).
+#
+# Environment: DNSWARD_OPENWRT_BUILD_DIR keeps the firmware tree there
+# (reused next time) instead of a temporary one; DNSWARD_CACHE_DIR and
+# DNSWARD_THIRD_PARTY as userland.sh reads them. Needs root (namespaces,
+# chroot), swiftc, cmake, ninja, musl-dev, musl-tools, meson, pkg-config,
+# libjson-c-dev, libbsd-dev, zlib1g-dev, libssl-dev, libzstd-dev,
+# nettle-dev, libgmp-dev, libnftables-dev, busybox, knot, dnsutils,
+# iproute2, nftables, util-linux (unshare, nsenter, flock).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-openwrt.XXXXXX")
+BUILD=${DNSWARD_OPENWRT_BUILD_DIR:-$WORK/x86_64-musl}
+trap 'rm -rf "$WORK"' EXIT
+SECONDS=0
+
+step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
+fail() {
+  printf '\nopenwrt.sh: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+step "the OpenWrt userland (Tests/OpenWrt/userland.sh)"
+USERLAND=$(bash "$ROOT/Tests/OpenWrt/userland.sh") || fail "userland.sh"
+
+step "x86_64 musl firmware with DNSSEC, its .ipk and .apk ($BUILD)"
+cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=x86_64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON \
+  "-DDNSWARD_APK=$USERLAND/bin/apk" >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "cmake configure"; }
+cmake --build "$BUILD" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "firmware build"; }
+cmake --build "$BUILD" --target ipk || fail "cmake --build --target ipk"
+cmake --build "$BUILD" --target apk || fail "cmake --build --target apk"
+
+step "the rig: self-test, then every scenario with opkg and with apk"
+bash "$ROOT/Tests/OpenWrt/openwrt-test.sh" --self-test --ipk "$BUILD/dnsward.ipk" --apk "$BUILD/dnsward.apk" ||
+  fail "Tests/OpenWrt/openwrt-test.sh"
+step "done"
