@@ -38,7 +38,7 @@ make_variants() {
     PACKAGE_ARCH=$(ipk_field "$package" Architecture)
     ipk_field "$package" Description | grep -q 'validates DNSSEC' && dnssec=1
   else
-    APK_CONFIG=/dev/null "$RIG_USERLAND/bin/apk" extract --allow-untrusted --destination "$dir/data" "$package"
+    APK_CONFIG=/dev/null "$RIG_USERLAND/bin/apk" extract --allow-untrusted --destination "$dir/data" "$package" >/dev/null
     "$RIG_USERLAND/bin/apk" adbdump "$package" >"$dir/dump"
     PACKAGE_VERSION=$(sed -n 's/^  version: //p' "$dir/dump" | head -1)
     PACKAGE_ARCH=$(sed -n 's/^  arch: //p' "$dir/dump" | head -1)
@@ -87,11 +87,12 @@ pm_version() {
   apk) rig_sh "apk list --installed dnsward 2>/dev/null | sed -n 's/^dnsward-\([^ ]*\) .*/\1/p'" ;;
   esac
 }
-# What the package manager refuses a foreign architecture with.
-pm_arch_refusal() {
+# pm_arch_refused OUTPUT: OUTPUT is the package manager's own refusal of
+# a package for aarch64_generic.
+pm_arch_refused() {
   case $PM in
-  ipk) echo 'incompatible with the architectures configured' ;;
-  apk) echo 'arch: aarch64_generic' ;;
+  ipk) grep -q 'incompatible with the architectures configured' <<<"$1" ;;
+  apk) grep -q 'error: uninstallable' <<<"$1" && grep -q 'arch: aarch64_generic' <<<"$1" ;;
   esac
 }
 
