@@ -4,6 +4,7 @@
 # before left, which each states.
 
 LAN_CLIENT=lanclient
+USER_SERVER=/corp.example/10.0.2.1
 DHCP_BEFORE=""
 
 # dig_at NETNS SERVER[:PORT] NAME: the answer's records, one a line.
@@ -33,7 +34,10 @@ lan_lease() {
   cat >"$RIG_DIR/udhcpc.script" <<'EOF'
 #!/bin/sh
 case $1 in
-bound | renew) ip addr flush dev "$interface" && ip addr add "$ip/$subnet" dev "$interface" ;;
+bound | renew)
+	ip addr flush dev "$interface" && ip addr add "$ip/$subnet" dev "$interface"
+	echo "$dns" >"${0%/*}/lease.dns"
+	;;
 esac
 EOF
   chmod 0755 "$RIG_DIR/udhcpc.script"
@@ -45,6 +49,9 @@ EOF
 
 # Before the package: dnsmasq alone serves the LAN (DHCP and DNS).
 scenario_baseline() {
+  # A setting of the user's own that dnsward must leave alone: a server
+  # for one domain (Knot, in the WAN namespace).
+  rig_sh "uci add_list 'dhcp.@dnsmasq[0].server=$USER_SERVER' && uci commit dhcp"
   rig_sh '/etc/init.d/dnsmasq enable && /etc/init.d/dnsmasq start' >"$RIG_DIR/dnsmasq-start.log" 2>&1 ||
     rig_fail "dnsmasq did not start: $(cat "$RIG_DIR/dnsmasq-start.log")"
   rig_wait "dnsmasq answering on 192.168.1.1:53" 20 answers "$RIG_ROUTER" 192.168.1.1 www.example 1.2.3.4
@@ -70,13 +77,34 @@ scenario_install() {
   rig_sh 'test -L /etc/rc.d/S21dnsward' || rig_fail "not enabled after install (no /etc/rc.d/S21dnsward)"
   rig_wait "procd lists dnsward running" 10 dnsward_running
   rig_wait "dnsward answering on 127.0.0.1:5353" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 dnsward.test 127.0.0.53
-  pass "install: enabled, procd lists it running (pid $(dnsward_pid)), it answers on 127.0.0.1:5353"
+  # It may hold a secret: root's, readable by the group of its `user` (nobody).
+  local mode gid
+  mode=$(rig_sh 'stat -c "%a %g" /var/etc/dnsward.conf')
+  gid=$(rig_sh "awk -F: '\$1 == \"nobody\" { print \$4 }' /etc/passwd")
+  [[ $mode == "640 $gid" ]] || rig_fail "/var/etc/dnsward.conf: mode and group '$mode', not '640 $gid'"
+  pass "install: enabled, procd lists it running (pid $(dnsward_pid)), it answers on 127.0.0.1:5353; its config 0640 group nobody's"
+}
+
+dnsmasq_pid() {
+  rig_sh "jsonfilter -s \"\$(ubus call service list '{\"name\":\"dnsmasq\"}')\" -e '@.dnsmasq.instances.*.pid'"
+}
+
+# A second start (what an interface event's reload does when nothing
+# changed) changes nothing: neither dnsward nor dnsmasq restarts.
+scenario_start_again() {
+  local pid dnsmasq dhcp
+  pid=$(dnsward_pid) dnsmasq=$(dnsmasq_pid) dhcp=$(dhcp_show)
+  rig_sh '/etc/init.d/dnsward start' || rig_fail "a second start failed"
+  [[ $(dnsward_pid) == "$pid" && $(dnsmasq_pid) == "$dnsmasq" && $(dhcp_show) == "$dhcp" ]] ||
+    rig_fail "a second start changed something: dnsward $pid -> $(dnsward_pid), dnsmasq $dnsmasq -> $(dnsmasq_pid)"
+  pass "a second start changes nothing (dnsward $pid, dnsmasq $dnsmasq kept)"
 }
 
 # Beside: the LAN asks dnsmasq, dnsmasq asks dnsward.
 scenario_beside() {
   local before after
-  [[ $(rig_sh "uci get 'dhcp.@dnsmasq[0].server'") == *127.0.0.1#5353* ]] || rig_fail "dnsmasq has no server 127.0.0.1#5353"
+  [[ $(rig_sh "uci get 'dhcp.@dnsmasq[0].server'") == "$USER_SERVER 127.0.0.1#5353" ]] ||
+    rig_fail "beside: dnsmasq's servers: $(rig_sh "uci get 'dhcp.@dnsmasq[0].server'")"
   before=$(queries 127.0.0.1:5353)
   rig_wait "beside.example through dnsmasq and dnsward" 10 answers "$RIG_LAN" 192.168.1.1 beside.example 1.2.3.5
   # dnsmasq answers *.test itself (rfc6761.conf): the override under example.
@@ -153,6 +181,23 @@ scenario_kill() {
   pass "kill -9 $pid: procd started it again (pid $(dnsward_pid))"
 }
 
+dhcp_as_before() { [[ $(dhcp_show) == "$DHCP_BEFORE" ]]; }
+dnsward_down() { [[ -z $(dnsward_pid) ]]; }
+
+# enabled '0', then a mode that does not exist: no dnsward, dnsmasq as before.
+scenario_enabled_mode() {
+  uci_commit_reload "uci set dnsward.main.enabled=0"
+  rig_wait "dnsward stopped by enabled 0" 15 dnsward_down
+  rig_wait "dnsmasq's settings back" 10 dhcp_as_before
+  uci_commit_reload "uci set dnsward.main.enabled=1 && uci set dnsward.main.mode=sideways"
+  rig_wait "the refusal of mode sideways" 15 logread_has "mode must be 'beside' or 'primary', not 'sideways'"
+  dnsward_down || rig_fail "mode sideways: dnsward runs"
+  dhcp_as_before || rig_fail "mode sideways: dhcp changed"
+  uci_commit_reload "uci set dnsward.main.mode=beside"
+  rig_wait "dnsward back in mode beside" 15 answers "$RIG_ROUTER" 127.0.0.1:5353 ward.example 5.6.7.8
+  pass "enabled 0 stops it, mode sideways is refused; both leave dhcp as before install"
+}
+
 dnsmasq_dns_off() { [[ $(rig_sh "uci -q get 'dhcp.@dnsmasq[0].port'") == 0 ]] && rig_sh 'grep -qx port=0 /var/etc/dnsmasq.conf.*'; }
 
 # Primary: dnsward on port 53 of the LAN address, dnsmasq DHCP only.
@@ -166,8 +211,12 @@ scenario_primary() {
   answers "$RIG_LAN" 192.168.1.1 primary.example 1.2.3.5 || rig_fail "primary.example from the LAN"
   after=$(queries 127.0.0.1:53)
   ((after > before)) || rig_fail "dnsward's counter did not move ($before -> $after)"
+  answers "$RIG_LAN" 192.168.1.1 OpenWrt.lan 192.168.1.1 || rig_fail "the router's name: $(lan_dig OpenWrt.lan)"
+  [[ $(rig_sh "uci get 'dhcp.@dnsmasq[0].server'") == "$USER_SERVER" ]] || rig_fail "primary: the user's server line"
+  rm -f "$RIG_DIR/lease.dns"
   lan_lease
-  pass "primary: dnsward answers 192.168.1.1:53 ($LAN_CLIENT.lan from the leases, queries $before -> $after), dnsmasq port 0 and still DHCP"
+  [[ $(cat "$RIG_DIR/lease.dns") == 192.168.1.1 ]] || rig_fail "primary: the lease's DNS server is '$(cat "$RIG_DIR/lease.dns")'"
+  pass "primary: dnsward answers 192.168.1.1:53 ($LAN_CLIENT.lan from the leases, OpenWrt.lan, queries $before -> $after), dnsmasq port 0 still leases with DNS 192.168.1.1"
   uci_commit_reload "uci set dnsward.main.mode=beside"
   rig_wait "dnsmasq's DNS back (beside)" 15 answers "$RIG_LAN" 192.168.1.1 beside2.example 1.2.3.5
   rig_wait "dnsward back on 5353" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 ward.example 5.6.7.8
@@ -213,7 +262,7 @@ scenario_disable_remove() {
   rig_sh '/etc/init.d/dnsward start'
   rig_wait "dnsward started again" 10 dnsward_running
   rig_sh "ubus call service delete '{\"name\":\"dnsward\"}'"
-  rig_wait "dnsward down" 10 eval '[[ -z $(dnsward_pid) ]]'
+  rig_wait "dnsward down" 10 dnsward_down
   [[ $(dhcp_show) != "$DHCP_BEFORE" ]] || rig_fail "dhcp has no dnsward settings while it is down"
   output=$(pm_remove) || rig_fail "remove: $output"
   [[ -z $(pm_version) ]] || rig_fail "still installed after removal"
@@ -228,11 +277,13 @@ scenarios() {
   scenario_baseline
   scenario_wrong_arch
   scenario_install
+  scenario_start_again
   scenario_reload
   scenario_beside
   scenario_restart_only
   scenario_bad_value
   scenario_kill
+  scenario_enabled_mode
   scenario_primary
   scenario_broken_config
   scenario_upgrade

@@ -198,6 +198,7 @@ EOF
     printf 'Package: %s\nVersion: 1.0-r1\nStatus: install user installed\nArchitecture: x86_64\nInstalled-Time: 1700000000\n\n' \
       "$package"
   done >"$r/usr/lib/opkg/status"
+  for package in libc base-files busybox procd ubus uci dnsmasq; do : >"$r/usr/lib/opkg/info/$package.list"; done
   ln -sfn /tmp/resolv.conf "$r/etc/resolv.conf"
   # The account dnsmasq's package adds when it is installed.
   grep -q '^dnsmasq:' "$r/etc/passwd" || echo 'dnsmasq:x:453:453:dnsmasq:/var/run/dnsmasq:/bin/false' >>"$r/etc/passwd"
