@@ -16,8 +16,9 @@
 #      packaged /etc/config/dnsward, in both modes, checked by the packaged
 #      binary under qemu-aarch64 (`dnsward --check`), `dnssec on` included;
 #      a package made from a binary without the validator says '0';
-#   5. the init script's functions under `busybox ash` with a fake uci
-#      (Tests/OpenWrt/init-script-test.sh), and OpenWrtUCITests with
+#   5. what the OpenWrt rig (.ci/openwrt.sh) cannot show about the init
+#      script (a new LAN address, disable in an image) under `busybox ash`
+#      with a fake uci (Tests/OpenWrt/init-script-test.sh), and OpenWrtUCITests with
 #      DNSWARD_TEST_AWK="busybox awk" against the packaged binary (if the
 #      SwiftPM tests are built, as in .ci/run after `swift test`);
 #   6. a glibc-dynamic tree's ipk target refuses, saying why.
