@@ -5,6 +5,7 @@
 # packaging script from the binary inside the package:
 #   NEXT_PACKAGE        the same, one version later (upgrade)
 #   WRONG_ARCH_PACKAGE  the same, for aarch64_generic (opkg must refuse it)
+# shellcheck shell=bash
 
 # rig_put FILE PATH: FILE from the host into the root (its /tmp is only
 # visible inside the rig's mount namespace).

@@ -2,6 +2,7 @@
 # by openwrt-test.sh; PM and the variants from openwrt-packages.sh). The
 # scenarios run in order in one rig: each starts from the state the one
 # before left, which each states.
+# shellcheck shell=bash
 
 LAN_CLIENT=lanclient
 USER_SERVER=/corp.example/10.0.2.1

@@ -1,5 +1,8 @@
 # rig-net.sh — the rig's namespaces, Knot and the boot (sourced by
 # openwrt-test.sh after rig.sh).
+# shellcheck shell=bash
+# The RIG_ variables are rig.sh's (read by its rig_cleanup and rig_sh).
+# shellcheck disable=SC2034,SC2153
 
 # rig_net_up: router, LAN and WAN network namespaces and their links.
 rig_net_up() {

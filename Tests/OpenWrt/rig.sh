@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # rig.sh — "OpenWrt in a box" (Tests/OpenWrt/README.md): sourced by
 # openwrt-test.sh. It lays out an OpenWrt root from the userland that
 # userland.sh built, starts ubusd, logd, procd and the netifd stand-in in a
@@ -125,6 +126,7 @@ rig_layout_userland() {
   cp -a "$u"/lib/ucode/*.so "$RIG_ROOT/usr/lib/ucode/"
   install -D -m 0644 "$RIG_HERE/netifd-standin.uc" "$RIG_ROOT/usr/share/rig/netifd-standin.uc"
   # netifd's devstatus, asking the stand-in.
+  # shellcheck disable=SC2016 # $1 is the script's, in the root
   printf '#!/bin/sh\nubus call network.device status "{ \\"name\\": \\"$1\\" }"\n' >"$RIG_ROOT/sbin/devstatus"
   chmod 0755 "$RIG_ROOT/sbin/devstatus"
 }
