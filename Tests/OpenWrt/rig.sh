@@ -62,9 +62,10 @@ rig_now_ms() {
 }
 
 # rig_sh SCRIPT: runs SCRIPT with the root's /bin/sh (BusyBox ash) inside
-# the router's namespaces and root, with a router's environment.
+# the router's namespaces and root, with a router's environment; at most
+# 120 s (nothing in the scenarios takes more than a few).
 rig_sh() {
-  nsenter -t "$RIG_PID1" -m -n -p -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  timeout 120 nsenter -t "$RIG_PID1" -m -n -p -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     chroot "$RIG_ROOT" /bin/sh -c "$1"
 }
 rig_lan() { ip netns exec "$RIG_LAN" "$@"; }
