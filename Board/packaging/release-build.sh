@@ -111,6 +111,7 @@ for deb_arch in arm64 armhf amd64; do
   page_size=()
   [[ $deb_arch == amd64 ]] || page_size=(-DDNSWARD_MAX_PAGE_SIZE=65536)
   configure "$deb_arch" -DDNSWARD_TARGET="${deb_targets[$deb_arch]}" "${page_size[@]}"
+  build "$deb_arch"
   build "$deb_arch" --target deb
   cp "$RELEASE_TREES/$deb_arch"/dnsward_*_"$deb_arch".deb "$RELEASE_OUT/debian/"
 done

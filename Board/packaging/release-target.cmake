@@ -21,9 +21,7 @@ set(DNSWARD_RELEASE_ARCHES_armv7
 set(DNSWARD_RELEASE_ARCHES_x86_64 "x86_64" CACHE STRING "OpenWrt architectures of the release's x86_64 packages")
 set(DNSWARD_FEED_KEY "" CACHE FILEPATH
   "private key (PEM; RSA keeps the index reproducible) that signs the release's apk indexes; empty: unsigned")
-if(NOT DEFINED DNSWARD_APK)
-  find_program(DNSWARD_APK apk DOC "apk-tools 3's apk (mkpkg, mkndx), for the .apk packages")
-endif()
+# DNSWARD_APK: apk.cmake's (apk-tools 3.x, found or given).
 if(DNSWARD_APK)
   set(_release_apk "${DNSWARD_APK}")
 else()
