@@ -6,8 +6,9 @@
 #
 #   1. B/release holds, for every OpenWrt architecture name of aarch64,
 #      armv7 and x86_64, the .ipk and the .apk with the feed indexes
-#      (Packages, Packages.gz, a signed packages.adb), the three .deb, the
-#      feed's public key, and SHA256SUMS, which `sha256sum -c` accepts;
+#      (Packages, Packages.gz and Packages.sig, which usign verifies, and
+#      packages.adb, signed), the three .deb, the feeds' public keys, and
+#      SHA256SUMS, which `sha256sum -c` accepts;
 #   2. each OpenWrt binary runs (x86_64 here, aarch64 and armv7 under qemu):
 #      `--version` names its target and DNSSEC, and it answers a query;
 #   3. a second release, from scratch in another directory with the same
@@ -19,7 +20,8 @@
 # temporary folder) for .ci/deb.sh, .ci/ipk.sh and .ci/apk.sh to reuse, and
 # its x86_64 feed for the OpenWrt rig (Tests/OpenWrt).
 #
-# Environment: DNSWARD_APK (apk-tools 3; default: Tests/OpenWrt/userland.sh's),
+# Environment: DNSWARD_USERLAND (the OpenWrt userland's prefix, for apk and
+# usign; default: Tests/OpenWrt/userland.sh builds or finds it),
 # DNSWARD_RELEASE_DIR. About 7 minutes on 2 cores (two releases of six trees).
 set -euo pipefail
 
@@ -41,16 +43,21 @@ fail() {
   exit 1
 }
 
-APK=${DNSWARD_APK:-$(bash "$ROOT/Tests/OpenWrt/userland.sh")/bin/apk}
+USERLAND=${DNSWARD_USERLAND:-$(bash "$ROOT/Tests/OpenWrt/userland.sh")}
+APK=$USERLAND/bin/apk
+USIGN=$USERLAND/bin/usign
 "$APK" --version | grep -q '^apk-tools 3\.' || fail "$APK is not apk-tools 3"
 openssl genrsa -out "$WORK/feed-key.pem" 2048 2>/dev/null
+"$USIGN" -G -s "$WORK/feed-usign.sec" -p "$WORK/feed-usign.pub" -c "dnsward CI feed" ||
+  fail "usign -G"
 # Every build below runs with its own, empty TMPDIR.
 mkdir -p "$WORK/tmp"
 
 # release DIR: configures DIR and runs its release target.
 release() {
   TMPDIR=$WORK/tmp cmake -S "$ROOT/Board" -B "$1" -G Ninja -DDNSWARD_APK="$APK" \
-    -DDNSWARD_FEED_KEY="$WORK/feed-key.pem" >"$WORK/configure.log" 2>&1 ||
+    -DDNSWARD_FEED_KEY="$WORK/feed-key.pem" -DDNSWARD_USIGN="$USIGN" \
+    -DDNSWARD_FEED_USIGN_KEY="$WORK/feed-usign.sec" >"$WORK/configure.log" 2>&1 ||
     { cat "$WORK/configure.log"; fail "configuring $1"; }
   TMPDIR=$WORK/tmp cmake --build "$1" --target release >"$WORK/release.log" 2>&1 ||
     { tail -60 "$WORK/release.log"; fail "cmake --build $1 --target release"; }
@@ -65,10 +72,11 @@ arches=(aarch64_generic aarch64_cortex-a53 aarch64_cortex-a72 aarch64_cortex-a76
   arm_cortex-a9_vfpv3-d16 arm_cortex-a15_neon-vfpv4 x86_64)
 VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
   "$ROOT/Sources/CompiledConfig/Release.swift")
-expected=(openwrt/dnsward-feed.pem debian/dnsward_"$VERSION"_{arm64,armhf,amd64}.deb)
+expected=(openwrt/dnsward-feed.pem openwrt/dnsward-feed.usign.pub debian/dnsward_"$VERSION"_{arm64,armhf,amd64}.deb)
 for arch in "${arches[@]}"; do
   expected+=("openwrt/$arch/dnsward_$VERSION-r1_$arch.ipk" "openwrt/$arch/dnsward-$VERSION-r1.apk"
-    "openwrt/$arch/Packages" "openwrt/$arch/Packages.gz" "openwrt/$arch/packages.adb")
+    "openwrt/$arch/Packages" "openwrt/$arch/Packages.gz" "openwrt/$arch/Packages.sig"
+    "openwrt/$arch/packages.adb")
 done
 listed=$(cut -d' ' -f3 <"$OUT/SHA256SUMS" | LC_ALL=C sort)
 [[ $listed == "$(printf '%s\n' "${expected[@]}" | LC_ALL=C sort)" ]] ||
@@ -83,7 +91,14 @@ for arch in "${arches[@]}"; do
   grep -q "^arch: $arch\$" <("$APK" adbdump "$OUT/openwrt/$arch/dnsward-$VERSION-r1.apk" | sed 's/^ *//') ||
     fail "$arch: the .apk's arch is not $arch"
 done
-# The index is signed by the feed key and names the package.
+# opkg's indexes verify with the public key as a router keeps it.
+mkdir -p "$WORK/opkg-keys"
+cp "$OUT/openwrt/dnsward-feed.usign.pub" "$WORK/opkg-keys/$("$USIGN" -F -p "$OUT/openwrt/dnsward-feed.usign.pub")"
+for arch in "${arches[@]}"; do
+  "$USIGN" -V -q -m "$OUT/openwrt/$arch/Packages" -x "$OUT/openwrt/$arch/Packages.sig" -P "$WORK/opkg-keys" ||
+    fail "$arch/Packages.sig does not verify"
+done
+# The apk index is signed by the feed key and names the package.
 index=$("$APK" adbdump "$OUT/openwrt/x86_64/packages.adb")
 grep -q 'name: dnsward' <<<"$index" || fail "x86_64/packages.adb does not name dnsward: $index"
 echo "  ok  every Packages and .apk names its architecture; packages.adb indexes dnsward"

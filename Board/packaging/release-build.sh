@@ -9,8 +9,11 @@
 #                        kept: a second run rebuilds only what changed
 #   RELEASE_VERSION      the packages' version (DNSWARD_PACKAGE_VERSION)
 #   RELEASE_APK          apk-tools v3's `apk` (mkpkg, mkndx); empty: no .apk
-#   RELEASE_FEED_KEY     a private key (PEM) that signs the apk index; empty:
-#                        the index is unsigned
+#   RELEASE_FEED_KEY     a private key (PEM) that signs the apk indexes;
+#                        empty: they are unsigned
+#   RELEASE_USIGN, RELEASE_FEED_USIGN_KEY
+#                        usign and a secret key of its own that sign opkg's
+#                        indexes (Packages.sig); empty: unsigned
 #   RELEASE_OPENWRT_ARCHES_aarch64, _armv7, _x86_64
 #                        the OpenWrt architecture names (DISTRIB_ARCH) each
 #                        binary is packaged for, separated by ';'
@@ -18,8 +21,11 @@
 # What it makes, in RELEASE_OUT:
 #
 #   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture,
-#                   Packages and Packages.gz (opkg's index) and packages.adb
-#                   (apk's): each folder is a package feed as it is
+#                   Packages, Packages.gz (and Packages.sig) (opkg's index)
+#                   and packages.adb (apk's): each folder is a package feed
+#                   as it is (feed-index.sh)
+#   openwrt/dnsward-feed.pem, openwrt/dnsward-feed.usign.pub
+#                   the public keys a router needs to trust the feeds
 #   debian/         dnsward_VERSION_{arm64,armhf,amd64}.deb
 #   SHA256SUMS      of every file above, by path
 #
@@ -119,12 +125,20 @@ done
 # --- the feeds' indexes -------------------------------------------------------
 step "package indexes"
 for folder in "$RELEASE_OUT"/openwrt/*/; do
-  bash "$ROOT/Board/packaging/feed-index.sh" "$folder" "${RELEASE_APK:-}" "${RELEASE_FEED_KEY:-}"
+  FEED_APK=${RELEASE_APK:-} FEED_APK_KEY=${RELEASE_FEED_KEY:-} FEED_USIGN=${RELEASE_USIGN:-} \
+    FEED_USIGN_KEY=${RELEASE_FEED_USIGN_KEY:-} bash "$ROOT/Board/packaging/feed-index.sh" "$folder"
 done
+# The public halves, for the routers: /etc/apk/keys/ on OpenWrt 25.12, and
+# /etc/opkg/keys/<fingerprint> (usign -F -p FILE) on 24.10.
 if [[ -n ${RELEASE_FEED_KEY:-} ]]; then
-  # The public half, for the routers: /etc/apk/keys/ on OpenWrt 25.12.
   openssl pkey -in "$RELEASE_FEED_KEY" -pubout -out "$RELEASE_OUT/openwrt/dnsward-feed.pem" 2>/dev/null ||
     fail "could not derive the public key of $RELEASE_FEED_KEY"
+fi
+if [[ -n ${RELEASE_FEED_USIGN_KEY:-} ]]; then
+  public=${RELEASE_FEED_USIGN_KEY%.sec}.pub
+  [[ $public != "$RELEASE_FEED_USIGN_KEY" && -f $public ]] ||
+    fail "no public key beside $RELEASE_FEED_USIGN_KEY (usign -G -s NAME.sec -p NAME.pub makes both)"
+  cp "$public" "$RELEASE_OUT/openwrt/dnsward-feed.usign.pub"
 fi
 
 (cd "$RELEASE_OUT" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' |
