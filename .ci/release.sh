@@ -10,7 +10,11 @@
 #      packages.adb, signed), the three .deb, the feeds' public keys, and
 #      SHA256SUMS, which `sha256sum -c` accepts;
 #   2. each OpenWrt binary runs (x86_64 here, aarch64 and armv7 under qemu):
-#      `--version` names its target and DNSSEC, and it answers a query;
+#      `--version` names its target and DNSSEC, and it answers a query; with
+#      mbedTLS for aarch64 musl at hand (DNSWARD_MBEDTLS_MUSL, default the one
+#      .ci/mbedtls36-musl.sh leaves in /opt/mbedtls-3.6), dnsward-tls too:
+#      depends on libmbedtls21, loads musl's loader and mbedTLS, runs under
+#      qemu with OpenWrt's layout of them;
 #   3. a second release, from scratch in another directory with the same
 #      key, is byte for byte the same (SHA256SUMS equal): the packages and the
 #      indexes are reproducible (the RSA signature is deterministic);
@@ -50,6 +54,14 @@ USIGN=$USERLAND/bin/usign
 openssl genrsa -out "$WORK/feed-key.pem" 2048 2>/dev/null
 "$USIGN" -G -s "$WORK/feed-usign.sec" -p "$WORK/feed-usign.pub" -c "dnsward CI feed" ||
   fail "usign -G"
+MBEDTLS=${DNSWARD_MBEDTLS_MUSL:-/opt/mbedtls-3.6/aarch64-linux-musl}
+tls_option=()
+if [[ -e $MBEDTLS/.complete ]]; then
+  tls_option=(-DDNSWARD_RELEASE_MBEDTLS_aarch64="$MBEDTLS")
+else
+  echo "release.sh: no mbedTLS for aarch64 musl in $MBEDTLS (bash .ci/mbedtls36-musl.sh makes it): no dnsward-tls checked" >&2
+  MBEDTLS=""
+fi
 # Every build below runs with its own, empty TMPDIR.
 mkdir -p "$WORK/tmp"
 
@@ -57,7 +69,7 @@ mkdir -p "$WORK/tmp"
 release() {
   TMPDIR=$WORK/tmp cmake -S "$ROOT/Board" -B "$1" -G Ninja -DDNSWARD_APK="$APK" \
     -DDNSWARD_FEED_KEY="$WORK/feed-key.pem" -DDNSWARD_USIGN="$USIGN" \
-    -DDNSWARD_FEED_USIGN_KEY="$WORK/feed-usign.sec" >"$WORK/configure.log" 2>&1 ||
+    -DDNSWARD_FEED_USIGN_KEY="$WORK/feed-usign.sec" "${tls_option[@]}" >"$WORK/configure.log" 2>&1 ||
     { cat "$WORK/configure.log"; fail "configuring $1"; }
   TMPDIR=$WORK/tmp cmake --build "$1" --target release >"$WORK/release.log" 2>&1 ||
     { tail -60 "$WORK/release.log"; fail "cmake --build $1 --target release"; }
@@ -77,6 +89,9 @@ for arch in "${arches[@]}"; do
   expected+=("openwrt/$arch/dnsward_$VERSION-r1_$arch.ipk" "openwrt/$arch/dnsward-$VERSION-r1.apk"
     "openwrt/$arch/Packages" "openwrt/$arch/Packages.gz" "openwrt/$arch/Packages.sig"
     "openwrt/$arch/packages.adb")
+  if [[ -n $MBEDTLS && $arch == aarch64_* ]]; then
+    expected+=("openwrt/$arch/dnsward-tls_$VERSION-r1_$arch.ipk" "openwrt/$arch/dnsward-tls-$VERSION-r1.apk")
+  fi
 done
 listed=$(cut -d' ' -f3 <"$OUT/SHA256SUMS" | LC_ALL=C sort)
 [[ $listed == "$(printf '%s\n' "${expected[@]}" | LC_ALL=C sort)" ]] ||
@@ -112,6 +127,7 @@ run_binary() {
   shift
   version=$("$@" --version) || fail "$name: --version"
   grep -q "; DNSSEC, " <<<"$version" || fail "$name: --version does not name DNSSEC: $version"
+  [[ $name != *tls* ]] || grep -q ", TLS (DoT, DoH), " <<<"$version" || fail "$name: --version does not name TLS: $version"
   printf 'listen 127.0.0.1:%s\nupstream udp 127.0.0.1:9\noverride release.test 192.0.2.7\n' "$port" \
     >"$WORK/run.conf"
   "$@" --config "$WORK/run.conf" >"$WORK/run.log" 2>&1 &
@@ -135,6 +151,21 @@ unpack() {
 run_binary x86_64 "$(unpack x86_64)"
 run_binary aarch64 qemu-aarch64 "$(unpack aarch64_generic)"
 run_binary armv7 qemu-arm "$(unpack arm_cortex-a7_neon-vfpv4)"
+if [[ -n $MBEDTLS ]]; then
+  tls_control=$(tar -xzOf "$OUT/openwrt/aarch64_generic/dnsward-tls_$VERSION-r1_aarch64_generic.ipk" \
+    ./control.tar.gz | tar -xzOf - ./control)
+  grep -qx 'Depends: libc, libmbedtls21' <<<"$tls_control" || fail "dnsward-tls control: $tls_control"
+  # (The dump names libmbedtls21 only among the dependencies.)
+  "$APK" adbdump "$OUT/openwrt/aarch64_generic/dnsward-tls-$VERSION-r1.apk" | grep -q libmbedtls21 ||
+    fail "dnsward-tls .apk does not depend on libmbedtls21"
+  mkdir -p "$WORK/unpacked/tls"
+  tar -xzOf "$OUT/openwrt/aarch64_generic/dnsward-tls_$VERSION-r1_aarch64_generic.ipk" ./data.tar.gz |
+    tar -xzf - -C "$WORK/unpacked/tls"
+  headers=$(readelf -lW "$WORK/unpacked/tls/usr/sbin/dnsward")
+  grep -qF '[Requesting program interpreter: /lib/ld-musl-aarch64.so.1]' <<<"$headers" ||
+    fail "dnsward-tls's binary does not load musl's loader"
+  run_binary "aarch64 dnsward-tls" qemu-aarch64 -L "$MBEDTLS/qemu-root" "$WORK/unpacked/tls/usr/sbin/dnsward"
+fi
 
 step "3. a second release from scratch is the same, byte for byte"
 release "$WORK/second"
@@ -154,7 +185,12 @@ for file in openwrt/aarch64_generic/dnsward-"$VERSION"-r1.apk openwrt/aarch64_ge
   debian/dnsward_"$VERSION"_arm64.deb debian/dnsward_"$VERSION"_armhf.deb debian/dnsward_"$VERSION"_amd64.deb; do
   printf '  %-60s %9d\n' "$file" "$(stat -c %s "$OUT/$file")"
 done
-for tree in openwrt-aarch64 openwrt-armv7 openwrt-x86_64 arm64 armhf amd64; do
+if [[ -n $MBEDTLS ]]; then
+  printf '  %-60s %9d\n' "openwrt/aarch64_generic/dnsward-tls-$VERSION-r1.apk" \
+    "$(stat -c %s "$OUT/openwrt/aarch64_generic/dnsward-tls-$VERSION-r1.apk")"
+fi
+for tree in openwrt-aarch64 openwrt-aarch64-tls openwrt-armv7 openwrt-x86_64 arm64 armhf amd64; do
+  [[ -e $RELEASE_DIR/trees/$tree/dnsward.stripped ]] || continue
   printf '  %-60s %9d\n' "trees/$tree/dnsward.stripped" "$(stat -c %s "$RELEASE_DIR/trees/$tree/dnsward.stripped")"
 done
 step "done"

@@ -17,10 +17,17 @@
 #   RELEASE_OPENWRT_ARCHES_aarch64, _armv7, _x86_64
 #                        the OpenWrt architecture names (DISTRIB_ARCH) each
 #                        binary is packaged for, separated by ';'
+#   RELEASE_MBEDTLS_aarch64, _armv7, _x86_64
+#                        mbedTLS built for that target's musl (a folder with
+#                        include/ and lib/, as OpenWrt's libmbedtls is): the
+#                        release then also has dnsward-tls for it, linked
+#                        dynamically against the router's musl and mbedTLS;
+#                        empty: no dnsward-tls for that target
 #
 # What it makes, in RELEASE_OUT:
 #
-#   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture,
+#   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture
+#                   (and dnsward-tls's, where its mbedTLS was given),
 #                   Packages, Packages.gz (and Packages.sig) (opkg's index)
 #                   and packages.adb (apk's): each folder is a package feed
 #                   as it is (feed-index.sh)
@@ -82,17 +89,14 @@ build() {
 rm -rf "$RELEASE_OUT"
 mkdir -p "$RELEASE_OUT/openwrt" "$RELEASE_OUT/debian"
 
-# --- OpenWrt: static musl, one tree per CPU, packaged under each name --------
-for target in aarch64 armv7 x86_64; do
-  arches_variable=RELEASE_OPENWRT_ARCHES_$target
-  IFS=';' read -r -a arches <<<"${!arches_variable:-}"
-  ((${#arches[@]})) || continue
-  step "OpenWrt $target (static musl, DNSSEC): ${arches[*]}"
-  tree=openwrt-$target
-  configure "$tree" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
-  build "$tree"
-  for arch in "${arches[@]}"; do
-    # Only the package's architecture name changes: nothing is recompiled.
+# --- OpenWrt: one tree per CPU, packaged under each name ----------------------
+# openwrt_packages TREE ARCH...: the tree's .ipk and .apk under each name,
+# into openwrt/ARCH/. Only the architecture name changes from one to the
+# next: nothing is recompiled.
+openwrt_packages() {
+  local tree=$1 arch targets
+  shift
+  for arch in "$@"; do
     configure "$tree" -DDNSWARD_OPENWRT_ARCH="$arch"
     rm -f "$RELEASE_TREES/$tree"/*.ipk "$RELEASE_TREES/$tree"/*.apk
     targets=(--target ipk)
@@ -102,6 +106,28 @@ for target in aarch64 armv7 x86_64; do
     find "$RELEASE_TREES/$tree" -maxdepth 1 -type f \( -name '*.ipk' -o -name '*.apk' \) \
       -exec cp {} "$RELEASE_OUT/openwrt/$arch/" \;
   done
+}
+
+for target in aarch64 armv7 x86_64; do
+  arches_variable=RELEASE_OPENWRT_ARCHES_$target
+  IFS=';' read -r -a arches <<<"${!arches_variable:-}"
+  ((${#arches[@]})) || continue
+  step "OpenWrt $target (static musl, DNSSEC): ${arches[*]}"
+  configure "openwrt-$target" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
+  build "openwrt-$target"
+  openwrt_packages "openwrt-$target" "${arches[@]}"
+
+  mbedtls_variable=RELEASE_MBEDTLS_$target
+  mbedtls=${!mbedtls_variable:-}
+  [[ -n $mbedtls ]] || continue
+  [[ -e $mbedtls/include/mbedtls/ssl.h && -d $mbedtls/lib ]] ||
+    fail "$mbedtls_variable=$mbedtls holds no include/mbedtls/ssl.h and lib/"
+  step "OpenWrt $target dnsward-tls (musl and mbedTLS dynamic, DNSSEC): ${arches[*]}"
+  configure "openwrt-$target-tls" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_MUSL_DYNAMIC=ON \
+    -DDNSWARD_TLS=ON -DDNSWARD_MBEDTLS_INCLUDE="$mbedtls/include" -DDNSWARD_MBEDTLS_LIBDIR="$mbedtls/lib" \
+    -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
+  build "openwrt-$target-tls"
+  openwrt_packages "openwrt-$target-tls" "${arches[@]}"
 done
 
 # --- Debian: glibc, dynamic ---------------------------------------------------

@@ -20,6 +20,13 @@ set(DNSWARD_RELEASE_ARCHES_armv7
   "arm_cortex-a7_neon-vfpv4;arm_cortex-a7_vfpv4;arm_cortex-a8_vfpv3;arm_cortex-a9_neon;arm_cortex-a9_vfpv3-d16;arm_cortex-a15_neon-vfpv4"
   CACHE STRING "OpenWrt architectures of the release's armv7 packages")
 set(DNSWARD_RELEASE_ARCHES_x86_64 "x86_64" CACHE STRING "OpenWrt architectures of the release's x86_64 packages")
+# dnsward-tls links the router's mbedTLS: the release makes it for a target
+# only when given mbedTLS built for that target's musl (include/ and lib/;
+# .ci/mbedtls36-musl.sh makes aarch64's, with OpenWrt's options).
+foreach(_target aarch64 armv7 x86_64)
+  set(DNSWARD_RELEASE_MBEDTLS_${_target} "" CACHE PATH
+    "mbedTLS for ${_target} musl (include/, lib/): the release's dnsward-tls for ${_target}; empty: none")
+endforeach()
 set(DNSWARD_FEED_KEY "" CACHE FILEPATH
   "private key (PEM; RSA keeps the index reproducible) that signs the release's apk indexes; empty: unsigned")
 set(DNSWARD_FEED_USIGN_KEY "" CACHE FILEPATH
@@ -51,6 +58,9 @@ add_custom_target(release
           "RELEASE_OPENWRT_ARCHES_aarch64=${DNSWARD_RELEASE_ARCHES_aarch64}"
           "RELEASE_OPENWRT_ARCHES_armv7=${DNSWARD_RELEASE_ARCHES_armv7}"
           "RELEASE_OPENWRT_ARCHES_x86_64=${DNSWARD_RELEASE_ARCHES_x86_64}"
+          "RELEASE_MBEDTLS_aarch64=${DNSWARD_RELEASE_MBEDTLS_aarch64}"
+          "RELEASE_MBEDTLS_armv7=${DNSWARD_RELEASE_MBEDTLS_armv7}"
+          "RELEASE_MBEDTLS_x86_64=${DNSWARD_RELEASE_MBEDTLS_x86_64}"
           bash "${CMAKE_CURRENT_LIST_DIR}/release-build.sh"
   COMMENT "Building every release package into ${CMAKE_BINARY_DIR}/release"
   USES_TERMINAL
