@@ -71,7 +71,7 @@ done
 export APK_CONFIG=/dev/null
 
 step "aarch64 musl firmware with DNSSEC and its .apk ($BUILD)"
-cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON \
+cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON -DDNSWARD_OPENWRT_ARCH=aarch64_generic \
   "-DDNSWARD_APK=$APK" >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "cmake configure"; }
 cmake --build "$BUILD" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "firmware build"; }
 cmake --build "$BUILD" --target apk || fail "cmake --build --target apk"

@@ -52,7 +52,7 @@ done
   fail "no musl headers for aarch64: dpkg --add-architecture arm64 && apt-get install musl-dev:arm64"
 
 step "aarch64 musl firmware with DNSSEC and its .ipk ($BUILD)"
-cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON \
+cmake -S "$ROOT/Board" -B "$BUILD" -G Ninja -DDNSWARD_TARGET=aarch64 -DDNSWARD_LIBC=musl -DDNSWARD_DNSSEC=ON -DDNSWARD_OPENWRT_ARCH=aarch64_generic \
   >"$WORK/configure.log" 2>&1 || { cat "$WORK/configure.log"; fail "cmake configure"; }
 cmake --build "$BUILD" >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "firmware build"; }
 cmake --build "$BUILD" --target ipk || fail "cmake --build --target ipk"

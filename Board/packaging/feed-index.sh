@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # feed-index.sh — makes a folder of OpenWrt packages a package feed:
 #
-#   bash feed-index.sh FOLDER [APK [APK_KEY]]
+#   [FEED_APK=apk [FEED_APK_KEY=key.pem]] [FEED_USIGN=usign FEED_USIGN_KEY=secret] \
+#     bash feed-index.sh FOLDER
 #
 #   Packages, Packages.gz  opkg's index of the folder's .ipk files (OpenWrt
 #                          24.10 and earlier): each package's control fields,
 #                          with Filename, Size and SHA256sum added
+#   Packages.sig           its signature by FEED_USIGN_KEY (a usign secret
+#                          key; usign is OpenWrt's Ed25519 signing tool), when
+#                          given: what opkg checks under `option
+#                          check_signature`, with the public key in
+#                          /etc/opkg/keys/<its fingerprint>
 #   packages.adb           apk's index of its .apk files (OpenWrt 25.12),
-#                          made by APK (apk-tools 3's `apk mkndx`), signed
-#                          with APK_KEY (a private key in PEM) when given
+#                          made by FEED_APK (apk-tools 3's `apk mkndx`), signed
+#                          with FEED_APK_KEY (a private key in PEM) when given:
+#                          apk checks it with the public key in /etc/apk/keys/
 #
 # A router then names the folder's URL: `src/gz dnsward URL` in
 # /etc/opkg/customfeeds.conf, or `URL/packages.adb` in
-# /etc/apk/repositories.d/customfeeds.list with the key's public half in
-# /etc/apk/keys/. Both indexes name the packages by file name relative to
-# the index, so the folder can be served, copied or mirrored as it is.
-# Deterministic: packages in name order, gzip without name or time stamp,
-# apk's index dated SOURCE_DATE_EPOCH (an RSA signature is deterministic
-# too; an ECDSA one is not).
+# /etc/apk/repositories.d/customfeeds.list. Both indexes name the packages by
+# file name relative to the index, so the folder can be served, copied or
+# mirrored as it is. Deterministic: packages in name order, gzip without
+# name or time stamp, apk's index dated SOURCE_DATE_EPOCH; Ed25519 and RSA
+# signatures are deterministic too (an ECDSA one is not).
 set -euo pipefail
 
 fail() {
@@ -25,9 +31,12 @@ fail() {
   exit 1
 }
 
-FOLDER=${1:?usage: feed-index.sh FOLDER [APK [APK_KEY]]}
-APK=${2:-}
-APK_KEY=${3:-}
+FOLDER=${1:?usage: feed-index.sh FOLDER (settings in the environment: see the header)}
+APK=${FEED_APK:-}
+APK_KEY=${FEED_APK_KEY:-}
+USIGN=${FEED_USIGN:-}
+USIGN_KEY=${FEED_USIGN_KEY:-}
+[[ -z $USIGN_KEY || -n $USIGN ]] || fail "FEED_USIGN_KEY is set but not FEED_USIGN (the usign program)"
 [[ -d $FOLDER ]] || fail "no folder $FOLDER"
 cd "$FOLDER"
 shopt -s nullglob
@@ -51,6 +60,10 @@ for ipk in "${ipks[@]}"; do
   } >>Packages
 done
 gzip -9n <Packages >Packages.gz
+# opkg verifies the signature of the uncompressed index it has unpacked.
+if [[ -n $USIGN_KEY ]]; then
+  "$USIGN" -S -m Packages -s "$USIGN_KEY" -x Packages.sig || fail "usign could not sign $FOLDER/Packages"
+fi
 
 # --- apk ----------------------------------------------------------------------
 apks=(*.apk)
@@ -61,4 +74,4 @@ if ((${#apks[@]})); then
   "$APK" mkndx --allow-untrusted "${sign[@]}" --output packages.adb "${apks[@]}" >/dev/null ||
     fail "apk mkndx failed for $FOLDER"
 fi
-echo "$FOLDER: ${#ipks[@]} .ipk, ${#apks[@]} .apk indexed${APK_KEY:+ (apk index signed)}"
+echo "$FOLDER: ${#ipks[@]} .ipk, ${#apks[@]} .apk indexed${USIGN_KEY:+, Packages signed}${APK_KEY:+, packages.adb signed}"

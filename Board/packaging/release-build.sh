@@ -9,17 +9,30 @@
 #                        kept: a second run rebuilds only what changed
 #   RELEASE_VERSION      the packages' version (DNSWARD_PACKAGE_VERSION)
 #   RELEASE_APK          apk-tools v3's `apk` (mkpkg, mkndx); empty: no .apk
-#   RELEASE_FEED_KEY     a private key (PEM) that signs the apk index; empty:
-#                        the index is unsigned
+#   RELEASE_FEED_KEY     a private key (PEM) that signs the apk indexes;
+#                        empty: they are unsigned
+#   RELEASE_USIGN, RELEASE_FEED_USIGN_KEY
+#                        usign and a secret key of its own that sign opkg's
+#                        indexes (Packages.sig); empty: unsigned
 #   RELEASE_OPENWRT_ARCHES_aarch64, _armv7, _x86_64
 #                        the OpenWrt architecture names (DISTRIB_ARCH) each
 #                        binary is packaged for, separated by ';'
+#   RELEASE_MBEDTLS_aarch64, _armv7, _x86_64
+#                        mbedTLS built for that target's musl (a folder with
+#                        include/ and lib/, as OpenWrt's libmbedtls is): the
+#                        release then also has dnsward-tls for it, linked
+#                        dynamically against the router's musl and mbedTLS;
+#                        empty: no dnsward-tls for that target
 #
 # What it makes, in RELEASE_OUT:
 #
-#   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture,
-#                   Packages and Packages.gz (opkg's index) and packages.adb
-#                   (apk's): each folder is a package feed as it is
+#   openwrt/ARCH/   dnsward's .ipk and .apk for that OpenWrt architecture
+#                   (and dnsward-tls's, where its mbedTLS was given),
+#                   Packages, Packages.gz (and Packages.sig) (opkg's index)
+#                   and packages.adb (apk's): each folder is a package feed
+#                   as it is (feed-index.sh)
+#   openwrt/dnsward-feed.pem, openwrt/dnsward-feed.usign.pub
+#                   the public keys a router needs to trust the feeds
 #   debian/         dnsward_VERSION_{arm64,armhf,amd64}.deb
 #   SHA256SUMS      of every file above, by path
 #
@@ -76,17 +89,14 @@ build() {
 rm -rf "$RELEASE_OUT"
 mkdir -p "$RELEASE_OUT/openwrt" "$RELEASE_OUT/debian"
 
-# --- OpenWrt: static musl, one tree per CPU, packaged under each name --------
-for target in aarch64 armv7 x86_64; do
-  arches_variable=RELEASE_OPENWRT_ARCHES_$target
-  IFS=';' read -r -a arches <<<"${!arches_variable:-}"
-  ((${#arches[@]})) || continue
-  step "OpenWrt $target (static musl, DNSSEC): ${arches[*]}"
-  tree=openwrt-$target
-  configure "$tree" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
-  build "$tree"
-  for arch in "${arches[@]}"; do
-    # Only the package's architecture name changes: nothing is recompiled.
+# --- OpenWrt: one tree per CPU, packaged under each name ----------------------
+# openwrt_packages TREE ARCH...: the tree's .ipk and .apk under each name,
+# into openwrt/ARCH/. Only the architecture name changes from one to the
+# next: nothing is recompiled.
+openwrt_packages() {
+  local tree=$1 arch targets
+  shift
+  for arch in "$@"; do
     configure "$tree" -DDNSWARD_OPENWRT_ARCH="$arch"
     rm -f "$RELEASE_TREES/$tree"/*.ipk "$RELEASE_TREES/$tree"/*.apk
     targets=(--target ipk)
@@ -96,6 +106,28 @@ for target in aarch64 armv7 x86_64; do
     find "$RELEASE_TREES/$tree" -maxdepth 1 -type f \( -name '*.ipk' -o -name '*.apk' \) \
       -exec cp {} "$RELEASE_OUT/openwrt/$arch/" \;
   done
+}
+
+for target in aarch64 armv7 x86_64; do
+  arches_variable=RELEASE_OPENWRT_ARCHES_$target
+  IFS=';' read -r -a arches <<<"${!arches_variable:-}"
+  ((${#arches[@]})) || continue
+  step "OpenWrt $target (static musl, DNSSEC): ${arches[*]}"
+  configure "openwrt-$target" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
+  build "openwrt-$target"
+  openwrt_packages "openwrt-$target" "${arches[@]}"
+
+  mbedtls_variable=RELEASE_MBEDTLS_$target
+  mbedtls=${!mbedtls_variable:-}
+  [[ -n $mbedtls ]] || continue
+  [[ -e $mbedtls/include/mbedtls/ssl.h && -d $mbedtls/lib ]] ||
+    fail "$mbedtls_variable=$mbedtls holds no include/mbedtls/ssl.h and lib/"
+  step "OpenWrt $target dnsward-tls (musl and mbedTLS dynamic, DNSSEC): ${arches[*]}"
+  configure "openwrt-$target-tls" -DDNSWARD_TARGET="$target" -DDNSWARD_LIBC=musl -DDNSWARD_MUSL_DYNAMIC=ON \
+    -DDNSWARD_TLS=ON -DDNSWARD_MBEDTLS_INCLUDE="$mbedtls/include" -DDNSWARD_MBEDTLS_LIBDIR="$mbedtls/lib" \
+    -DDNSWARD_OPENWRT_ARCH="${arches[0]}"
+  build "openwrt-$target-tls"
+  openwrt_packages "openwrt-$target-tls" "${arches[@]}"
 done
 
 # --- Debian: glibc, dynamic ---------------------------------------------------
@@ -111,6 +143,7 @@ for deb_arch in arm64 armhf amd64; do
   page_size=()
   [[ $deb_arch == amd64 ]] || page_size=(-DDNSWARD_MAX_PAGE_SIZE=65536)
   configure "$deb_arch" -DDNSWARD_TARGET="${deb_targets[$deb_arch]}" "${page_size[@]}"
+  build "$deb_arch"
   build "$deb_arch" --target deb
   cp "$RELEASE_TREES/$deb_arch"/dnsward_*_"$deb_arch".deb "$RELEASE_OUT/debian/"
 done
@@ -118,12 +151,20 @@ done
 # --- the feeds' indexes -------------------------------------------------------
 step "package indexes"
 for folder in "$RELEASE_OUT"/openwrt/*/; do
-  bash "$ROOT/Board/packaging/feed-index.sh" "$folder" "${RELEASE_APK:-}" "${RELEASE_FEED_KEY:-}"
+  FEED_APK=${RELEASE_APK:-} FEED_APK_KEY=${RELEASE_FEED_KEY:-} FEED_USIGN=${RELEASE_USIGN:-} \
+    FEED_USIGN_KEY=${RELEASE_FEED_USIGN_KEY:-} bash "$ROOT/Board/packaging/feed-index.sh" "$folder"
 done
+# The public halves, for the routers: /etc/apk/keys/ on OpenWrt 25.12, and
+# /etc/opkg/keys/<fingerprint> (usign -F -p FILE) on 24.10.
 if [[ -n ${RELEASE_FEED_KEY:-} ]]; then
-  # The public half, for the routers: /etc/apk/keys/ on OpenWrt 25.12.
   openssl pkey -in "$RELEASE_FEED_KEY" -pubout -out "$RELEASE_OUT/openwrt/dnsward-feed.pem" 2>/dev/null ||
     fail "could not derive the public key of $RELEASE_FEED_KEY"
+fi
+if [[ -n ${RELEASE_FEED_USIGN_KEY:-} ]]; then
+  public=${RELEASE_FEED_USIGN_KEY%.sec}.pub
+  [[ $public != "$RELEASE_FEED_USIGN_KEY" && -f $public ]] ||
+    fail "no public key beside $RELEASE_FEED_USIGN_KEY (usign -G -s NAME.sec -p NAME.pub makes both)"
+  cp "$public" "$RELEASE_OUT/openwrt/dnsward-feed.usign.pub"
 fi
 
 (cd "$RELEASE_OUT" && find . -type f ! -name SHA256SUMS | LC_ALL=C sort | sed 's|^\./||' |

@@ -6,6 +6,7 @@
 # and says what goes where; Board/README.md, Releases, how to use it.
 #
 #   cmake -S Board -B B -G Ninja [-DDNSWARD_APK=/path/to/apk] [-DDNSWARD_FEED_KEY=key.pem]
+#         [-DDNSWARD_FEED_USIGN_KEY=key.sec -DDNSWARD_USIGN=/path/to/usign]
 #   cmake --build B --target release
 
 include("${CMAKE_CURRENT_LIST_DIR}/release.cmake")
@@ -19,11 +20,24 @@ set(DNSWARD_RELEASE_ARCHES_armv7
   "arm_cortex-a7_neon-vfpv4;arm_cortex-a7_vfpv4;arm_cortex-a8_vfpv3;arm_cortex-a9_neon;arm_cortex-a9_vfpv3-d16;arm_cortex-a15_neon-vfpv4"
   CACHE STRING "OpenWrt architectures of the release's armv7 packages")
 set(DNSWARD_RELEASE_ARCHES_x86_64 "x86_64" CACHE STRING "OpenWrt architectures of the release's x86_64 packages")
+# dnsward-tls links the router's mbedTLS: the release makes it for a target
+# only when given mbedTLS built for that target's musl (include/ and lib/;
+# .ci/mbedtls36-musl.sh makes aarch64's, with OpenWrt's options).
+foreach(_target aarch64 armv7 x86_64)
+  set(DNSWARD_RELEASE_MBEDTLS_${_target} "" CACHE PATH
+    "mbedTLS for ${_target} musl (include/, lib/): the release's dnsward-tls for ${_target}; empty: none")
+endforeach()
 set(DNSWARD_FEED_KEY "" CACHE FILEPATH
   "private key (PEM; RSA keeps the index reproducible) that signs the release's apk indexes; empty: unsigned")
-if(NOT DEFINED DNSWARD_APK)
-  find_program(DNSWARD_APK apk DOC "apk-tools 3's apk (mkpkg, mkndx), for the .apk packages")
+set(DNSWARD_FEED_USIGN_KEY "" CACHE FILEPATH
+  "usign secret key (NAME.sec, its NAME.pub beside it) that signs the release's opkg indexes; empty: unsigned")
+if(DNSWARD_FEED_USIGN_KEY)
+  find_program(DNSWARD_USIGN usign REQUIRED DOC "OpenWrt's usign, which signs opkg feeds")
+  set(_release_usign "${DNSWARD_USIGN}")
+else()
+  set(_release_usign "")
 endif()
+# DNSWARD_APK: apk.cmake's (apk-tools 3.x, found or given).
 if(DNSWARD_APK)
   set(_release_apk "${DNSWARD_APK}")
 else()
@@ -39,9 +53,14 @@ add_custom_target(release
           "RELEASE_VERSION=${DNSWARD_PACKAGE_VERSION}"
           "RELEASE_APK=${_release_apk}"
           "RELEASE_FEED_KEY=${DNSWARD_FEED_KEY}"
+          "RELEASE_USIGN=${_release_usign}"
+          "RELEASE_FEED_USIGN_KEY=${DNSWARD_FEED_USIGN_KEY}"
           "RELEASE_OPENWRT_ARCHES_aarch64=${DNSWARD_RELEASE_ARCHES_aarch64}"
           "RELEASE_OPENWRT_ARCHES_armv7=${DNSWARD_RELEASE_ARCHES_armv7}"
           "RELEASE_OPENWRT_ARCHES_x86_64=${DNSWARD_RELEASE_ARCHES_x86_64}"
+          "RELEASE_MBEDTLS_aarch64=${DNSWARD_RELEASE_MBEDTLS_aarch64}"
+          "RELEASE_MBEDTLS_armv7=${DNSWARD_RELEASE_MBEDTLS_armv7}"
+          "RELEASE_MBEDTLS_x86_64=${DNSWARD_RELEASE_MBEDTLS_x86_64}"
           bash "${CMAKE_CURRENT_LIST_DIR}/release-build.sh"
   COMMENT "Building every release package into ${CMAKE_BINARY_DIR}/release"
   USES_TERMINAL
