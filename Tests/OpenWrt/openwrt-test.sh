@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # openwrt-test.sh — dnsward's OpenWrt package in the rig (Tests/OpenWrt/README.md):
 #
-#   bash Tests/OpenWrt/openwrt-test.sh --ipk dnsward_V_x86_64.ipk [--apk dnsward-V.apk]
+#   bash Tests/OpenWrt/openwrt-test.sh --ipk dnsward_V_x86_64.ipk [--apk dnsward-V.apk] [--feed DIR]
 #   bash Tests/OpenWrt/openwrt-test.sh --self-test    (the rig refuses stand-ins)
 #
 # Each package given runs every scenario (openwrt-scenarios.sh) in a fresh
 # rig with its own package manager: opkg for --ipk, apk for --apk. The
-# package's binary must run on this machine (x86_64). Needs root, the
+# package's binary must run on this machine (x86_64). With --feed, a
+# release's openwrt/ folder (B/release/openwrt, signed), each package
+# manager then also installs dnsward from that feed over HTTP
+# (openwrt-feed.sh). Needs root, the
 # userland (userland.sh builds or finds it), knotd, dig, busybox, ip,
 # unshare, nsenter, flock, nft.
 set -euo pipefail
@@ -21,22 +24,27 @@ source "$HERE/rig-net.sh"
 source "$HERE/openwrt-scenarios.sh"
 # shellcheck source=openwrt-packages.sh
 source "$HERE/openwrt-packages.sh"
+# shellcheck source=openwrt-feed.sh
+source "$HERE/openwrt-feed.sh"
 
 usage() {
-  echo "usage: $0 --ipk FILE [--apk FILE] | --apk FILE | --self-test" >&2
+  echo "usage: $0 [--ipk FILE] [--apk FILE] [--feed RELEASE/openwrt] [--self-test]" >&2
   exit 2
 }
 
-IPK="" APK="" SELF_TEST=0
+IPK="" APK="" FEED="" SELF_TEST=0
 while (($#)); do
   case $1 in
   --ipk) IPK=$(readlink -f "${2:?}") && shift 2 ;;
   --apk) APK=$(readlink -f "${2:?}") && shift 2 ;;
+  --feed) FEED=$(readlink -f "${2:?}") && shift 2 ;;
   --self-test) SELF_TEST=1 && shift ;;
   *) usage ;;
   esac
 done
 [[ -n $IPK || -n $APK || $SELF_TEST == 1 ]] || usage
+[[ -z $FEED || (-f $FEED/x86_64/packages.adb && -f $FEED/x86_64/Packages.sig) ]] ||
+  { echo "openwrt-test.sh: --feed $FEED is not a signed release feed (x86_64/packages.adb, x86_64/Packages.sig)" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "openwrt-test.sh: needs root (namespaces, chroot)" >&2; exit 1; }
 for tool in knotd dig busybox ip unshare nsenter flock nft readelf; do
   command -v "$tool" >/dev/null || { echo "openwrt-test.sh: '$tool' not found" >&2; exit 1; }
@@ -84,6 +92,7 @@ run_for() (
   make_variants "$PM" "$PACKAGE"
   if [[ $PM == apk ]]; then apk_seed; fi
   scenarios
+  [[ -z $FEED ]] || scenario_feed
   rig_log "=== $PM: $PASSED checks passed in ${SECONDS}s"
 )
 
