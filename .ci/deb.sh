@@ -46,13 +46,12 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The version every package must carry: Release.version, what --version says.
-RELEASE_VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
-  "$ROOT/Sources/CompiledConfig/Release.swift")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-deb.XXXXXX")
 BUILD=${DNSWARD_DEB_BUILD_DIR:-$WORK/build}
 SECONDS=0
 source "$ROOT/.ci/lib.sh"
+# The version every package must carry: Release.version, what --version says.
+RELEASE_VERSION=$(release_version)
 
 PIDS=()
 cleanup() {

@@ -31,9 +31,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$ROOT/.ci/lib.sh"
 # The version every package must carry: Release.version, what --version says.
-RELEASE_VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
-  "$ROOT/Sources/CompiledConfig/Release.swift")
+RELEASE_VERSION=$(release_version)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-ipk.XXXXXX")
 BUILD=${DNSWARD_IPK_BUILD_DIR:-$WORK/aarch64-musl}
 trap 'rm -rf "$WORK"' EXIT

@@ -1,5 +1,13 @@
 # Sourced by the .ci scripts. Only 127.0.0.1 is ever used.
 
+# release_version: Release.version in Sources/CompiledConfig/Release.swift,
+# what `dnsward --version` says and every package carries (the packaging
+# reads the same line: Board/packaging/release.cmake).
+release_version() {
+  sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
+    "$(dirname "${BASH_SOURCE[0]}")/../Sources/CompiledConfig/Release.swift"
+}
+
 # free_port N: a port on 127.0.0.1, free for both UDP and TCP, at or after N.
 free_port() {
   python3 - "$1" <<'EOF'

@@ -82,8 +82,7 @@ OUT=$RELEASE_DIR/release
 arches=(aarch64_generic aarch64_cortex-a53 aarch64_cortex-a72 aarch64_cortex-a76
   arm_cortex-a7_neon-vfpv4 arm_cortex-a7_vfpv4 arm_cortex-a8_vfpv3 arm_cortex-a9_neon
   arm_cortex-a9_vfpv3-d16 arm_cortex-a15_neon-vfpv4 x86_64)
-VERSION=$(sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
-  "$ROOT/Sources/CompiledConfig/Release.swift")
+VERSION=$(release_version)
 expected=(openwrt/dnsward-feed.pem openwrt/dnsward-feed.usign.pub debian/dnsward_"$VERSION"_{arm64,armhf,amd64}.deb)
 for arch in "${arches[@]}"; do
   expected+=("openwrt/$arch/dnsward_$VERSION-r1_$arch.ipk" "openwrt/$arch/dnsward-$VERSION-r1.apk"
