@@ -77,7 +77,13 @@ openwrt_install_file() {
 # description is one line, all of it joined).
 openwrt_description() {
   local package=$1 dnssec=$2
-  echo "dnsward, a small DNS forwarder for routers (Embedded Swift, static)"
+  # dnsward-tls loads the router's musl and mbedTLS (a static musl link
+  # against mbedTLS is not made: Board/openwrt/README.md); dnsward is static.
+  if [[ $package == dnsward-tls ]]; then
+    echo "dnsward, a small DNS forwarder for routers (Embedded Swift, with the router's mbedTLS)"
+  else
+    echo "dnsward, a small DNS forwarder for routers (Embedded Swift, static)"
+  fi
   echo "Caches, forwards over UDP, TCP, HTTP DNS$([[ $package == dnsward-tls ]] && echo ', DoT and DoH'),"
   echo "answers the LAN's DHCP names and blocks names$([[ $dnssec == 1 ]] && echo ', validates DNSSEC')."
   echo "Beside dnsmasq (default) or in its place on port 53: /etc/config/dnsward,"
