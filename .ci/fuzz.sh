@@ -56,7 +56,9 @@ mkdir -p "$BUILD/modules" "$BUILD/bin"
 # newer than its object (or the script itself is: the flags may differ).
 build_module() {
   local module=$1 object=$BUILD/modules/$1.o
-  local sources=(Sources/"$module"/*.swift)
+  local sources
+  # Sub-folders included, as SwiftPM reads a module.
+  mapfile -t sources < <(find Sources/"$module" -name '*.swift' | sort)
   local stale=0 file imported
   [ -f "$object" ] || stale=1
   for file in "${sources[@]}" "$SCRIPT"; do [ "$file" -nt "$object" ] && stale=1; done

@@ -22,7 +22,7 @@
 #      (`upstream tls`): dig through dnsward must get Knot's answers. dnsdist
 #      drops a DoT connection idle for 2 s, so a question after 3 s needs a
 #      new handshake, which must resume the first one's session: the
-#      counters line (SIGUSR1) must say tls-handshakes 2 tls-resumed 1
+#      counters line (SIGUSR1) must say tls-handshakes 2 tls-resumptions 1
 #      tls-refused 0.
 #   5. sizes: the firmware stripped, and the stripped .so files.
 #
@@ -220,7 +220,7 @@ ANSWER=$(dig +short +tries=1 +time=3 @127.0.0.1 -p "$PORT" www.example.test AAAA
 kill -USR1 "$DNSWARD_PID"
 COUNTERS=""
 for _ in $(seq 1 20); do
-  COUNTERS=$(grep -o 'tls-handshakes [0-9]* tls-resumed [0-9]* tls-refused [0-9]*' "$WORK/dnsward.log" | tail -n 1 || true)
+  COUNTERS=$(grep -o 'tls-handshakes [0-9]* tls-resumptions [0-9]* tls-refusals [0-9]*' "$WORK/dnsward.log" | tail -n 1 || true)
   [[ -n $COUNTERS ]] && break
   sleep 0.25
 done

@@ -28,13 +28,13 @@ extension Engine {
       let number = cache.find(
         name: name, type: query.questionType, rrClass: query.questionClass, keyFlags: keyFlags)
     else {
-      counters.cacheMisses += 1
+      statistics[.cacheMisses] += 1
       return false
     }
     let expires = cache.expiresAt(number)
     let stale = now >= expires
     guard !stale || (settings.staleFirst && now < expires + staleWindowMilliseconds) else {
-      counters.cacheMisses += 1
+      statistics[.cacheMisses] += 1
       return false
     }
     #if !DNSWARD_NO_DNSSEC
@@ -43,7 +43,7 @@ extension Engine {
           number, query: query, name: name, client: client, stale: stale, now: now,
           environment: &environment)
       {
-        if !answered { counters.cacheMisses += 1 }
+        if !answered { statistics[.cacheMisses] += 1 }
         return answered
       }
     #endif
@@ -51,12 +51,12 @@ extension Engine {
     cache.noteHit(number)
     sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
     if stale {
-      counters.staleServed += 1
+      statistics[.staleServed] += 1
       refresh(
         name: name, type: query.questionType, rrClass: query.questionClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled, now: now, environment: &environment)
     } else {
-      counters.cacheHits += 1
+      statistics[.cacheHits] += 1
       refreshIfPopular(
         number, name: name, type: query.questionType, rrClass: query.questionClass,
         dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, now: now,
@@ -80,7 +80,7 @@ extension Engine {
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled)
     else { return }
-    counters.refreshes += 1
+    statistics[.refreshes] += 1
     dispatch(
       slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
       environment: &environment)
@@ -111,7 +111,7 @@ extension Engine {
       }
     #endif
     for waiter in table.waiters(of: slot) {
-      counters.staleServed += 1
+      statistics[.staleServed] += 1
       sendCached(
         number, to: waiter, name: name, now: now, stale: now >= cache.expiresAt(number),
         waited: true, environment: &environment)
@@ -256,7 +256,7 @@ extension Engine {
       message: UnsafeRawBufferPointer(stored), now: now,
       expiresAt: now + UInt64(ttl) * 1000, validation: validation, extendedError: extendedError)
     {
-      counters.cacheInserts += 1
+      statistics[.cacheInserts] += 1
     }
   }
 

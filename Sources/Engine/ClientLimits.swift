@@ -98,7 +98,7 @@ extension Engine {
     let length = fitLocalReply(
       length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
       name: lowercased, clientCase: CaseMask(of: name), type: .any, rrClass: query.questionClass)
-    counters.anyRefused += 1
+    statistics[.anyRefused] += 1
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(

@@ -7,42 +7,42 @@ extension Engine {
     _ packet: UnsafeRawBufferPointer, from client: ClientRef, now: UInt64,
     environment: inout E
   ) {
-    counters.queries += 1
+    statistics[.queries] += 1
     // Garbage shorter than a header has no ID to answer: drop it.
     guard packet.count >= HeaderField.size else {
-      counters.droppedShort += 1
+      statistics[.droppedShort] += 1
       return
     }
     let flags = HeaderFlags(rawValue: packet.getUInt16(at: HeaderField.flags))
     guard !flags.isResponse else {
-      counters.droppedResponses += 1
+      statistics[.droppedResponses] += 1
       return
     }
     // Before any work: an over-limit client costs one bucket update.
     if settings.rateLimitPerSecond > 0 && !withinRateLimit(client.endpoint.address, now: now) {
-      counters.rateLimited += 1
+      statistics[.rateLimited] += 1
       return
     }
     let query = try? Message(validating: packet)
     guard isAllowed(client.endpoint.address) else {
-      counters.refused += 1
+      statistics[.refused] += 1
       replyError(.refused, to: packet, query: query, client: client, environment: &environment)
       return
     }
     guard flags.opcode == .query else {
-      counters.notImp += 1
+      statistics[.notImp] += 1
       replyError(
         .notImplemented, to: packet, query: query, client: client, environment: &environment)
       return
     }
     guard let query, query.hasQuestion else {
-      counters.formErr += 1
+      statistics[.formErr] += 1
       replyError(.formatError, to: packet, query: nil, client: client, environment: &environment)
       return
     }
     // RFC 6891 §6.1.3: only EDNS version 0 exists; others get BADVERS.
     if let opt = query.opt, opt.version != 0 {
-      counters.badVersion += 1
+      statistics[.badVersion] += 1
       replyError(.badVersion, to: packet, query: query, client: client, environment: &environment)
       return
     }
@@ -79,7 +79,7 @@ extension Engine {
     // `filter-aaaa`: every AAAA question that would be forwarded, routed or
     // not (as dnsmasq filters them all), gets NODATA.
     if settings.filterAAAA && query.questionType == .aaaa && query.questionClass == .internet {
-      counters.aaaaFiltered += 1
+      statistics[.aaaaFiltered] += 1
       replyError(.noError, to: packet, query: query, client: client, environment: &environment)
       return
     }
@@ -117,7 +117,7 @@ extension Engine {
     let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
     let hash = nameHash(name)
     guard table.hasFreeWaiter else {
-      counters.ringFull += 1
+      statistics[.ringFull] += 1
       replyError(
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
@@ -127,10 +127,10 @@ extension Engine {
       dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     {
       if table.isWaiting(client, id: query.id, on: slot) {
-        counters.retransmissions += 1
+        statistics[.retransmissions] += 1
         return
       }
-      counters.coalesced += 1
+      statistics[.coalesced] += 1
       addWaiter(to: slot, query: query, client: client, now: now)
       return
     }
@@ -139,7 +139,7 @@ extension Engine {
         name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
         dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     else {
-      if upstreams.isEmpty { counters.servFail += 1 } else { counters.ringFull += 1 }
+      if upstreams.isEmpty { statistics[.servFail] += 1 } else { statistics[.ringFull] += 1 }
       replyError(
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return

@@ -13,7 +13,9 @@ public final class Engine {
   public internal(set) var settings: Settings
   /// The upstreams in priority order, `resolv-conf` already expanded.
   public internal(set) var upstreams: [UpstreamServer]
-  public internal(set) var counters = EngineCounters()
+  /// What this worker counts (Statistics/Statistic.swift), shared with its
+  /// transports.
+  public let statistics = Statistics()
   /// How long each client waited for its reply (`send(replyLength:)`),
   /// for metrics; a firmware without them leaves it empty.
   public internal(set) var answerLatency = LatencyHistogram()
@@ -219,7 +221,7 @@ public final class Engine {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }
-      counters.timeouts += 1
+      statistics[.timeouts] += 1
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)
       noteFailure(upstream: upstream, now: now, kind: .timeout, environment: &environment)

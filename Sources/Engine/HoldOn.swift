@@ -133,13 +133,13 @@ extension Engine {
     if heldBuffer >= 0 {
       // The same answer twice (a retransmitting server) changes nothing.
       guard screen.digest != transactions[slot].heldDigest else { return true }
-      counters.holdOnConflicts += 1
+      statistics[.holdOnConflicts] += 1
       // Ties go to the later answer: an injector is nearer, so first. One
       // too large to hold cannot take the held one's place (and an upstream
       // answering over UDP above the advertised EDNS size is not usual).
       let secondWins = score >= transactions[slot].heldScore && holds.fits(reply.bytes)
       if secondWins {
-        counters.holdOnReplaced += 1
+        statistics[.holdOnReplaced] += 1
         holds.replace(Int(heldBuffer), with: reply.bytes)
         transactions[slot].heldDigest = screen.digest
         transactions[slot].heldScore = score

@@ -54,7 +54,7 @@ extension Engine {
       // goes to the server the operator named for it.
       route(for: name) == 0
     else { return false }
-    counters.localNXDomain += 1
+    statistics[.localNXDomain] += 1
     writeLocalAnswer(
       query: query, name: name, table: nil, record: 0, isReverse: false, client: client,
       rcode: name.count == domain.count ? .noError : .nameError, environment: &environment)
@@ -171,7 +171,7 @@ extension Engine {
     let length = fitLocalReply(
       length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
       name: lowercased, clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass)
-    if table != nil { counters.localAnswers += 1 }
+    if table != nil { statistics[.localAnswers] += 1 }
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(

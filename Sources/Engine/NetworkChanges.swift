@@ -16,7 +16,7 @@ extension Engine {
   /// (a new uplink may be a different ISP). An answer held for `hold-on`
   /// stands.
   public func networkChanged<E: EngineEnvironment>(now: UInt64, environment: inout E) {
-    counters.networkChanges += 1
+    statistics[.networkChanges] += 1
     for upstream in 0..<upstreams.count {
       health[upstream].consecutiveFailures = 0
       health[upstream].downUntil = 0

@@ -47,7 +47,7 @@ extension Engine {
     if !settings.forwardPrivateReverse, let zone = Self.locallyServedZone(name),
       route(for: name) == 0
     {
-      counters.notForwarded += 1
+      statistics[.notForwarded] += 1
       answerLocalZone(
         query: query, name: name, zone: zone, client: client, environment: &environment)
       return true
@@ -55,7 +55,7 @@ extension Engine {
     if !settings.forwardSingleLabel, Self.isSingleLabel(name),
       type == .a || type == .aaaa || type == .any || type == .https, route(for: name) == 0
     {
-      counters.notForwarded += 1
+      statistics[.notForwarded] += 1
       replyError(
         .nameError, to: query.bytes, query: query, client: client, environment: &environment)
       return true

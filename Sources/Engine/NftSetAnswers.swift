@@ -46,7 +46,7 @@ extension Engine {
           || record.type == .aaaa && record.rdataLength == 16
       else { continue }
       let ttl = stale ? Self.staleTTL : (record.ttl > age ? record.ttl - age : 0)
-      counters.nftsetAddresses += 1
+      statistics[.nftsetAddresses] += 1
       environment.addToNftSet(
         directives: directives,
         address: UnsafeRawBufferPointer(rebasing: message.bytes[record.rdataOffset..<record.end]),
@@ -62,10 +62,10 @@ extension Engine {
     elementsSent: Int, elementsDropped: Int, batchesFailed: Int, elementsFailed: Int,
     elementsUnsupported: Int
   ) {
-    counters.nftsetElementsSent = UInt64(elementsSent)
-    counters.nftsetElementsDropped = UInt64(elementsDropped)
-    counters.nftsetBatchesFailed = UInt64(batchesFailed)
-    counters.nftsetElementsFailed = UInt64(elementsFailed)
-    counters.nftsetElementsUnsupported = UInt64(elementsUnsupported)
+    statistics[.nftsetElementsSent] = UInt64(elementsSent)
+    statistics[.nftsetElementsDropped] = UInt64(elementsDropped)
+    statistics[.nftsetBatchesFailed] = UInt64(batchesFailed)
+    statistics[.nftsetElementsFailed] = UInt64(elementsFailed)
+    statistics[.nftsetElementsUnsupported] = UInt64(elementsUnsupported)
   }
 }

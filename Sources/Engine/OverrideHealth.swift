@@ -85,7 +85,7 @@ struct OverrideAddressesUp {
 extension Engine {
   /// Records a probe verdict for an override address (IPv4 in its mapped
   /// form, as `IPAddress(ipv4:)` makes it) and keeps
-  /// `counters.overrideAddressesDown` equal to the number marked down.
+  /// `statistics[.overrideAddressesDown]` equal to the number marked down.
   @discardableResult
   public func setOverrideAddress(_ address: IPAddress, reachable: Bool) -> OverrideAddressChange {
     let health = overrideHealth
@@ -107,7 +107,7 @@ extension Engine {
     default:
       return .unchanged
     }
-    counters.overrideAddressesDown = UInt64(health.count)
+    statistics[.overrideAddressesDown] = UInt64(health.count)
     return change
   }
 

@@ -89,7 +89,7 @@ extension Engine {
         transactions[slot].tried = ~0
         probes.outstanding += 1
         probes.judging = true
-        counters.redirectProbes += 1
+        statistics[.redirectProbes] += 1
         dispatch(slot: slot, now: now, preferred: upstream, environment: &environment)
       }
     }
@@ -181,7 +181,7 @@ extension Engine {
       learnedRedirects[nextLearnedRedirect] = candidate.address
       nextLearnedRedirect = (nextLearnedRedirect + 1) % Self.learnedRedirectCapacity
       learnedRedirectCount = min(learnedRedirectCount + 1, Self.learnedRedirectCapacity)
-      counters.redirectAddressesLearned += 1
+      statistics[.redirectAddressesLearned] += 1
       environment.reportDefence(
         .redirectAddressLearned, name: UnsafeRawBufferPointer(start: nil, count: 0),
         address: candidate.address, upstream: Int(candidate.upstream))

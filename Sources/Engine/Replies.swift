@@ -89,7 +89,7 @@ extension Engine {
     } catch {
       preconditionFailure("a truncated reply always fits")
     }
-    counters.truncated += 1
+    statistics[.truncated] += 1
     return writer.count
   }
 
@@ -144,7 +144,7 @@ extension Engine {
           dnssecOK: waiter.dnssecOK,
           extendedRcode: extendedRcode)
       }
-      counters.answered += 1
+      statistics[.answered] += 1
       send(
         replyLength: length, to: waiter.client,
         latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
@@ -233,7 +233,7 @@ extension Engine {
       preconditionFailure("a header and question always fit")
     }
     let isServFail = rcode == .serverFailure
-    if isServFail { counters.servFail += 1 } else { counters.answered += 1 }
+    if isServFail { statistics[.servFail] += 1 } else { statistics[.answered] += 1 }
     send(
       replyLength: writer.count, to: waiter.client,
       latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
@@ -358,7 +358,7 @@ extension Engine {
     let length = fitLocalReply(
       length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
       name: lowercased, clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass)
-    if isBlock { counters.blocked += 1 } else { counters.overridden += 1 }
+    if isBlock { statistics[.blocked] += 1 } else { statistics[.overridden] += 1 }
     send(replyLength: length, to: client, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(

@@ -21,7 +21,7 @@ extension Engine {
     from source: Endpoint, ipTTL: UInt8 = 0, now: UInt64, environment: inout E
   ) {
     guard packet.count >= HeaderField.size else {
-      counters.malformedReplies += 1
+      statistics[.malformedReplies] += 1
       return
     }
     guard let slot = findSlot(for: transaction, upstream: upstream, id: packet.getUInt16(at: 0))
@@ -29,16 +29,16 @@ extension Engine {
     let transaction = transactions[slot]
     let server = upstreams[Int(transaction.upstream)]
     guard source == server.endpoint else {
-      counters.mismatchedSource += 1
+      statistics[.mismatchedSource] += 1
       return
     }
     guard let reply = try? Message(validating: packet, allowTrailingData: true) else {
-      counters.malformedReplies += 1
+      statistics[.malformedReplies] += 1
       return
     }
     guard reply.flags.isResponse, reply.id == transaction.sentID, reply.flags.opcode == .query
     else {
-      counters.mismatchedID += 1
+      statistics[.mismatchedID] += 1
       return
     }
     let rcode = reply.rcode
@@ -54,7 +54,7 @@ extension Engine {
       // Some servers leave the question out of error replies; the ID and
       // socket matched, so take it as this upstream failing.
       noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
-      counters.retried += 1
+      statistics[.retried] += 1
       failOver(slot: slot, now: now, environment: &environment)
       return
     }
@@ -62,18 +62,18 @@ extension Engine {
     case .exact:
       if transaction.sentRandomCase { health[upstreamIndex].caseMismatches = 0 }
     case .caseOnly:
-      counters.mismatchedCase += 1
+      statistics[.mismatchedCase] += 1
       if !holding { caseMismatch(slot: slot, now: now, environment: &environment) }
       return
     case .different:
-      counters.mismatchedQuestion += 1
+      statistics[.mismatchedQuestion] += 1
       return
     }
     let truncated = reply.flags.has(HeaderFlags.truncated)
     if holding && (truncated || isFailure) { return }
     if truncated && transaction.transport == .udp {
       // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
-      counters.retried += 1
+      statistics[.retried] += 1
       retry(
         slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
       return
@@ -87,7 +87,7 @@ extension Engine {
       // one: it counts towards marking it down.
       noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
       if chooseUpstream(for: slot, now: now) != nil {
-        counters.retried += 1
+        statistics[.retried] += 1
         failOver(slot: slot, now: now, environment: &environment)
         return
       }
@@ -163,7 +163,7 @@ extension Engine {
     // prefix, and the `bogus-nxdomain` entry names that exact answer, so
     // the more specific statement wins (Sources/Config/README.md).
     if screen.isRedirect {
-      counters.redirectsRewritten += 1
+      statistics[.redirectsRewritten] += 1
       environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
       noteSuccess(upstream: upstream, environment: &environment)
       environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
@@ -172,7 +172,7 @@ extension Engine {
       return true
     }
     if screen.hasBogusAddress {
-      counters.bogusDropped += 1
+      statistics[.bogusDropped] += 1
       environment.reportDefence(.bogusDropped, name: name, address: nil, upstream: upstream)
       // Over UDP the real answer may still come (an injected one arrives
       // first); the deadline moves on to the next upstream if it does not.
@@ -187,7 +187,7 @@ extension Engine {
       && !Self.isNameOrBelow(name, anyOf: settings.rebindAllowNames)
       && settings.overrides.lookup(name) == nil
     {
-      counters.rebindBlocked += 1
+      statistics[.rebindBlocked] += 1
       environment.reportDefence(.rebindBlocked, name: name, address: nil, upstream: upstream)
       failOver(slot: slot, now: now, environment: &environment)
       return true
@@ -208,13 +208,13 @@ extension Engine {
   func findSlot(for handle: TransactionHandle?, upstream: Int, id: UInt16) -> Int? {
     if let handle {
       guard let slot = table.slot(for: handle) else {
-        counters.staleReplies += 1
+        statistics[.staleReplies] += 1
         return nil
       }
       return slot
     }
     if let slot = tcpQueryInFlight(upstream: upstream, id: id) { return slot }
-    counters.mismatchedID += 1
+    statistics[.mismatchedID] += 1
     return nil
   }
 
@@ -255,7 +255,7 @@ extension Engine {
     }
     guard transactions[slot].caseAllowed else { return }
     transactions[slot].caseAllowed = false
-    counters.retried += 1
+    statistics[.retried] += 1
     retry(slot: slot, upstream: upstream, transport: .udp, now: now, environment: &environment)
   }
 

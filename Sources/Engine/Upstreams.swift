@@ -71,7 +71,7 @@ extension Engine {
         && usesCaseRandomization(upstream: upstream)
       let length = writeUpstreamQuery(
         slot: slot, randomizeCase: randomizeCase, environment: &environment)
-      counters.forwarded += 1
+      statistics[.forwarded] += 1
       let framed = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[0..<(Self.framing + length)])
       if environment.sendToUpstream(
         framed: framed, upstream: upstream, transport: chosenTransport,

@@ -217,12 +217,12 @@
     ) {
       switch verdict {
       case .secure(let ttl):
-        counters.dnssecSecure += 1
+        statistics[.dnssecSecure] += 1
         transactions[slot].validation = Self.secureState
         transactions[slot].validationTTL = ttl
         deliver(keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
       case .insecure:
-        counters.dnssecInsecure += 1
+        statistics[.dnssecInsecure] += 1
         transactions[slot].validation = ValidationState.insecure.rawValue
         deliver(reply, slot: slot, now: now, environment: &environment)
       case .bogus(let error):
@@ -240,7 +240,7 @@
     func rejectBogus<E: EngineEnvironment>(
       _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
     ) {
-      counters.dnssecBogus += 1
+      statistics[.dnssecBogus] += 1
       reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
       transactions[slot].validation = ValidationState.bogus.rawValue
       if let reply {
@@ -318,11 +318,11 @@
           name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
           checkingDisabled: false)
       else {
-        counters.ringFull += 1
+        statistics[.ringFull] += 1
         failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
         return
       }
-      counters.dnssecFetches += 1
+      statistics[.dnssecFetches] += 1
       validations.entries[index].awaitedSlot = Int32(fetch)
       // A failed send frees the fetch, which fails this entry at the next tick.
       dispatch(
@@ -422,7 +422,7 @@
       case ValidationState.bogus.rawValue:
         guard !stale else { return false }
         let waiter = makeWaiter(for: query, client: client, now: now)
-        counters.dnssecBogus += 1
+        statistics[.dnssecBogus] += 1
         sendFailure(
           to: waiter, name: name, type: query.questionType, rrClass: query.questionClass,
           rcode: .serverFailure, extendedError: UInt16(cache.extendedError(number)), upstream: -1,

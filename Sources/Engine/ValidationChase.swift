@@ -200,7 +200,7 @@
 
     /// A full pool, or an answer that fits no buffer: SERVFAIL.
     func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-      counters.dnssecPendingFull += 1
+      statistics[.dnssecPendingFull] += 1
       replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
       resumeValidations(awaiting: slot, now: now, environment: &environment)
       release(slot: slot)

@@ -155,7 +155,7 @@ extension Engine {
     }
     guard disagrees else { return }
     let upstream = Int(transactions[slot].upstream)
-    counters.verifyDisagreements += 1
+    statistics[.verifyDisagreements] += 1
     health[upstream].disagreements += 1
     environment.reportDefence(
       .verificationDisagreed, name: name(slot: slot), address: outside, upstream: upstream)

@@ -109,7 +109,7 @@ struct CachePersistence {
 
   mutating func save(now: UInt64, atShutdown: Bool) {
     lastSave = now
-    let inserts = engine.counters.cacheInserts
+    let inserts = engine.statistics[.cacheInserts]
     guard atShutdown || inserts != insertsAtLastSave else { return }
     var bytes: [UInt8] = []
     let saved = engine.cache.serialize(

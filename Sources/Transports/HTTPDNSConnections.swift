@@ -126,7 +126,7 @@ extension HTTPDNSUpstreamPool {
       let filled = connections[index].received
       guard filled < Self.responseCapacity else {
         connections[index].failed = true
-        context.counters.httpdnsErrors += 1
+        context.statistics[.httpdnsErrors] += 1
         return
       }
       let step = channels.receive(
@@ -172,7 +172,7 @@ extension HTTPDNSUpstreamPool {
           connectionClosed: closed)
       } catch {
         connections[index].failed = true
-        context.counters.httpdnsErrors += 1
+        context.statistics[.httpdnsErrors] += 1
         return
       }
       if let frame {
@@ -205,7 +205,7 @@ extension HTTPDNSUpstreamPool {
         to: query, httpResponse: response, format: context.engine.upstreams[upstream].httpdnsFormat,
         into: dnsResponse)
     } catch {
-      context.counters.httpdnsErrors += 1
+      context.statistics[.httpdnsErrors] += 1
       connections[index].failed = true
       return
     }

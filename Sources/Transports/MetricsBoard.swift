@@ -15,9 +15,9 @@ import Platform
   /// while its worker writes it may mix old and new halves, off until the
   /// next scrape).
   ///
-  /// A slot, in order: the engine's statistics (`Engine.statistic(at:)`), the
-  /// transport's (`TransportStatistics`), the latency histogram's buckets,
-  /// sum and count, then five values per upstream (`upstreamFigures`).
+  /// A slot, in order: the statistics (`Statistic`, table order), the
+  /// latency histogram's buckets, sum and count, then five values per
+  /// upstream (`upstreamFigures`).
   public final class MetricsBoard {
     let base: UnsafeMutablePointer<UInt64>
     let workers: Int
@@ -25,8 +25,7 @@ import Platform
     let upstreams: Int
     let stride: Int
 
-    static let transportOffset = Engine.statisticCount
-    static let histogramOffset = transportOffset + TransportStatistics.count
+    static let histogramOffset = Statistic.count
     /// Buckets, then the sum of the latencies (ms), then the count.
     static let histogramValues = LatencyHistogram.bucketCount + 2
     static let upstreamOffset = histogramOffset + histogramValues
@@ -47,14 +46,12 @@ import Platform
     }
 
     /// Copies this worker's figures into its slot.
-    func publish(
-      worker: Int, engine: Engine, transport: TransportStatistics
-    ) {
+    func publish(worker: Int, engine: Engine) {
       guard worker < workers else { return }
       let slot = base + worker * stride
-      for index in 0..<Engine.statisticCount { slot[index] = engine.statistic(at: index).value }
-      for index in 0..<TransportStatistics.count {
-        slot[Self.transportOffset + index] = transport.statistic(at: index).value
+      engine.refreshLevels()
+      for index in 0..<Statistic.count {
+        slot[index] = engine.statistics[Statistic(index: index)]
       }
       let latency = engine.answerLatency
       for index in 0..<LatencyHistogram.bucketCount {

@@ -39,9 +39,10 @@ import Platform
     /// Bytes before the body kept for the status line and headers.
     static let headerRoom = 192
     /// The body without upstreams is about 12 KB (HELP, TYPE and a sample for
-    /// 67 statistics, the histogram); each upstream adds five samples of at
-    /// most about 120 bytes (a 37-byte name, the longest IPv6 address and
-    /// port in its label, a 20-digit value). A body past the buffer gets 500.
+    /// each `Statistic`, about 150 bytes each, and the histogram); each
+    /// upstream adds five samples of at most about 120 bytes (a 37-byte name,
+    /// the longest IPv6 address and port in its label, a 20-digit value). A
+    /// body past the buffer gets 500.
     static let bodyBase = 16 * 1024
     static let bodyPerUpstream = 640
 
@@ -93,9 +94,7 @@ import Platform
 
     /// Copies this worker's figures to the board.
     func publish() {
-      board.publish(
-        worker: worker, engine: context.engine,
-        transport: TransportStatistics(counters: context.counters))
+      board.publish(worker: worker, engine: context.engine)
     }
 
     /// Once a second: publish, and close scrapes that took too long.

@@ -9,9 +9,9 @@ import Platform
   /// one a line, `\n` line ends. Written as bytes into a buffer allocated at
   /// start-up; past its end nothing is written and `overflowed` is set.
   ///
-  /// Names come from the statistics' own declarations (`Engine.statistic(at:)`,
-  /// `TransportStatistics`): `dnsward_` and the name in snake case
-  /// (`cacheHits` → `dnsward_cache_hits`), then `_total` for a counter.
+  /// Names and help come from the statistics' table (`Statistic`):
+  /// `dnsward_` and the name in snake case (`cacheHits` →
+  /// `dnsward_cache_hits`), then `_total` for a count.
   struct MetricsText {
     let buffer: UnsafeMutableRawBufferPointer
     private(set) var count = 0
@@ -62,10 +62,10 @@ import Platform
     /// capital that follows a small letter or digit, and every letter small
     /// (`mismatchedID` → `mismatched_id`, `localNXDomain` → `local_nxdomain`).
     @inline(never)
-    mutating func appendName(_ name: StaticString, counter: Bool) {
+    mutating func appendName(_ name: UnsafeRawBufferPointer, counter: Bool) {
       append("dnsward_")
       var previousIsLower = false
-      for byte in UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount) {
+      for byte in name {
         let isUpper = byte &- UInt8(ascii: "A") < 26
         if isUpper && previousIsLower { append(byte: UInt8(ascii: "_")) }
         append(byte: isUpper ? byte | 0x20 : byte)
@@ -76,15 +76,13 @@ import Platform
 
     /// `# HELP` and `# TYPE` of a statistic, then its one sample.
     @inline(never)
-    mutating func appendStatistic(
-      _ name: StaticString, source: StaticString, counter: Bool, value: UInt64
-    ) {
+    mutating func appendStatistic(_ statistic: Statistic, value: UInt64) {
+      let name = statistic.name
+      let counter = !statistic.isLevel
       append("# HELP ")
       appendName(name, counter: counter)
       append(" ")
-      append(source)
-      append(" ")
-      append(name)
+      append(statistic.help)
       append("\n# TYPE ")
       appendName(name, counter: counter)
       append(counter ? " counter\n" : " gauge\n")
@@ -115,25 +113,16 @@ import Platform
       board: MetricsBoard, engine: Engine, addresses: [SocketAddress], formatter: LogLine,
       uptimeSeconds: UInt64
     ) {
-      for index in 0..<Engine.statisticCount {
-        appendStatistic(
-          engine.statistic(at: index).name, source: "engine statistic",
-          counter: !Engine.statisticIsLevel(at: index), value: board.total(index))
-      }
-      let idle = TransportStatistics(counters: TransportCounters())
-      for index in 0..<TransportStatistics.count {
-        appendStatistic(
-          idle.statistic(at: index).name, source: "transport statistic", counter: true,
-          value: board.total(MetricsBoard.transportOffset + index))
+      for index in 0..<Statistic.count {
+        appendStatistic(Statistic(index: index), value: board.total(index))
       }
       appendHistogram(board: board)
       appendUpstreams(board: board, addresses: addresses, formatter: formatter)
       appendHeader(
         "dnsward_cache_hit_ratio", type: "gauge",
         help: "cache hits / (cache hits + cache misses), 0 before the first lookup")
-      // Statistics 14 and 15: cacheHits and cacheMisses.
-      let hits = board.total(14)
-      let lookups = hits &+ board.total(15)
+      let hits = board.total(Statistic.cacheHits.index)
+      let lookups = hits &+ board.total(Statistic.cacheMisses.index)
       append("dnsward_cache_hit_ratio ")
       append(thousandths: lookups == 0 ? 0 : hits * 1000 / lookups)
       append("\n")

@@ -160,8 +160,8 @@ final class SecureChannels {
       let upstream = slotUpstreams[slot]
       switch session.handshake() {
       case .done:
-        context.counters.tlsHandshakes += 1
-        if session.resumed { context.counters.tlsResumptions += 1 }
+        context.statistics[.tlsHandshakes] += 1
+        if session.resumed { context.statistics[.tlsResumptions] += 1 }
         if session.certificateDatesUnchecked && !loggedDatesUnchecked {
           loggedDatesUnchecked = true
           context.log.start(.warning).append(
@@ -176,7 +176,7 @@ final class SecureChannels {
       case .wantRead: return .waitReadable
       case .wantWrite: return .waitWritable
       case .failed(let error):
-        context.counters.tlsRefusals += 1
+        context.statistics[.tlsRefusals] += 1
         backOff(upstream: upstream, now: now)
         logRefusal(error, upstream: upstream)
         return .refused

@@ -23,7 +23,6 @@ public final class Server {
   public var settings: Settings { context.settings }
   public var engine: Engine { context.engine }
   public var log: LogLine { context.log }
-  public var counters: TransportCounters { context.counters }
 
   /// The UDP listeners, their reads and their replies.
   let udpClients: UDPClients

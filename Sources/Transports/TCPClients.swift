@@ -61,7 +61,7 @@ final class TCPClientPool {
       guard let accepted = try? Socket.accept(listeners[listener]) else { return }
       let (fd, peer) = accepted
       guard let slot = freeSlot() else {
-        context.counters.tcpRejected += 1
+        context.statistics[.tcpRejected] += 1
         fd.close()
         continue
       }
@@ -214,7 +214,7 @@ final class TCPClientPool {
     connections[slot].readCount = 0
     connections[slot].backlogCount = 0
     inUse -= 1
-    context.counters.tcpClosed += 1
+    context.statistics[.tcpClosed] += 1
   }
 
   /// RFC 7766 §6.2.3: idle connections are closed so they cannot pin slots.

@@ -40,7 +40,7 @@ final class UDPClients {
       guard let received = try? inbound.receive(from: fd), received > 0 else { return }
       for index in 0..<received {
         guard !inbound.isTruncated(at: index), let peer = inbound.peer(at: index) else {
-          context.counters.oversized += 1
+          context.statistics[.oversized] += 1
           continue
         }
         let client = ClientRef(endpoint: Endpoint(peer), listener: UInt16(listener))
@@ -63,13 +63,13 @@ final class UDPClients {
     outboundListener = listener
     if outbound.append(message, to: peer) { return }
     let sent = (try? Socket.send(listeners[listener], message, to: peer)) ?? false
-    if !sent { context.counters.sendErrors += 1 }
+    if !sent { context.statistics[.sendErrors] += 1 }
   }
 
   /// Sends the queued replies.
   func flush() {
     guard outbound.count > 0 else { return }
-    context.counters.sendErrors += UInt64(outbound.send(on: listeners[outboundListener]))
+    context.statistics[.sendErrors] += UInt64(outbound.send(on: listeners[outboundListener]))
   }
 
   func closeAll() {

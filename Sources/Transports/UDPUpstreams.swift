@@ -65,7 +65,7 @@ final class UDPUpstreamPool {
     }
     if !slots[slot].fd.isValid {
       guard let fd = try? Socket.udp(for: address) else {
-        context.counters.sendErrors += 1
+        context.statistics[.sendErrors] += 1
         return false
       }
       do {
@@ -75,7 +75,7 @@ final class UDPUpstreamPool {
           fd, events: Epoll.readable, token: Token.make(.upstreamUDP, slot: slot))
       } catch {
         fd.close()
-        context.counters.sendErrors += 1
+        context.statistics[.sendErrors] += 1
         return false
       }
       slots[slot].fd = fd
@@ -89,10 +89,10 @@ final class UDPUpstreamPool {
       if try Socket.send(fd, message) == nil {
         // Socket buffer full: the datagram is lost as on a busy network; the
         // deadline will move the query on.
-        context.counters.sendErrors += 1
+        context.statistics[.sendErrors] += 1
       }
     } catch {
-      context.counters.sendErrors += 1
+      context.statistics[.sendErrors] += 1
       endAttempt(slot: slot, generation: transaction.generation)
       return false
     }
@@ -141,11 +141,11 @@ final class UDPUpstreamPool {
       }
       guard let received else { return }
       guard current else {
-        context.counters.lateUpstreamReplies += 1
+        context.statistics[.lateUpstreamReplies] += 1
         continue
       }
       if received.truncated {
-        context.counters.oversized += 1
+        context.statistics[.oversized] += 1
         continue
       }
       context.engine.handleUpstreamReply(

@@ -1,7 +1,7 @@
 // The statistics of `dnsward stats --json` as one JSON object (RFC 8259),
 // written as the `name=value` strings arrive: a value of decimal digits as a
 // number and anything else as a string; the `upstreamN.key=value` strings,
-// which the server sends last and upstream by upstream (Engine/Stats.swift),
+// which the server sends last and upstream by upstream (Engine/Statistics/ChaosAnswers.swift),
 // as the objects of an `upstreams` array, N its index. An `upstreamN.` out of
 // that order stays a plain member. Bytes only (the firmware has no String
 // machinery).

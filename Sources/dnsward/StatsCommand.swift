@@ -1,6 +1,6 @@
 // `dnsward stats [--json] [ADDR]`: asks a running dnsward for its
 // statistics — the `stats.dnsward. CH TXT` question its engine answers
-// (Engine/Stats.swift) — and prints one `name value` line per statistic, in
+// (Engine/Statistics/ChaosAnswers.swift) — and prints one `name value` line per statistic, in
 // the server's order; with --json one JSON object (RFC 8259) instead:
 // `{"queries": 6, ..., "upstreams": [{"answers": 5, "timeouts": 0, ...}]}`,
 // each `upstreamN.key` statistic in the object at index N of `upstreams`.

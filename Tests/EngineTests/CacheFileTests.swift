@@ -274,7 +274,7 @@ final class CacheFileTests: XCTestCase {
     XCTAssertEqual(immediate.id, 2)
     XCTAssertEqual(immediate.records.first?.rdata, exampleAddress)
     XCTAssertEqual(immediate.records.first?.ttl, 30, "stale answers carry TTL 30 (RFC 8767)")
-    XCTAssertEqual(staleFirst.counters.refreshes, 1)
+    XCTAssertEqual(staleFirst.counters[.refreshes], 1)
     XCTAssertEqual(staleFirst.queries.count, 1, "refreshed in the background")
 
     let afterFailure = Harness(config, hashSeed: 0x4321)
@@ -285,7 +285,7 @@ final class CacheFileTests: XCTestCase {
     let stale = try decoded(XCTUnwrap(afterFailure.advance(by: 1000).first).bytes)
     XCTAssertEqual(stale.id, 3)
     XCTAssertEqual(stale.records.first?.ttl, 30)
-    XCTAssertEqual(afterFailure.counters.staleServed, 1)
+    XCTAssertEqual(afterFailure.counters[.staleServed], 1)
   }
 
   // MARK: - Corruption: nothing is inserted

@@ -209,7 +209,7 @@ final class Harness {
 
   var replies: [SentReply] { environment.replies }
   var queries: [SentQuery] { environment.queries }
-  var counters: EngineCounters { engine.counters }
+  var counters: Statistics { engine.statistics }
 
   /// A client packet arrives. Returns the replies it caused at once.
   @discardableResult

@@ -21,7 +21,7 @@ final class HoldOnTests: XCTestCase {
     XCTAssertTrue(harness.advance(by: 49).isEmpty)
     let replies = harness.advance(by: 1)
     XCTAssertEqual(try decoded(try XCTUnwrap(replies.first).bytes).ipv4Answers, [exampleAddress])
-    XCTAssertEqual(harness.counters.holdOnConflicts, 0)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 0)
     XCTAssertEqual(harness.engine.activeTransactions, 0)
     XCTAssertNil(harness.engine.nextDeadline)
   }
@@ -34,8 +34,8 @@ final class HoldOnTests: XCTestCase {
     harness.advance(by: 20)
     let replies = harness.answer(makeReply(to: query.bytes), to: query)
     XCTAssertEqual(try decoded(try XCTUnwrap(replies.first).bytes).ipv4Answers, [exampleAddress])
-    XCTAssertEqual(harness.counters.holdOnConflicts, 1)
-    XCTAssertEqual(harness.counters.holdOnReplaced, 1)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 1)
+    XCTAssertEqual(harness.counters[.holdOnReplaced], 1)
     XCTAssertEqual(harness.environment.defences.map(\.event), [.holdOnConflict])
     XCTAssertTrue(harness.advance(by: 100).isEmpty, "answered once")
   }
@@ -48,8 +48,8 @@ final class HoldOnTests: XCTestCase {
     let replies = harness.answer(
       makeReply(to: query.bytes, addresses: [Self.forged], withOPT: false), to: query)
     XCTAssertEqual(try decoded(try XCTUnwrap(replies.first).bytes).ipv4Answers, [exampleAddress])
-    XCTAssertEqual(harness.counters.holdOnConflicts, 1)
-    XCTAssertEqual(harness.counters.holdOnReplaced, 0)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 1)
+    XCTAssertEqual(harness.counters[.holdOnReplaced], 0)
   }
 
   func testTheUsualIPTTLDecidesBetweenTwoAnswersWithEDNS() throws {
@@ -71,8 +71,8 @@ final class HoldOnTests: XCTestCase {
     harness.answer(makeReply(to: query.bytes, addresses: [Self.forged]), to: query, ipTTL: 250)
     replies = harness.answer(makeReply(to: query.bytes), to: query, ipTTL: 61)
     XCTAssertEqual(try decoded(try XCTUnwrap(replies.first).bytes).ipv4Answers, [exampleAddress])
-    XCTAssertEqual(harness.counters.holdOnConflicts, 2)
-    XCTAssertEqual(harness.counters.holdOnReplaced, 1)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 2)
+    XCTAssertEqual(harness.counters[.holdOnReplaced], 1)
   }
 
   func testTheSameAnswerTwiceIsNoConflictAndALaterErrorChangesNothing() throws {
@@ -87,7 +87,7 @@ final class HoldOnTests: XCTestCase {
     XCTAssertEqual(harness.queries.count, 1, "no retry or failover while an answer is held")
     let replies = harness.advance(by: 50)
     XCTAssertEqual(try decoded(try XCTUnwrap(replies.first).bytes).ipv4Answers, [exampleAddress])
-    XCTAssertEqual(harness.counters.holdOnConflicts, 0)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 0)
   }
 
   func testWhenEveryBufferIsTakenAnswersGoOutAtOnce() throws {
@@ -129,8 +129,8 @@ final class HoldOnTests: XCTestCase {
     let replies = harness.answer(large, to: query)
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertEqual(reply.ipv4Answers, [exampleAddress], "the held answer")
-    XCTAssertEqual(harness.counters.holdOnConflicts, 1)
-    XCTAssertEqual(harness.counters.holdOnReplaced, 0)
+    XCTAssertEqual(harness.counters[.holdOnConflicts], 1)
+    XCTAssertEqual(harness.counters[.holdOnReplaced], 0)
     XCTAssertTrue(harness.advance(by: 100).isEmpty, "answered once")
   }
 

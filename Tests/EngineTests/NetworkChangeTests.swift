@@ -15,14 +15,14 @@ final class NetworkChangeTests: XCTestCase {
     XCTAssertEqual(harness.queries.count, 4, "both asked again")
     XCTAssertEqual(harness.queries[2].upstream, 0, "of the same upstream")
     XCTAssertNotEqual(harness.queries[2].handle, harness.queries[0].handle, "a new attempt")
-    XCTAssertEqual(harness.counters.networkChanges, 1)
+    XCTAssertEqual(harness.counters[.networkChanges], 1)
     // The new attempt has a full timeout from now, and its answer is taken.
     XCTAssertTrue(harness.advance(by: 900).isEmpty)
     let replies = harness.answer(makeReply(to: harness.queries[2].bytes), to: harness.queries[2])
     XCTAssertEqual(replies.count, 1)
     // The old attempt's late answer is stale.
     harness.answer(makeReply(to: harness.queries[1].bytes), to: harness.queries[1])
-    XCTAssertEqual(harness.counters.staleReplies, 1)
+    XCTAssertEqual(harness.counters[.staleReplies], 1)
   }
 
   func testUpstreamsMarkedDownGetAFreshStart() throws {

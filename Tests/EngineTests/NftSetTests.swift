@@ -51,7 +51,7 @@ final class NftSetTests: XCTestCase {
     _ = forward(harness, "video.example", type: .aaaa, addresses: [v6], ttl: 60)
     XCTAssertEqual(
       harness.environment.nftsetAdds.last, NftSetAdd(directives: 0b1, address: v6, ttl: 60))
-    XCTAssertEqual(harness.counters.nftsetAddresses, 3)
+    XCTAssertEqual(harness.counters[.nftsetAddresses], 3)
   }
 
   func testTheLongestDomainAndSharedDomainsChooseTheDirectives() {
@@ -76,7 +76,7 @@ final class NftSetTests: XCTestCase {
     _ = forward(
       harness, "x.video.example", addresses: [[192, 0, 2, 4]], ttl: 300, rcode: .serverFailure)
     XCTAssertEqual(harness.environment.nftsetAdds, [])
-    XCTAssertEqual(harness.counters.nftsetAddresses, 0)
+    XCTAssertEqual(harness.counters[.nftsetAddresses], 0)
     // Without nftset, nothing is looked up or added.
     let plain = Harness("listen 127.0.0.1:53\nupstream udp 198.51.100.1")
     _ = forward(plain, "www.video.example", addresses: [[192, 0, 2, 5]], ttl: 300)
@@ -89,7 +89,7 @@ final class NftSetTests: XCTestCase {
     harness.now += 100_000
     let replies = harness.ask(makeQuery(id: 99, name: "www.video.example"))
     XCTAssertEqual(replies.count, 1)
-    XCTAssertEqual(harness.counters.cacheHits, 1)
+    XCTAssertEqual(harness.counters[.cacheHits], 1)
     XCTAssertEqual(
       harness.environment.nftsetAdds,
       [

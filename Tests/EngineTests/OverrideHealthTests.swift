@@ -40,7 +40,7 @@ final class OverrideHealthTests: XCTestCase {
     let harness = makeHarness()
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .markedDown)
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .unchanged)
-    XCTAssertEqual(harness.counters.overrideAddressesDown, 1)
+    XCTAssertEqual(harness.counters[.overrideAddressesDown], 1)
     XCTAssertTrue(harness.engine.overrideHealth.isDown(Self.svc10))
 
     let a = try XCTUnwrap(try ask(harness, "svc.lan"))
@@ -52,7 +52,7 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(any.ipv6Answers.count, 1)
     XCTAssertEqual(any.answerCount, 2)
     XCTAssertTrue(harness.queries.isEmpty, "a name with an address up is still answered locally")
-    XCTAssertEqual(harness.counters.overridden, 2)
+    XCTAssertEqual(harness.counters[.overridden], 2)
     XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 0)
   }
 
@@ -60,7 +60,7 @@ final class OverrideHealthTests: XCTestCase {
     let harness = makeHarness()
     harness.engine.setOverrideAddress(Self.svc10, reachable: false)
     harness.engine.setOverrideAddress(Self.svc11, reachable: false)
-    XCTAssertEqual(harness.counters.overrideAddressesDown, 2)
+    XCTAssertEqual(harness.counters[.overrideAddressesDown], 2)
 
     // A: every IPv4 address is down, so the name is resolved normally.
     XCTAssertNil(try ask(harness, "svc.lan", id: 1), "no local answer")
@@ -89,12 +89,12 @@ final class OverrideHealthTests: XCTestCase {
     // holds the upstream's answer.
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: true), .recovered)
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: true), .unchanged)
-    XCTAssertEqual(harness.counters.overrideAddressesDown, 1)
+    XCTAssertEqual(harness.counters[.overrideAddressesDown], 1)
     let back = try XCTUnwrap(try ask(harness, "svc.lan", id: 2))
     XCTAssertTrue(back.has(HeaderFlags.authoritative))
     XCTAssertEqual(back.ipv4Answers, [[192, 0, 2, 10]])
     harness.engine.setOverrideAddress(Self.svc11, reachable: true)
-    XCTAssertEqual(harness.counters.overrideAddressesDown, 0)
+    XCTAssertEqual(harness.counters[.overrideAddressesDown], 0)
     let all = try XCTUnwrap(try ask(harness, "svc.lan", id: 3))
     XCTAssertEqual(all.ipv4Answers, [[192, 0, 2, 10], [192, 0, 2, 11]])
     XCTAssertEqual(harness.queries.count, 1)
@@ -111,8 +111,8 @@ final class OverrideHealthTests: XCTestCase {
     // ANY over UDP is resolved as any name's would be: the RFC 8482 answer.
     let any = try XCTUnwrap(try ask(harness, "solo.lan", type: .any, id: 3))
     XCTAssertEqual(any.records.map(\.type), [RRType(rawValue: 13)])  // HINFO
-    XCTAssertEqual(harness.counters.anyRefused, 1)
-    XCTAssertEqual(harness.counters.overridden, 0)
+    XCTAssertEqual(harness.counters[.anyRefused], 1)
+    XCTAssertEqual(harness.counters[.overridden], 0)
     XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 4)
     // The wildcard's only address is 192.0.2.10, still up.
     let wild = try XCTUnwrap(try ask(harness, "host.wild.lan"))
@@ -131,7 +131,7 @@ final class OverrideHealthTests: XCTestCase {
     harness.engine.setOverrideAddress(Self.svc6, reachable: false)
     let blocked = try XCTUnwrap(try ask(harness, "ads.example"))
     XCTAssertEqual(blocked.rcode, ResponseCode.nameError.rawValue)
-    XCTAssertEqual(harness.counters.blocked, 1)
+    XCTAssertEqual(harness.counters[.blocked], 1)
     XCTAssertTrue(harness.queries.isEmpty)
   }
 
@@ -146,13 +146,13 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.solo, reachable: false), .tableFull)
     XCTAssertEqual(harness.engine.overrideHealth.rejected, 1)
     XCTAssertEqual(
-      harness.counters.overrideAddressesDown, UInt64(OverrideHealth.capacity))
+      harness.counters[.overrideAddressesDown], UInt64(OverrideHealth.capacity))
     XCTAssertEqual(try ask(harness, "solo.lan")?.ipv4Answers, [[192, 0, 2, 20]])
     // A recovery frees a place.
     harness.engine.setOverrideAddress(ipv4(10, 99, 0, 7), reachable: true)
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.solo, reachable: false), .markedDown)
     XCTAssertNil(try ask(harness, "solo.lan", id: 2))
     XCTAssertEqual(
-      harness.counters.overrideAddressesDown, UInt64(OverrideHealth.capacity))
+      harness.counters[.overrideAddressesDown], UInt64(OverrideHealth.capacity))
   }
 }

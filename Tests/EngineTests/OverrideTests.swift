@@ -47,8 +47,8 @@ final class OverrideTests: XCTestCase {
       ))
     XCTAssertEqual(replies.first?.client, lanClient())
     XCTAssertTrue(harness.queries.isEmpty, "an override must not be asked upstream")
-    XCTAssertEqual(harness.counters.overridden, 1)
-    XCTAssertEqual(harness.counters.forwarded, 0)
+    XCTAssertEqual(harness.counters[.overridden], 1)
+    XCTAssertEqual(harness.counters[.forwarded], 0)
   }
 
   func testAAAAOverrideIsGoldenAndKeepsRDClear() {
@@ -102,7 +102,7 @@ final class OverrideTests: XCTestCase {
       XCTAssertEqual(reply.questionText, "printer.LAN")
     }
     XCTAssertTrue(harness.queries.isEmpty)
-    XCTAssertEqual(harness.counters.overridden, 3)
+    XCTAssertEqual(harness.counters[.overridden], 3)
   }
 
   func testWildcardAnswersNamesStrictlyBelow() throws {
@@ -146,7 +146,7 @@ final class OverrideTests: XCTestCase {
     XCTAssertEqual(sub.questionText, "Tracker.ADS.example")
     XCTAssertEqual(sub.answerCount, 0)
     XCTAssertNotNil(sub.opt)
-    XCTAssertEqual(harness.counters.blocked, 2)
+    XCTAssertEqual(harness.counters[.blocked], 2)
     XCTAssertTrue(harness.queries.isEmpty)
     // A name that merely ends in the same letters is not below it.
     XCTAssertTrue(harness.ask(makeQuery(id: 0xAD7, name: "notads.example")).isEmpty)

@@ -26,7 +26,7 @@ final class PrefetchTests: XCTestCase {
     for query in harness.queries {
       XCTAssertTrue(harness.answer(makeReply(to: query.bytes, ttl: 100), to: query).isEmpty)
     }
-    XCTAssertEqual(harness.counters.cacheInserts, 4)
+    XCTAssertEqual(harness.counters[.cacheInserts], 4)
     // A client now gets the answer from the cache.
     XCTAssertEqual(harness.ask(makeQuery(id: 1, name: "www.example")).count, 1)
     XCTAssertEqual(harness.queries.count, 4)
@@ -49,13 +49,13 @@ final class PrefetchTests: XCTestCase {
     harness.now += 95_000
     XCTAssertEqual(harness.ask(makeQuery(id: 5, name: "popular.example")).count, 1)
     XCTAssertEqual(harness.queries.count, 2, "a hit in the last tenth refreshes")
-    XCTAssertEqual(harness.counters.refreshes, 1)
+    XCTAssertEqual(harness.counters[.refreshes], 1)
     // A rarely asked entry is not refreshed.
     XCTAssertTrue(harness.ask(makeQuery(id: 6, name: "rare.example")).isEmpty)
     let rare = harness.queries.last!
     harness.answer(makeReply(to: rare.bytes, ttl: 100), to: rare)
     harness.now += 95_000
     XCTAssertEqual(harness.ask(makeQuery(id: 7, name: "rare.example")).count, 1)
-    XCTAssertEqual(harness.counters.refreshes, 1)
+    XCTAssertEqual(harness.counters[.refreshes], 1)
   }
 }

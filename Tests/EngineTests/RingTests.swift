@@ -44,12 +44,12 @@ final class RingTests: XCTestCase {
         "09 'Seventeen' 07 'example' 00",  // 12 QNAME as asked
         "0001 0001"  // 31 A IN
       ))
-    XCTAssertEqual(harness.counters.ringFull, 1)
+    XCTAssertEqual(harness.counters[.ringFull], 1)
     // Joining a question in flight needs a waiter too, and there is none.
     let joined = harness.ask(makeQuery(id: 0x1818, name: "n3.example"), from: lanClient(98))
     XCTAssertEqual(
       try decoded(joined.first?.bytes ?? []).rcode, ResponseCode.serverFailure.rawValue)
-    XCTAssertEqual(harness.counters.ringFull, 2)
+    XCTAssertEqual(harness.counters[.ringFull], 2)
     XCTAssertEqual(harness.queries.count, 16)
     harness.assertWithinCapacity()
 
@@ -83,7 +83,7 @@ final class RingTests: XCTestCase {
     for reply in failures {
       XCTAssertEqual(try decoded(reply.bytes).rcode, ResponseCode.serverFailure.rawValue)
     }
-    XCTAssertEqual(harness.counters.timeouts, 16)
+    XCTAssertEqual(harness.counters[.timeouts], 16)
     XCTAssertEqual(harness.engine.activeTransactions, 0)
     XCTAssertEqual(harness.engine.waitersInUse, 0)
     XCTAssertTrue(harness.ask(makeQuery(id: 1, name: "fresh.example")).isEmpty)
@@ -96,7 +96,7 @@ final class RingTests: XCTestCase {
     // Each expired slot is freed before its next attempt takes a slot.
     XCTAssertTrue(harness.advance(by: 1000).isEmpty)
     harness.assertWithinCapacity()
-    XCTAssertEqual(harness.counters.ringFull, 0)
+    XCTAssertEqual(harness.counters[.ringFull], 0)
     XCTAssertEqual(harness.queries.count, 32)
     XCTAssertEqual(harness.queries.suffix(16).map(\.upstream), Array(repeating: 1, count: 16))
     XCTAssertEqual(harness.engine.activeTransactions, 16)
@@ -118,7 +118,7 @@ final class RingTests: XCTestCase {
       makeReply(to: victim.bytes, truncated: true, addresses: []), to: victim)
     harness.assertWithinCapacity()
     XCTAssertTrue(immediate.isEmpty)
-    XCTAssertEqual(harness.counters.ringFull, 0)
+    XCTAssertEqual(harness.counters[.ringFull], 0)
     let retry = harness.queries.last!
     XCTAssertEqual(retry.transport, .tcp)
     XCTAssertNotEqual(retry.handle, victim.handle, "a new attempt has a new generation")
@@ -143,7 +143,7 @@ final class RingTests: XCTestCase {
       XCTAssertTrue(
         harness.ask(makeQuery(id: UInt16(100 + index), name: "e\(index).example")).isEmpty)
     }
-    XCTAssertEqual(harness.counters.ringFull, 0)
+    XCTAssertEqual(harness.counters[.ringFull], 0)
     XCTAssertEqual(harness.engine.activeTransactions, 16)
     // The oldest one still expires first, and alone: it moves on to the
     // second upstream in a new attempt.

@@ -46,7 +46,7 @@ final class ShutdownAnswerTests: XCTestCase {
     XCTAssertEqual(stale.id, 5)
     XCTAssertEqual(stale.rcode, ResponseCode.noError.rawValue)
     XCTAssertEqual(stale.records.first?.rdata, exampleAddress)
-    XCTAssertEqual(harness.counters.staleServed, 1)
+    XCTAssertEqual(harness.counters[.staleServed], 1)
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 }

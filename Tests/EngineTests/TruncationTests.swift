@@ -37,7 +37,7 @@ final class TruncationTests: XCTestCase {
     XCTAssertFalse(toTCP.has(HeaderFlags.truncated))
     XCTAssertEqual(toTCP.questionText, "WWW.example.com")
     XCTAssertEqual(toTCP.ipv4Answers, Self.forty)
-    XCTAssertEqual(harness.counters.truncated, 1)
+    XCTAssertEqual(harness.counters[.truncated], 1)
   }
 
   func testEDNSClientLimitIsItsSizeCappedByOurs() throws {

@@ -36,7 +36,7 @@ final class UpstreamReplacementTests: XCTestCase {
     harness.deliver(
       makeReply(to: harness.queries[0].bytes), transaction: harness.queries[0].handle, upstream: 0,
       from: Endpoint(address: IPAddress(ipv4: 0x7F00_0001), port: 5300))
-    XCTAssertEqual(harness.counters.staleReplies, 1)
+    XCTAssertEqual(harness.counters[.staleReplies], 1)
     XCTAssertTrue(harness.replies.isEmpty)
     let replies = harness.answer(makeReply(to: harness.queries[2].bytes), to: harness.queries[2])
     XCTAssertEqual(replies.count, 1)
@@ -70,7 +70,7 @@ final class UpstreamReplacementTests: XCTestCase {
     replace(harness, with: "listen 127.0.0.1:53\ninflight 16\ncache 0\n")
     XCTAssertEqual(harness.replies.count, 1)
     XCTAssertEqual(harness.replies.first.flatMap { decode($0.bytes) }?.rcode, 2)
-    XCTAssertEqual(harness.counters.servFail, 1)
+    XCTAssertEqual(harness.counters[.servFail], 1)
     XCTAssertEqual(harness.engine.activeTransactions, 0)
   }
 }
@@ -110,7 +110,7 @@ final class ProbeRoundReplacementTests: XCTestCase {
     harness.engine.reconfigure(settings: settings)
     harness.engine.resendQueriesInFlight(now: harness.now, environment: &harness.environment)
     harness.advance(by: 1)
-    XCTAssertEqual(harness.counters.redirectAddressesLearned, 0, "nothing from the old round")
+    XCTAssertEqual(harness.counters[.redirectAddressesLearned], 0, "nothing from the old round")
     XCTAssertEqual(
       harness.environment.events.filter { $0.upstream >= harness.engine.upstreams.count }.count
         + harness.environment.defences.filter { $0.upstream >= harness.engine.upstreams.count }

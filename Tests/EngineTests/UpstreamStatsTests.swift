@@ -106,7 +106,7 @@ final class UpstreamStatsTests: XCTestCase {
     XCTAssertEqual(replies.count, 1)
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertFalse(reply.has(HeaderFlags.truncated))
-    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 10)
+    XCTAssertEqual(reply.answerCount, Statistic.count + 10)
     XCTAssertEqual(reply.answerCount, harness.engine.statisticRecordCount)
     var strings: [String] = []
     for record in reply.records where record.type == .txt {
@@ -128,13 +128,13 @@ final class UpstreamStatsTests: XCTestCase {
     for index in 0..<70 { config += "upstream udp 10.0.\(index / 256).\(index % 256 + 1):5300\n" }
     let harness = Harness(config)
     XCTAssertEqual(harness.engine.upstreams.count, 70)
-    XCTAssertEqual(harness.engine.statisticRecordCount, Engine.statisticCount + 5 * 64)
+    XCTAssertEqual(harness.engine.statisticRecordCount, Statistic.count + 5 * 64)
     let replies = harness.ask(
       makeQuery(id: 9, name: "stats.dnsward", type: .txt, rrClass: .chaos),
       from: lanClient(tcp: true))
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertFalse(reply.has(HeaderFlags.truncated))
-    XCTAssertEqual(reply.answerCount, Engine.statisticCount + 5 * 64)
+    XCTAssertEqual(reply.answerCount, Statistic.count + 5 * 64)
     XCTAssertLessThan(replies[0].bytes.count, 65535)
   }
 }

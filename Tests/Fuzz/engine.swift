@@ -614,8 +614,8 @@ func run(_ input: UnsafeRawBufferPointer) {
     trace("client \(index) never got a reply")
   }
   require(
-    UInt64(unanswered) == engine.counters.rateLimited,
-    "\(unanswered) clients never got a reply (\(engine.counters.rateLimited) rate-limited)")
+    UInt64(unanswered) == engine.statistics[.rateLimited],
+    "\(unanswered) clients never got a reply (\(engine.statistics[.rateLimited]) rate-limited)")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -287,8 +287,8 @@ import XCTest
         return Int(words[at + 1])
       }
       XCTAssertEqual(count("tls-handshakes"), 3, counters)
-      XCTAssertEqual(count("tls-resumed"), 2, counters)
-      XCTAssertEqual(count("tls-refused"), 0, counters)
+      XCTAssertEqual(count("tls-resumptions"), 2, counters)
+      XCTAssertEqual(count("tls-refusals"), 0, counters)
     }
 
     // MARK: - Refusals

@@ -2,140 +2,35 @@ import CompiledConfig
 import DNSWire
 
 /// Statistics in class CHAOS, the way router users ask dnsmasq
-/// (`dig @router chaos txt hits.bind`). Only clients inside `allow` get here:
-/// the ACL check comes first.
-///
-/// The engine owns three CHAOS zones — `bind.`, `server.` and `dnsward.` —
-/// and answers every question in them itself (QTYPE TXT, TTL 0, AA set):
-///
-/// | name               | TXT strings                                       |
-/// | ------------------ | ------------------------------------------------- |
-/// | `hits.bind.`       | cache hits, decimal (`"123"`, as dnsmasq)         |
-/// | `misses.bind.`     | cache misses                                      |
-/// | `cachesize.bind.`  | cache capacity in entries (0 when it is off)      |
-/// | `insertions.bind.` | answers stored in the cache                       |
-/// | `version.bind.`, `version.server.` | `Release.description`: `"dnsward 0.16.0 (2026-12-02; aarch64-linux-gnu, Embedded Swift; DNSSEC, no TLS, no metrics, runtime config)"` |
-/// | `stats.dnsward.`   | one RR per statistic, `"name=value"`, in the order of `statistic(at:)`, then per upstream (below) |
-///
-/// After the `statistic(at:)` records, `stats.dnsward.` has five more per
-/// upstream `N` (its index in `upstreams`, configuration order), each its own
-/// RR and `"name=value"` string like the others: `upstreamN.answers`,
-/// `upstreamN.timeouts`, `upstreamN.failures`, `upstreamN.srtt-ms` and
-/// `upstreamN.disagreements` (see
-/// `UpstreamStatistics`). Only the first `statisticsUpstreamLimit` (64)
-/// upstreams are listed, so the reply stays far below 65535 bytes: each
-/// record is at most 13 + 40 bytes, about 14 KB for 64 upstreams.
-///
-/// Any other name or type in those zones gets REFUSED (there is no
-/// eviction counter, so `evictions.bind.` is refused too). CHAOS questions
-/// outside the three zones are not ours and take the ordinary path.
+/// (`dig @router chaos txt hits.bind`): the engine owns the `bind.`,
+/// `server.` and `dnsward.` zones and answers every question in them itself
+/// (QTYPE TXT, TTL 0, AA set); the names and what they hold are listed in
+/// Sources/Engine/Statistics/README.md. Only clients inside `allow` get
+/// here: the ACL check comes first. Any other name or type in those zones
+/// gets REFUSED; CHAOS questions outside them take the ordinary path.
 ///
 /// Nothing is allocated: the reply is written straight into the reply
 /// buffer and numbers are formatted into it digit by digit.
 extension Engine {
-  /// How many statistics `stats.dnsward.` reports.
-  #if DNSWARD_NO_DNSSEC
-    public static let statisticCount = 58
-  #else
-    /// (Five fewer, the DNSSEC counters, in a firmware without DNSSEC.)
-    public static let statisticCount = 63
-  #endif
-
-  /// Statistic `index` (0..<statisticCount) for `stats.dnsward.`: every
-  /// `EngineCounters` field under its own name, in declaration order, then
-  /// the cache's entries in use and its capacity. The order is part of the
-  /// interface (scripts may rely on it); new statistics go at the end.
-  public func statistic(at index: Int) -> (name: StaticString, value: UInt64) {
-    let c = counters
-    switch index {
-    case 0: return ("queries", c.queries)
-    case 1: return ("droppedShort", c.droppedShort)
-    case 2: return ("droppedResponses", c.droppedResponses)
-    case 3: return ("refused", c.refused)
-    case 4: return ("formErr", c.formErr)
-    case 5: return ("notImp", c.notImp)
-    case 6: return ("badVersion", c.badVersion)
-    case 7: return ("overridden", c.overridden)
-    case 8: return ("blocked", c.blocked)
-    case 9: return ("coalesced", c.coalesced)
-    case 10: return ("retransmissions", c.retransmissions)
-    case 11: return ("forwarded", c.forwarded)
-    case 12: return ("ringFull", c.ringFull)
-    case 13: return ("servFail", c.servFail)
-    case 14: return ("cacheHits", c.cacheHits)
-    case 15: return ("cacheMisses", c.cacheMisses)
-    case 16: return ("cacheInserts", c.cacheInserts)
-    case 17: return ("staleServed", c.staleServed)
-    case 18: return ("refreshes", c.refreshes)
-    case 19: return ("answered", c.answered)
-    case 20: return ("truncated", c.truncated)
-    case 21: return ("timeouts", c.timeouts)
-    case 22: return ("retried", c.retried)
-    case 23: return ("mismatchedSource", c.mismatchedSource)
-    case 24: return ("mismatchedID", c.mismatchedID)
-    case 25: return ("mismatchedQuestion", c.mismatchedQuestion)
-    case 26: return ("mismatchedCase", c.mismatchedCase)
-    case 27: return ("malformedReplies", c.malformedReplies)
-    case 28: return ("staleReplies", c.staleReplies)
-    case 29: return ("chaosAnswered", c.chaosAnswered)
-    case 30: return ("cacheEntries", UInt64(cache.count))
-    case 31: return ("cacheCapacity", UInt64(cacheCapacity))
-    case 32: return ("activeTransactions", UInt64(activeTransactions))
-    case 33: return ("waitersInUse", UInt64(waitersInUse))
-    case 34: return ("cacheBytesInUse", UInt64(cache.isEnabled ? cache.bytesInUse : 0))
-    case 35: return ("rateLimited", c.rateLimited)
-    case 36: return ("anyRefused", c.anyRefused)
-    case 37: return ("bogusDropped", c.bogusDropped)
-    case 38: return ("redirectsRewritten", c.redirectsRewritten)
-    case 39: return ("redirectProbes", c.redirectProbes)
-    case 40: return ("redirectAddressesLearned", c.redirectAddressesLearned)
-    case 41: return ("rebindBlocked", c.rebindBlocked)
-    case 42: return ("holdOnConflicts", c.holdOnConflicts)
-    case 43: return ("holdOnReplaced", c.holdOnReplaced)
-    case 44: return ("verifyDisagreements", c.verifyDisagreements)
-    case 45: return ("overrideAddressesDown", c.overrideAddressesDown)
-    case 46: return ("networkChanges", c.networkChanges)
-    case 47: return ("notForwarded", c.notForwarded)
-    case 48: return ("aaaaFiltered", c.aaaaFiltered)
-    case 49: return ("localAnswers", c.localAnswers)
-    case 50: return ("localNXDomain", c.localNXDomain)
-    case 51: return ("localNamesDropped", UInt64(localNames.active.dropped))
-    case 52: return ("nftsetAddresses", c.nftsetAddresses)
-    case 53: return ("nftsetElementsSent", c.nftsetElementsSent)
-    case 54: return ("nftsetElementsDropped", c.nftsetElementsDropped)
-    case 55: return ("nftsetBatchesFailed", c.nftsetBatchesFailed)
-    case 56: return ("nftsetElementsFailed", c.nftsetElementsFailed)
-    #if DNSWARD_NO_DNSSEC
-      default: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
-    #else
-      case 57: return ("nftsetElementsUnsupported", c.nftsetElementsUnsupported)
-      case 58: return ("dnssecSecure", c.dnssecSecure)
-      case 59: return ("dnssecInsecure", c.dnssecInsecure)
-      case 60: return ("dnssecBogus", c.dnssecBogus)
-      case 61: return ("dnssecFetches", c.dnssecFetches)
-      default: return ("dnssecPendingFull", c.dnssecPendingFull)
-    #endif
-    }
-  }
-
-  /// Whether statistic `index` is a level that goes up and down (entries in
-  /// use, a capacity) rather than a count since start-up. Metrics
-  /// (Transports/MetricsText.swift) call the first a gauge and the second a
-  /// counter.
-  public static func statisticIsLevel(at index: Int) -> Bool {
-    switch index {
-    case 30, 31, 32, 33, 34, 45, 51: return true
-    default: return false
-    }
+  /// Brings the `level` statistics, figures of the engine's tables rather
+  /// than counts, up to date; called before the table is read.
+  public func refreshLevels() {
+    statistics[.cacheEntries] = UInt64(cache.count)
+    statistics[.cacheCapacity] = UInt64(cacheCapacity)
+    statistics[.activeTransactions] = UInt64(activeTransactions)
+    statistics[.waitersInUse] = UInt64(waitersInUse)
+    statistics[.cacheBytesInUse] = UInt64(cache.isEnabled ? cache.bytesInUse : 0)
+    statistics[.localNamesDropped] = UInt64(localNames.active.dropped)
   }
 
   /// Upstreams listed in `stats.dnsward.` at most.
   public static let statisticsUpstreamLimit = 64
 
-  /// Records in a `stats.dnsward.` answer: `statisticCount`, then five per
-  /// upstream (at most `statisticsUpstreamLimit` of them).
+  /// Records in a `stats.dnsward.` answer: one per `Statistic`, then five
+  /// per upstream (at most `statisticsUpstreamLimit` of them): each record
+  /// is at most about 60 bytes, so the reply stays far below 65535 bytes.
   public var statisticRecordCount: Int {
-    Self.statisticCount + 5 * min(upstreams.count, Self.statisticsUpstreamLimit)
+    Statistic.count + 5 * min(upstreams.count, Self.statisticsUpstreamLimit)
   }
 
   /// Cache capacity in entries, 0 when the cache is off.
@@ -163,14 +58,14 @@ extension Engine {
   ) -> Bool {
     guard query.questionClass == .chaos, Self.isChaosZone(name) else { return false }
     guard query.questionType == .txt, let answer = chaosAnswer(name) else {
-      counters.refused += 1
+      statistics[.refused] += 1
       replyError(
         .refused, to: query.bytes, query: query, client: client, environment: &environment)
       return true
     }
     // Counted before the values are written, so that `stats.dnsward.`
     // includes itself in `chaosAnswered` as it does in `queries`.
-    counters.chaosAnswered += 1
+    statistics[.chaosAnswered] += 1
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
@@ -192,9 +87,10 @@ extension Engine {
       case .text(let text): try Self.writeTXT(&writer, text: text)
       case .release: try Self.writeReleaseTXT(&writer)
       case .statistics:
-        for index in 0..<Self.statisticCount {
-          let (key, value) = statistic(at: index)
-          try Self.writeTXT(&writer, key: key, value: value)
+        refreshLevels()
+        for index in 0..<Statistic.count {
+          let statistic = Statistic(index: index)
+          try Self.writeTXT(&writer, key: statistic.name, value: statistics[statistic])
         }
         for upstream in 0..<min(upstreams.count, Self.statisticsUpstreamLimit) {
           let entry = upstreamStatistics(upstream)
@@ -241,10 +137,10 @@ extension Engine {
 
   /// The answer for a lower-cased flat name in our zones, nil if we have none.
   func chaosAnswer(_ name: UnsafeRawBufferPointer) -> ChaosAnswer? {
-    if Self.flat(name, is: "hits.bind") { return .number(counters.cacheHits) }
-    if Self.flat(name, is: "misses.bind") { return .number(counters.cacheMisses) }
+    if Self.flat(name, is: "hits.bind") { return .number(statistics[.cacheHits]) }
+    if Self.flat(name, is: "misses.bind") { return .number(statistics[.cacheMisses]) }
     if Self.flat(name, is: "cachesize.bind") { return .number(UInt64(cacheCapacity)) }
-    if Self.flat(name, is: "insertions.bind") { return .number(counters.cacheInserts) }
+    if Self.flat(name, is: "insertions.bind") { return .number(statistics[.cacheInserts]) }
     if Self.flat(name, is: "version.bind") || Self.flat(name, is: "version.server") {
       return .release
     }
@@ -316,12 +212,11 @@ extension Engine {
   }
 
   /// `key=value`.
-  static func writeTXT(_ writer: inout MessageWriter, key: StaticString, value: UInt64)
+  static func writeTXT(_ writer: inout MessageWriter, key: UnsafeRawBufferPointer, value: UInt64)
     throws(WireError)
   {
-    try writeTXTPrefix(
-      &writer, stringLength: key.utf8CodeUnitCount + 1 + decimalLength(value))
-    try writer.write(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    try writeTXTPrefix(&writer, stringLength: key.count + 1 + decimalLength(value))
+    try writer.write(key)
     try writer.writeUInt8(UInt8(ascii: "="))
     try writeDecimal(&writer, value)
   }

@@ -1,0 +1,93 @@
+/// One line of the `Statistic` table, `"NAME KIND GROUP: HELP"`, read in
+/// place from the string literal: nothing is copied or allocated. A host
+/// test (StatisticTableTests) checks that every line has this form, that
+/// NAME is the case's name and that every KIND and GROUP is known; the
+/// accessors here may therefore assume it.
+public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
+  let text: StaticString
+
+  public init(stringLiteral text: StaticString) {
+    self.text = text
+  }
+
+  var bytes: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+  }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.bytes.elementsEqual(rhs.bytes)
+  }
+
+  /// Word `index` (0: NAME, 1: KIND, 2: GROUP) of the part before `:`.
+  func word(_ index: Int) -> UnsafeRawBufferPointer {
+    let bytes = self.bytes
+    var start = 0
+    var position = 0
+    var word = 0
+    while position < bytes.count {
+      let byte = bytes[position]
+      if byte == UInt8(ascii: " ") || byte == UInt8(ascii: ":") {
+        if word == index { break }
+        word += 1
+        start = position + 1
+        if byte == UInt8(ascii: ":") { break }
+      }
+      position += 1
+    }
+    return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+  }
+
+  public var name: UnsafeRawBufferPointer { word(0) }
+
+  public var isLevel: Bool { Self.word(word(1), is: "level") }
+
+  public var group: StatisticGroup {
+    let text = word(2)
+    for group in StatisticGroup.allCases where Self.word(text, is: group.word) { return group }
+    return .clients
+  }
+
+  /// What follows `": "`.
+  public var help: UnsafeRawBufferPointer {
+    let bytes = self.bytes
+    let colon = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
+    return UnsafeRawBufferPointer(rebasing: bytes[min(colon + 2, bytes.count)...])
+  }
+
+  static func word(_ bytes: UnsafeRawBufferPointer, is text: StaticString) -> Bool {
+    bytes.elementsEqual(
+      UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+}
+
+/// The lines of the counters log (SIGUSR1 and at exit): each group's
+/// statistics on one line, which starts with the group's word.
+public enum StatisticGroup: CaseIterable {
+  /// What clients asked and how they were answered locally.
+  case clients
+  case cache
+  /// Questions sent upstream and what came back.
+  case upstreams
+  /// The hijack defences (Sources/README.md, Threat model): each counts one
+  /// defence firing.
+  case defences
+  /// `nftset`: logged only when sets are configured.
+  case nftset
+  /// DNSSEC validation: logged only with `dnssec on`.
+  case dnssec
+  /// The sockets' own troubles.
+  case transport
+
+  /// Its word in the table and the log.
+  public var word: StaticString {
+    switch self {
+    case .clients: "clients"
+    case .cache: "cache"
+    case .upstreams: "upstreams"
+    case .defences: "defences"
+    case .nftset: "nftset"
+    case .dnssec: "dnssec"
+    case .transport: "transport"
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+@testable import Engine
+
+/// The `Statistic` table's lines are well formed, and the list in
+/// Sources/Engine/Statistics/README.md is the table's.
+final class StatisticTableTests: XCTestCase {
+  func testEveryLineNamesItsCaseAKindAGroupAndHelp() {
+    let groups = Set(StatisticGroup.allCases.map { "\($0.word)" })
+    var names = Set<String>()
+    for (position, statistic) in Statistic.allCases.enumerated() {
+      let name = String(decoding: statistic.name, as: UTF8.self)
+      XCTAssertEqual(name, "\(statistic)", "NAME is the case's own name")
+      XCTAssertTrue(names.insert(name).inserted, "\(name) twice")
+      let kind = String(decoding: statistic.rawValue.word(1), as: UTF8.self)
+      XCTAssertTrue(["count", "level"].contains(kind), "\(name): KIND \(kind)")
+      XCTAssertEqual(statistic.isLevel, kind == "level", name)
+      let group = String(decoding: statistic.rawValue.word(2), as: UTF8.self)
+      XCTAssertTrue(groups.contains(group), "\(name): GROUP \(group)")
+      XCTAssertEqual("\(statistic.group.word)", group, name)
+      let help = String(decoding: statistic.help, as: UTF8.self)
+      XCTAssertFalse(help.isEmpty, name)
+      XCTAssertFalse(help.hasPrefix(" ") || help.contains("\n") || help.contains("\\"), name)
+      XCTAssertEqual(statistic.index, position, "\(name): the index is the declaration order")
+      XCTAssertEqual(Statistic(index: position), statistic, name)
+    }
+    XCTAssertEqual(Statistic.count, Statistic.allCases.count)
+  }
+
+  func testTheTableStartsAndReadsBackZero() {
+    let statistics = Statistics()
+    for statistic in Statistic.allCases { XCTAssertEqual(statistics[statistic], 0) }
+    statistics[.blocked] += 3
+    XCTAssertEqual(statistics[.blocked], 3)
+    XCTAssertEqual(statistics[.overridden], 0, "one slot each")
+  }
+
+  func testTheDocumentedListIsTheTable() throws {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Sources/Engine/Statistics/README.md").standardized
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    let start = "<!-- statistics -->\n"
+    let end = "<!-- end of statistics -->"
+    let head = try XCTUnwrap(text.range(of: start), "the README's marker")
+    let tail = try XCTUnwrap(text.range(of: end, range: head.upperBound..<text.endIndex))
+    var list = "| name | kind | log line | what it counts |\n| --- | --- | --- | --- |\n"
+    for statistic in Statistic.allCases {
+      list += "| `\(String(decoding: statistic.name, as: UTF8.self))` | "
+      list += statistic.isLevel ? "level" : "count"
+      list += " | \(statistic.group.word) | \(String(decoding: statistic.help, as: UTF8.self)) |\n"
+    }
+    if ProcessInfo.processInfo.environment["DNSWARD_WRITE_DOCS"] == "1" {
+      let updated = text.replacingCharacters(in: head.upperBound..<tail.lowerBound, with: list)
+      try updated.write(to: readme, atomically: true, encoding: .utf8)
+      return
+    }
+    XCTAssertEqual(
+      String(text[head.upperBound..<tail.lowerBound]), list,
+      "run DNSWARD_WRITE_DOCS=1 swift test --filter StatisticTableTests")
+  }
+}
