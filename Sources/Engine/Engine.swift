@@ -136,7 +136,7 @@ public final class Engine {
     learnedRedirects.initialize(repeating: .anyV6, count: Self.learnedRedirectCapacity)
     holds = HoldPool(
       capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
-      bufferBytes: Int(settings.ednsPayloadSize))
+      bufferBytes: Int(settings.ednsPayloadSize), slotCapacity: settings.inflight)
     verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
     validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
     probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
@@ -217,7 +217,7 @@ public final class Engine {
     #endif
     while let slot = table.expired(now: now) {
       // A held answer is the answer: its window outlived the deadline.
-      if transactions[slot].heldBuffer >= 0 {
+      if holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }

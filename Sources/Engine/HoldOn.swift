@@ -13,12 +13,24 @@ import DNSWire
 /// expiry and the next end is at its head. A buffer goes back to the free
 /// stack only when its window leaves the FIFO, even if its slot finished
 /// earlier, so the FIFO never holds more than `capacity` windows.
+///
+/// The pool keeps its own per-slot state: which buffer a transaction slot
+/// holds (`heldBuffer(of:)`, -1 for none), and per buffer the held
+/// answer's digest, shape score and IP TTL. With `hold-on` off there are no
+/// buffers and no slot table, and no slot holds anything.
 struct HoldPool {
   static let maxCapacity = 64
   let capacity: Int
   let bufferBytes: Int
   let buffers: UnsafeMutableRawBufferPointer
   let lengths: UnsafeMutablePointer<Int>
+  /// Per buffer: the held answer's digest, shape score and IP TTL.
+  let digests: UnsafeMutablePointer<UInt64>
+  let scores: UnsafeMutablePointer<UInt8>
+  let ipTTLs: UnsafeMutablePointer<UInt8>
+  /// Per transaction slot (`slotCapacity` of them when on): the buffer it
+  /// holds, -1 for none.
+  let slotBuffers: UnsafeMutablePointer<Int16>
   /// Free buffers, a stack of indices.
   let free: UnsafeMutablePointer<Int16>
   var freeCount: Int
@@ -34,12 +46,21 @@ struct HoldPool {
     var ends: UInt64 = 0
   }
 
-  init(capacity: Int, bufferBytes: Int) {
+  init(capacity: Int, bufferBytes: Int, slotCapacity: Int) {
     self.capacity = capacity
     self.bufferBytes = bufferBytes
     buffers = .allocate(byteCount: max(capacity * bufferBytes, 1), alignment: 8)
     lengths = .allocate(capacity: max(capacity, 1))
     lengths.initialize(repeating: 0, count: max(capacity, 1))
+    digests = .allocate(capacity: max(capacity, 1))
+    digests.initialize(repeating: 0, count: max(capacity, 1))
+    scores = .allocate(capacity: max(capacity, 1))
+    scores.initialize(repeating: 0, count: max(capacity, 1))
+    ipTTLs = .allocate(capacity: max(capacity, 1))
+    ipTTLs.initialize(repeating: 0, count: max(capacity, 1))
+    let slots = capacity > 0 ? slotCapacity : 1
+    slotBuffers = .allocate(capacity: slots)
+    slotBuffers.initialize(repeating: -1, count: slots)
     free = .allocate(capacity: max(capacity, 1))
     for index in 0..<capacity { (free + index).initialize(to: Int16(index)) }
     freeCount = capacity
@@ -50,8 +71,30 @@ struct HoldPool {
   func deallocate() {
     buffers.deallocate()
     lengths.deallocate()
+    digests.deallocate()
+    scores.deallocate()
+    ipTTLs.deallocate()
+    slotBuffers.deallocate()
     free.deallocate()
     queue.deallocate()
+  }
+
+  /// The buffer transaction slot `slot` holds an answer in, -1 for none.
+  func heldBuffer(of slot: Int) -> Int16 {
+    capacity > 0 ? slotBuffers[slot] : -1
+  }
+
+  /// Slot `slot` holds `packet`'s answer in buffer `index` from now on.
+  func hold(slot: Int, buffer index: Int16, digest: UInt64, score: UInt8, ipTTL: UInt8) {
+    slotBuffers[slot] = index
+    digests[Int(index)] = digest
+    scores[Int(index)] = score
+    ipTTLs[Int(index)] = ipTTL
+  }
+
+  /// The slot no longer holds an answer (its buffer stays with its window).
+  func release(slot: Int) {
+    if capacity > 0 { slotBuffers[slot] = -1 }
   }
 
   /// When the oldest window ends, if any slot holds an answer.
@@ -129,21 +172,20 @@ extension Engine {
   ) -> Bool {
     let upstream = Int(transactions[slot].upstream)
     let score = shapeScore(reply, ipTTL: ipTTL, upstream: upstream)
-    let heldBuffer = transactions[slot].heldBuffer
+    let heldBuffer = holds.heldBuffer(of: slot)
     if heldBuffer >= 0 {
       // The same answer twice (a retransmitting server) changes nothing.
-      guard screen.digest != transactions[slot].heldDigest else { return true }
+      guard screen.digest != holds.digests[Int(heldBuffer)] else { return true }
       statistics[.holdOnConflicts] += 1
       // Ties go to the later answer: an injector is nearer, so first. One
       // too large to hold cannot take the held one's place (and an upstream
       // answering over UDP above the advertised EDNS size is not usual).
-      let secondWins = score >= transactions[slot].heldScore && holds.fits(reply.bytes)
+      let secondWins = score >= holds.scores[Int(heldBuffer)] && holds.fits(reply.bytes)
       if secondWins {
         statistics[.holdOnReplaced] += 1
         holds.replace(Int(heldBuffer), with: reply.bytes)
-        transactions[slot].heldDigest = screen.digest
-        transactions[slot].heldScore = score
-        transactions[slot].heldTTL = ipTTL
+        holds.hold(
+          slot: slot, buffer: heldBuffer, digest: screen.digest, score: score, ipTTL: ipTTL)
       }
       environment.reportDefence(
         .holdOnConflict, name: name(slot: slot), address: nil, upstream: upstream)
@@ -151,10 +193,7 @@ extension Engine {
       return true
     }
     guard let index = holds.keep(reply.bytes) else { return false }
-    transactions[slot].heldBuffer = index
-    transactions[slot].heldDigest = screen.digest
-    transactions[slot].heldScore = score
-    transactions[slot].heldTTL = ipTTL
+    holds.hold(slot: slot, buffer: index, digest: screen.digest, score: score, ipTTL: ipTTL)
     holds.enqueue(
       HoldPool.HeldSlot(
         buffer: index, slot: Int32(slot), generation: transactions[slot].generation,
@@ -168,7 +207,7 @@ extension Engine {
       let held = holds.dequeue()
       let slot = Int(held.slot)
       if table.isCurrent(slot, generation: held.generation),
-        transactions[slot].heldBuffer == held.buffer
+        holds.heldBuffer(of: slot) == held.buffer
       {
         finishHold(slot: slot, now: now, environment: &environment)
       }
@@ -178,7 +217,7 @@ extension Engine {
 
   /// The held answer won: relay and cache it like any accepted answer.
   func finishHold<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    let index = Int(transactions[slot].heldBuffer)
+    let index = Int(holds.heldBuffer(of: slot))
     guard let reply = try? Message(validating: holds.message(index), allowTrailingData: true)
     else {
       // Validated when it was kept; cannot happen, but never trap on it,
@@ -187,13 +226,12 @@ extension Engine {
       release(slot: slot)
       return
     }
-    accept(
-      reply, slot: slot, ipTTL: transactions[slot].heldTTL, now: now, environment: &environment)
+    accept(reply, slot: slot, ipTTL: holds.ipTTLs[index], now: now, environment: &environment)
   }
 
   /// The slot no longer holds an answer. Its buffer stays with its window
   /// in the FIFO until the window ends (`endDueHolds` gives it back).
   func releaseHold(slot: Int) {
-    transactions[slot].heldBuffer = -1
+    holds.release(slot: slot)
   }
 }

@@ -26,7 +26,7 @@ extension Engine {
     // walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
-      guard transaction.heldBuffer < 0 else { continue }
+      guard holds.heldBuffer(of: slot) < 0 else { continue }
       retry(
         slot: slot, upstream: Int(transaction.upstream), transport: transaction.transport,
         now: now, environment: &environment)

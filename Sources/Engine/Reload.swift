@@ -56,7 +56,7 @@ extension Engine {
   /// asked again by `resendQueriesInFlight` once `replaceUpstreams` ran.
   public func withdrawQueriesInFlight<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     for slot in table.inDeadlineOrder() {
-      if transactions[slot].heldBuffer >= 0 {
+      if holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }

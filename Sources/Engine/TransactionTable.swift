@@ -315,13 +315,6 @@ struct Transaction {
   fileprivate(set) var firstWaiter: Int32 = -1
   /// Next transaction in the same coalescing bucket, -1 at the end.
   fileprivate(set) var nextInBucket: Int32 = -1
-  /// `hold-on`: the hold buffer keeping the first answer while a second may
-  /// still come (-1: none), that answer's digest and shape, and the IP TTL
-  /// it arrived with.
-  var heldBuffer: Int16 = -1
-  var heldDigest: UInt64 = 0
-  var heldScore: UInt8 = 0
-  var heldTTL: UInt8 = 0
   /// `dnssec` (Validation.swift): the pending validation holding the answer
   /// while its chain is fetched (-1: none); what validation found for the
   /// answer being delivered (a `ValidationState` raw value, 0: unchecked),

@@ -48,7 +48,7 @@ extension Engine {
     let upstreamIndex = Int(transaction.upstream)
     // With an answer held for `hold-on`, a later error, truncation or
     // case mismatch is noise or forgery: the held answer stands.
-    let holding = transaction.heldBuffer >= 0
+    let holding = holds.heldBuffer(of: slot) >= 0
     if !reply.hasQuestion && isFailure {
       if holding { return }
       // Some servers leave the question out of error replies; the ID and

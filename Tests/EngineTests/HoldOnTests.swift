@@ -1,7 +1,8 @@
 import CompiledConfig
 import DNSWire
-import Engine
 import XCTest
+
+@testable import Engine
 
 /// `hold-on`: the first UDP answer waits a short window for a second one;
 /// when two differ, the one shaped like the upstream's usual answers wins.
@@ -141,5 +142,29 @@ final class HoldOnTests: XCTestCase {
     harness.ask(makeQuery(id: 1, name: "www.example"))
     XCTAssertEqual(
       harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0]).count, 1)
+  }
+
+  /// The pool's own slot table: a slot holds nothing until it holds a
+  /// buffer and again after its release, so a reused slot starts empty; with
+  /// `hold-on` off no slot ever holds anything.
+  func testASlotHoldsABufferOnlyUntilItsRelease() {
+    var pool = HoldPool(capacity: 2, bufferBytes: 512, slotCapacity: 8)
+    defer { pool.deallocate() }
+    XCTAssertEqual(pool.heldBuffer(of: 5), -1)
+    let answer: [UInt8] = [1, 2, 3]
+    let buffer = answer.withUnsafeBytes { pool.keep($0) }
+    XCTAssertEqual(buffer, 1, "the free stack's top")
+    pool.hold(slot: 5, buffer: buffer!, digest: 42, score: 3, ipTTL: 60)
+    XCTAssertEqual(pool.heldBuffer(of: 5), 1)
+    XCTAssertEqual(pool.heldBuffer(of: 4), -1, "one entry per slot")
+    XCTAssertEqual(pool.digests[1], 42)
+    XCTAssertEqual(pool.ipTTLs[1], 60)
+    pool.release(slot: 5)
+    XCTAssertEqual(pool.heldBuffer(of: 5), -1)
+
+    let off = HoldPool(capacity: 0, bufferBytes: 512, slotCapacity: 8)
+    defer { off.deallocate() }
+    off.release(slot: 7)
+    XCTAssertEqual(off.heldBuffer(of: 7), -1)
   }
 }

@@ -214,7 +214,7 @@ final class TransactionTableTests: XCTestCase {
   func testAllocateStartsFromDefaultFields() throws {
     let first = try XCTUnwrap(allocate("a.example"))
     table.slots[first].tried = ~0
-    table.slots[first].heldBuffer = 3
+    table.slots[first].sentRandomCase = true
     table.slots[first].trustedOnly = true
     table.slots[first].caseAllowed = false
     table.free(first)
@@ -222,7 +222,7 @@ final class TransactionTableTests: XCTestCase {
     XCTAssertEqual(again, first)
     let transaction = table.slots[again]
     XCTAssertEqual(transaction.tried, 0)
-    XCTAssertEqual(transaction.heldBuffer, -1)
+    XCTAssertFalse(transaction.sentRandomCase)
     XCTAssertFalse(transaction.trustedOnly)
     XCTAssertTrue(transaction.caseAllowed)
     XCTAssertEqual(transaction.type, .aaaa)
