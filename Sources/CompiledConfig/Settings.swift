@@ -325,7 +325,7 @@ public struct Settings {
   /// loaded: a file with only the upstreams' CAs is kinder to a router).
   public var caFile: [UInt8] = []
 
-  // MARK: DNSSEC (issue 18).
+  // MARK: DNSSEC.
 
   /// `dnssec on|off`: answers are validated from `trustAnchors` (RFC 4035
   /// §5); off, they are forwarded as they come.

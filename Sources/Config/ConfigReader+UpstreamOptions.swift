@@ -1,8 +1,7 @@
 import CompiledConfig
 import DNSWire
 
-/// The options of `upstream httpdns|tls|https ADDRESS[:PORT] [OPTION...]`
-/// (issue 7):
+/// The options of `upstream httpdns|tls|https ADDRESS[:PORT] [OPTION...]`:
 ///
 /// - `httpdns`: an HTTP DNS API reached by IP, `[format=alibaba|dnspod|json|
 ///   dns-message] [account=ID] [secret=KEY] [path=/PATH] [trusted]`;

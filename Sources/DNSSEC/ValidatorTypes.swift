@@ -1,7 +1,7 @@
 // What the validator (Validator.swift) hands the engine: the state a cached
 // answer was validated to, the RFC 8914 reasons a validation fails with, the
 // verdict of one validation, and the engine's cache as the validator reads
-// it. The shape is fixed by the validator contract (issue 18).
+// it: this is the whole of the validator's interface to the engine.
 
 import CompiledConfig
 import DNSWire

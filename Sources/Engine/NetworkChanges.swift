@@ -1,7 +1,7 @@
 import CompiledConfig
 import DNSWire
 
-/// Surviving the WAN (issue 7, item 6): when the router's WAN address or
+/// Surviving the WAN: when the router's WAN address or
 /// routes change (a PPPoE reconnect, a DHCP renew with a new address, a
 /// link that went down and up), every UDP attempt in flight was sent from
 /// a source that may no longer exist, and an upstream marked down may have

@@ -2,7 +2,7 @@ import CompiledConfig
 import DNSWire
 
 /// `override-check`: the override addresses the transport's probes found
-/// unreachable (issue 6, item 6). The transport probes; the engine only
+/// unreachable. The transport probes; the engine only
 /// keeps the verdicts and applies them to override answers:
 ///
 /// - an A/AAAA record whose address is down is left out of the answer;

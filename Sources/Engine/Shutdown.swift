@@ -1,7 +1,7 @@
 import CompiledConfig
 import DNSWire
 
-/// Stopping (SIGINT/SIGTERM, issue 8 item 5). The clients waiting on the
+/// Stopping (SIGINT/SIGTERM). The clients waiting on the
 /// ring are answered before the process exits rather than left to their own
 /// timeouts: a stub resolver that gets SERVFAIL moves on to the LAN's next
 /// DNS server at once (glibc, Android, Windows all do), while one that gets

@@ -3,7 +3,7 @@
   import DNSSEC
   import DNSWire
 
-  /// DNSSEC validation in the query path (`dnssec on`, issue 18). The
+  /// DNSSEC validation in the query path (`dnssec on`). The
   /// validator (DNSSEC module) is pure; this file gives it the cache to read
   /// DS and DNSKEY answers from, fetches the links of the chain it finds
   /// missing, and turns its verdicts into replies and cache entries.

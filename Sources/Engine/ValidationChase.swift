@@ -2,7 +2,7 @@
   import DNSSEC
   import DNSWire
 
-  /// A CNAME whose target the upstream left out (issue 18). An
+  /// A CNAME whose target the upstream left out. An
   /// authoritative upstream answers a name whose CNAME points into a zone
   /// it delegates with the CNAME and a referral: no records for the target,
   /// no SOA. A resolver asks for the target itself (RFC 1034 §5.3.3, step 4c);

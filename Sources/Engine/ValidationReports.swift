@@ -3,7 +3,7 @@
   import DNSSEC
   import DNSWire
 
-  /// A bogus answer is logged once per zone (issue 18): an upstream that
+  /// A bogus answer is logged once per zone: an upstream that
   /// strips signatures, or a path that alters a zone's data, would
   /// otherwise write a warning for every name asked. The zone is found from
   /// what failed:

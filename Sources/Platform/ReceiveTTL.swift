@@ -3,7 +3,7 @@ import CLinux
 /// The IP TTL (IPv4, RFC 791 §3.1) or hop limit (IPv6, RFC 8200 §3) a
 /// datagram arrived with. An answer forged by a host at another distance
 /// than the real server arrives with another TTL, which is what `hold-on`
-/// compares (issue 6, item 4).
+/// compares.
 extension Socket {
   /// Asks the kernel to report each received datagram's TTL (IP_RECVTTL or
   /// IPV6_RECVHOPLIMIT); set once on a socket, read with

@@ -3,7 +3,7 @@ import DNSWire
 import Engine
 import Platform
 
-/// `override-check tcp:PORT` (issue 6, item 6): every distinct override
+/// `override-check tcp:PORT`: every distinct override
 /// address is probed with a non-blocking TCP connect to PORT, once at
 /// start-up and then every `override-check-interval`, inside the epoll loop.
 /// EPOLLOUT with SO_ERROR 0 is a success; an error, or no answer within
