@@ -9,7 +9,7 @@ import Platform
   /// one a line, `\n` line ends. Written as bytes into a buffer allocated at
   /// start-up; past its end nothing is written and `overflowed` is set.
   ///
-  /// Names and help come from the statistics' table (`Statistic`):
+  /// Names come from the statistics' table (`Statistic`):
   /// `dnsward_` and the name in snake case (`cacheHits` →
   /// `dnsward_cache_hits`), then `_total` for a count.
   struct MetricsText {
@@ -74,16 +74,20 @@ import Platform
       if counter { append("_total") }
     }
 
-    /// `# HELP` and `# TYPE` of a statistic, then its one sample.
+    /// `# HELP` and `# TYPE` of a statistic, then its one sample. The help
+    /// names the statistic and its group; what it counts is in
+    /// Sources/Engine/Statistics/README.md.
     @inline(never)
     mutating func appendStatistic(_ statistic: Statistic, value: UInt64) {
       let name = statistic.name
       let counter = !statistic.isLevel
       append("# HELP ")
       appendName(name, counter: counter)
-      append(" ")
-      append(statistic.help)
-      append("\n# TYPE ")
+      append(" statistic ")
+      append(name)
+      append(" (")
+      append(statistic.group.word)
+      append(")\n# TYPE ")
       appendName(name, counter: counter)
       append(counter ? " counter\n" : " gauge\n")
       appendName(name, counter: counter)

@@ -1,4 +1,4 @@
-/// One line of the `Statistic` table, `"NAME KIND GROUP: HELP"`, read in
+/// One line of the `Statistic` table, `"NAME KIND GROUP"`, read in
 /// place from the string literal: nothing is copied or allocated. A host
 /// test (StatisticTableTests) checks that every line has this form, that
 /// NAME is the case's name and that every KIND and GROUP is known; the
@@ -18,23 +18,21 @@ public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
     lhs.bytes.elementsEqual(rhs.bytes)
   }
 
-  /// Word `index` (0: NAME, 1: KIND, 2: GROUP) of the part before `:`.
+  /// Word `index` (0: NAME, 1: KIND, 2: GROUP); empty past the last.
   func word(_ index: Int) -> UnsafeRawBufferPointer {
     let bytes = self.bytes
     var start = 0
     var position = 0
     var word = 0
     while position < bytes.count {
-      let byte = bytes[position]
-      if byte == UInt8(ascii: " ") || byte == UInt8(ascii: ":") {
+      if bytes[position] == UInt8(ascii: " ") {
         if word == index { break }
         word += 1
         start = position + 1
-        if byte == UInt8(ascii: ":") { break }
       }
       position += 1
     }
-    return UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+    return UnsafeRawBufferPointer(rebasing: bytes[(word == index ? start : position)..<position])
   }
 
   public var name: UnsafeRawBufferPointer { word(0) }
@@ -45,13 +43,6 @@ public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
     let text = word(2)
     for group in StatisticGroup.allCases where Self.word(text, is: group.word) { return group }
     return .clients
-  }
-
-  /// What follows `": "`.
-  public var help: UnsafeRawBufferPointer {
-    let bytes = self.bytes
-    let colon = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
-    return UnsafeRawBufferPointer(rebasing: bytes[min(colon + 2, bytes.count)...])
   }
 
   static func word(_ bytes: UnsafeRawBufferPointer, is text: StaticString) -> Bool {
