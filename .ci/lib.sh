@@ -1,4 +1,107 @@
-# Sourced by the .ci scripts. Only 127.0.0.1 is ever used.
+# shellcheck shell=bash
+# Sourced by the .ci scripts and the benchmarks (Tests/Benchmarks): what
+# every one of them needs once, so that each script holds only its own
+# checks. Only 127.0.0.1 is ever used.
+
+# Once per script: bench.sh sources this and then bench/common.sh, which
+# sources it too; a second pass would forget the processes already tracked.
+[[ -z ${DNSWARD_LIB_LOADED:-} ]] || return 0
+DNSWARD_LIB_LOADED=1
+
+# --- messages ------------------------------------------------------------------
+# Every message names the script that printed it (CI runs many in a row).
+SCRIPT_NAME=${0##*/}
+
+# step MESSAGE: a heading, with the seconds since the script started.
+step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
+
+# fail MESSAGE: stops the script with exit status 1 (cleanup runs).
+fail() {
+  printf '\n%s: FAILED: %s\n' "$SCRIPT_NAME" "$*" >&2
+  exit 1
+}
+
+# check_failed MESSAGE: a failed check after which the script goes on, so
+# that one run reports every failure; FAILURES counts them, and the script
+# exits non-zero at its end when it is not 0.
+FAILURES=0
+check_failed() {
+  echo "$SCRIPT_NAME: FAILED: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+
+# skip MESSAGE: the script cannot run on this machine (a tool is missing):
+# says so and exits 0, or with STRICT=1 fails (CI, where it must run).
+skip() {
+  [ "${STRICT:-0}" != 1 ] || fail "$*"
+  echo "$SCRIPT_NAME: SKIPPED: $*"
+  exit 0
+}
+
+# need TOOL...: fails unless every TOOL is on PATH.
+need() {
+  local tool
+  for tool; do
+    command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
+  done
+}
+
+# --- cleanup ---------------------------------------------------------------------
+# One EXIT trap for every script: it ends the tracked background processes
+# (SIGTERM, then waits for each), runs the script's CLEANUP_HOOKS (functions
+# called with the exit status, after those processes are gone), stops the
+# Knot servers start_knot and start_signed_knot started, and removes the
+# directories registered with remove_on_exit (KEEP_WORK=1: prints them and
+# leaves them). The script's exit status stays its own.
+PIDS=()
+CLEANUP_HOOKS=()
+REMOVE_ON_EXIT=()
+KEEP_WORK=${KEEP_WORK:-}
+
+# track PID...: ended by cleanup unless stop_process ended it before.
+track() { PIDS+=("$@"); }
+
+# untrack PID: a tracked process the script has waited for itself (its pid
+# may be another process's by the time cleanup runs).
+untrack() {
+  local pid kept=()
+  for pid in "${PIDS[@]}"; do [[ $pid == "$1" ]] || kept+=("$pid"); done
+  PIDS=("${kept[@]}")
+}
+
+# stop_process PID [SIGNAL]: sends SIGNAL (TERM) to PID, waits for it, and
+# no longer tracks it; its exit status is ignored.
+stop_process() {
+  kill "-${2:-TERM}" "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  untrack "$1"
+}
+
+# remove_on_exit PATH...: removed by cleanup.
+remove_on_exit() { REMOVE_ON_EXIT+=("$@"); }
+
+# work_dir [NAME]: WORK, a new directory for the script's files
+# ($TMPDIR/dnsward-NAME.XXXXXX, NAME the script's by default), removed by
+# cleanup.
+work_dir() {
+  local name=${1:-${SCRIPT_NAME%.sh}}
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-$name.XXXXXX")
+  remove_on_exit "$WORK"
+}
+
+cleanup() {
+  local status=$? pid hook path
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  PIDS=()
+  for hook in "${CLEANUP_HOOKS[@]}"; do "$hook" "$status" || true; done
+  stop_knot || true
+  stop_signed_knot || true
+  for path in "${REMOVE_ON_EXIT[@]}"; do
+    if [[ -n $KEEP_WORK ]]; then echo "kept $path"; else rm -rf "$path" || true; fi
+  done
+}
+trap cleanup EXIT
 
 # release_version: Release.version in Sources/CompiledConfig/Release.swift,
 # what `dnsward --version` says and every package carries (the packaging
