@@ -33,8 +33,7 @@
 #
 # Needs what .ci/firmware.sh needs, plus dnsperf.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 work_dir
 RSS_BUDGET_KB=2048
 QUERIES=10000

@@ -45,8 +45,7 @@
 #   DNSWARD_DEB_PORT       first port to try for dnsward (default 26353)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 work_dir
 BUILD=${DNSWARD_DEB_BUILD_DIR:-$WORK/build}
 SECONDS=0

@@ -18,9 +18,7 @@ timeout 1s
 override printer.lan 192.168.1.20 fd00::20
 block ads.example
 CONF
-"$BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
-track $!
-sleep 0.5
+launch_dnsward "$BIN" "$WORK/dnsward.conf" "$DNSWARD_PORT" printer.lan 192.168.1.20
 
 failures=0
 check() {  # description, expected (grep -E), command...

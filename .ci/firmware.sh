@@ -49,8 +49,7 @@
 #                         upstream gets the next free one
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 work_dir
 BUILD=${DNSWARD_FW_BUILD_DIR:-$WORK/build}
 SECONDS=0

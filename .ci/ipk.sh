@@ -30,8 +30,7 @@
 # firmware build), seconds with a built tree.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The version every package must carry: Release.version, what --version says.
 RELEASE_VERSION=$(release_version)
 work_dir

@@ -8,6 +8,9 @@
 [[ -z ${DNSWARD_LIB_LOADED:-} ]] || return 0
 DNSWARD_LIB_LOADED=1
 
+# The repository: every script finds its files from here.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
 # --- messages ------------------------------------------------------------------
 # Every message names the script that printed it (CI runs many in a row).
 SCRIPT_NAME=${0##*/}
@@ -46,17 +49,22 @@ need() {
   done
 }
 
+# dnsperf_field FILE KEY: the first value after "KEY:" in dnsperf's summary.
+dnsperf_field() {
+  awk -v key="$2" 'index($0, key) == 3 || index($0, key) == 1 { sub(/^[^:]*: */, ""); print $1; exit }' "$1"
+}
+
 # --- cleanup ---------------------------------------------------------------------
 # One EXIT trap for every script: it ends the tracked background processes
 # (SIGTERM, then waits for each), runs the script's CLEANUP_HOOKS (functions
 # called with the exit status, after those processes are gone), stops the
 # Knot servers start_knot and start_signed_knot started, and removes the
-# directories registered with remove_on_exit (KEEP_WORK=1: prints them and
-# leaves them). The script's exit status stays its own.
+# directories registered with remove_on_exit (with KEEP=1 in the
+# environment it prints them and leaves them, to look into). The script's
+# exit status stays its own.
 PIDS=()
 CLEANUP_HOOKS=()
 REMOVE_ON_EXIT=()
-KEEP_WORK=${KEEP_WORK:-}
 
 # track PID...: ended by cleanup unless stop_process ended it before.
 track() { PIDS+=("$@"); }
@@ -98,7 +106,7 @@ cleanup() {
   stop_knot || true
   stop_signed_knot || true
   for path in "${REMOVE_ON_EXIT[@]}"; do
-    if [[ -n $KEEP_WORK ]]; then echo "kept $path"; else rm -rf "$path" || true; fi
+    if [[ -n ${KEEP:-} ]]; then echo "kept $path"; else rm -rf "$path" || true; fi
   done
 }
 trap cleanup EXIT
@@ -108,7 +116,7 @@ trap cleanup EXIT
 # reads the same line: Board/packaging/release.cmake).
 release_version() {
   sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
-    "$(dirname "${BASH_SOURCE[0]}")/../Sources/CompiledConfig/Release.swift"
+    "$ROOT/Sources/CompiledConfig/Release.swift"
 }
 
 # free_port N: a port on 127.0.0.1, free for both UDP and TCP, at or after N.
@@ -182,6 +190,41 @@ stop_knot() {
   if [ -n "${KNOT_DIR:-}" ]; then rm -rf "$KNOT_DIR"; fi
 }
 
+# knot_upstream FIRST [EXTRA]: start_knot (EXTRA: its extra records) on
+# UPSTREAM, the first free port from FIRST, and PROXY, the next free port,
+# for the server in front of it.
+knot_upstream() {
+  UPSTREAM=$(free_port "$1")
+  PROXY=$(free_port $((UPSTREAM + 1)))
+  start_knot "$UPSTREAM" ${2:+"$2"}
+}
+
+# wait_for_answer PORT NAME EXPECTED [PID]: asks 127.0.0.1:PORT for NAME's A
+# record every 0.1 s until dig's short answer is EXPECTED; false after 10 s,
+# or at once when PID (if given) has exited.
+wait_for_answer() {
+  local port=$1 name=$2 expected=$3 pid=${4:-}
+  for _ in $(seq 1 100); do
+    [[ $(dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" "$name" A 2>/dev/null) == "$expected" ]] && return 0
+    [[ -z $pid ]] || kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# launch_dnsward BINARY CONFIG PORT NAME EXPECTED: BINARY --config CONFIG in
+# the background (tracked; DNSWARD_PID), its output in the log beside
+# CONFIG (dnsward.log for dnsward.conf), and waits until it answers NAME
+# with EXPECTED on PORT; fails with its log otherwise.
+launch_dnsward() {
+  local binary=$1 config=$2 port=$3 name=$4 expected=$5
+  "$binary" --config "$config" >"${config%.conf}.log" 2>&1 &
+  DNSWARD_PID=$!
+  track "$DNSWARD_PID"
+  wait_for_answer "$port" "$name" "$expected" "$DNSWARD_PID" ||
+    { cat "${config%.conf}.log" >&2; fail "dnsward ($binary) did not answer $name on 127.0.0.1:$port; its log above"; }
+}
+
 # release_dnsward [SCRATCH]: the dnsward binary a benchmark runs —
 # $DNSWARD_BIN when set (the firmware, say), else the SwiftPM release build,
 # built first (in SCRATCH, default the package's .build). Prints its path.
@@ -190,11 +233,10 @@ release_dnsward() {
     echo "$DNSWARD_BIN"
     return
   fi
-  local root scratch=()
-  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  local scratch=()
   [ -n "${1:-}" ] && scratch=(--scratch-path "$1")
-  swift build -c release --package-path "$root" --product dnsward "${scratch[@]}" >/dev/null
-  echo "$(swift build -c release --package-path "$root" --show-bin-path "${scratch[@]}")/dnsward"
+  swift build -c release --package-path "$ROOT" --product dnsward "${scratch[@]}" >/dev/null
+  echo "$(swift build -c release --package-path "$ROOT" --show-bin-path "${scratch[@]}")/dnsward"
 }
 
 # qemu_sysroot TRIPLE: the -L prefix for qemu-user running a dynamically

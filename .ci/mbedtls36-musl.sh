@@ -31,8 +31,7 @@
 # Needs: musl-dev:arm64, qemu-user, knot, dnsdist, dnsutils, openssl, cmake,
 # ninja-build, binutils-aarch64-linux-gnu, and the Swift toolchain.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PREFIX=${1:-${MBEDTLS36_PREFIX:-/opt/mbedtls-3.6}}
 MUSL=$PREFIX/aarch64-linux-musl
 STRIP=aarch64-linux-gnu-strip

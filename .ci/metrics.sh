@@ -12,8 +12,7 @@
 #
 #   DNSWARD_BIN=.build/debug/dnsward bash .ci/metrics.sh
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BIN=${DNSWARD_BIN:?set DNSWARD_BIN to the dnsward binary to check}
 command -v promtool >/dev/null || fail "promtool missing (apt-get install prometheus)"
 work_dir

@@ -22,8 +22,7 @@
 # iproute2, nftables, util-linux (unshare, nsenter, flock).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 work_dir
 BUILD=${DNSWARD_OPENWRT_BUILD_DIR:-$WORK/x86_64-musl}
 SECONDS=0

@@ -29,8 +29,7 @@
 # DNSWARD_RELEASE_DIR. About 7 minutes on 2 cores (two releases of six trees).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SECONDS=0
 work_dir
 RELEASE_DIR=${DNSWARD_RELEASE_DIR:-$WORK/first}

@@ -293,10 +293,9 @@ kill -0 "$DNSWARD_PID" 2>/dev/null || check_failed "dnsward is not running after
 [[ $(override_answer) == "$address" ]] ||
   check_failed "after the run: printer.lan answered '$(override_answer)', expected the last config's $address"
 
-field() { awk -v key="$1" 'index($0, key) { sub(/.*: */, ""); print $1; exit }' "$WORK/dnsperf.txt"; }
-sent=$(field "Queries sent:")
-completed=$(field "Queries completed:")
-lost=$(field "Queries lost:")
+sent=$(dnsperf_field "$WORK/dnsperf.txt" "Queries sent")
+completed=$(dnsperf_field "$WORK/dnsperf.txt" "Queries completed")
+lost=$(dnsperf_field "$WORK/dnsperf.txt" "Queries lost")
 rcodes=$(awk '/Response codes/ { sub(/.*Response codes: */, ""); print }' "$WORK/dnsperf.txt")
 read -r avg_ms max_ms < <(awk '/Average Latency/ { gsub(/[(),]/, " "); printf "%.2f %.2f\n", $5 * 1000, $9 * 1000 }' \
   "$WORK/dnsperf.txt")
