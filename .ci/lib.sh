@@ -193,6 +193,7 @@ stop_knot() {
 # knot_upstream FIRST [EXTRA]: start_knot (EXTRA: its extra records) on
 # UPSTREAM, the first free port from FIRST, and PROXY, the next free port,
 # for the server in front of it.
+# shellcheck disable=SC2034 # PROXY is the caller's
 knot_upstream() {
   UPSTREAM=$(free_port "$1")
   PROXY=$(free_port $((UPSTREAM + 1)))

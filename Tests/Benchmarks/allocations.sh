@@ -853,7 +853,7 @@ for workload in $WORKLOADS; do
   # reason: why the workload cannot run here. A missing tool or feature that
   # STRICT=1 asks for (missing=1) fails the script then; without it the
   # workload is skipped.
-  reason= missing=0
+  reason='' missing=0
   case $workload in
     upstream-tcp | routed | local | dead-upstream | stale)
       can_configure || reason="needs a second dnsward with --config, which this binary lacks"

@@ -177,6 +177,7 @@ start_dnsward-off() { start_dnsward_dnssec off; }
 
 # unbound: caches sized in bytes for about 10,000 of these signed answers
 # (each RRset keeps its RRSIG); the zone's DS its one trust anchor.
+# shellcheck disable=SC2034 # read by start_unbound (bench/common.sh)
 UNBOUND_MODULES="validator iterator"
 UNBOUND_MSG_CACHE=${UNBOUND_MSG_CACHE:-4m}
 UNBOUND_RRSET_CACHE=${UNBOUND_RRSET_CACHE:-8m}

@@ -103,6 +103,7 @@ knot_queries() {
 # answered UPSTREAM_QUERIES: M_DONE, M_LOST, M_QPS, M_RCODES
 # (NOERROR=n,...), M_CPU (µs per answer), M_UP (upstream queries per
 # answer) and M_BUSY (percent of one CPU the server used).
+# shellcheck disable=SC2034 # the M_ figures are the caller's
 dnsperf_figures() {
   local out=$1 ticks=$2 upstream=$3
   M_DONE=$(dnsperf_field "$out" "Queries completed")
