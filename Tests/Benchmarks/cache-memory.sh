@@ -8,6 +8,7 @@
 #
 #   bash Tests/Benchmarks/cache-memory.sh            # N=1000000, RATE=10000 q/s
 #   N=200000 bash Tests/Benchmarks/cache-memory.sh
+#   DNSWARD_BIN=/path/to/dnsward bash Tests/Benchmarks/cache-memory.sh   # instead of the release build
 #
 # Needs dnsperf and knot. Only 127.0.0.1 is used.
 set -euo pipefail

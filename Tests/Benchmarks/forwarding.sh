@@ -9,6 +9,7 @@
 #
 #   bash Tests/Benchmarks/forwarding.sh            # 15 s per run
 #   DURATION=30 QPS=5000 bash Tests/Benchmarks/forwarding.sh
+#   DNSWARD_BIN=/path/to/dnsward bash Tests/Benchmarks/forwarding.sh   # instead of the build
 #
 # Needs dnsperf, dnsmasq-base and knot (apt-get install dnsperf dnsmasq-base
 # knot). Only 127.0.0.1 is used. Not a test: numbers go in
