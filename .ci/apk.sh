@@ -41,29 +41,19 @@
 # tree.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The version every package must carry: Release.version, what --version says.
 RELEASE_VERSION=$(release_version)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-apk.XXXXXX")
+work_dir
 BUILD=${DNSWARD_APK_BUILD_DIR:-$WORK/aarch64-musl}
-trap 'rm -rf "$WORK"' EXIT
 SECONDS=0
 ARCH=aarch64_generic
-
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\napk.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
 
 APK=${DNSWARD_APK:-$(command -v apk || true)}
 [[ -n $APK && -x $APK ]] ||
   fail "no apk-tools 3 (set DNSWARD_APK=/path/to/apk or put apk on PATH; Board/openwrt/README.md says how to build it)"
 [[ $("$APK" --version) == "apk-tools 3."* ]] || fail "$APK is '$("$APK" --version)', not apk-tools 3"
-for tool in swiftc cmake ninja aarch64-linux-gnu-readelf busybox sha256sum chroot; do
-  command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
-done
+need swiftc cmake ninja aarch64-linux-gnu-readelf busybox sha256sum chroot
 [[ $(id -u) == 0 ]] || fail "needs root: apk runs the package's scripts in a chroot"
 [[ -e /usr/include/aarch64-linux-musl/sys/epoll.h ]] ||
   fail "no musl headers for aarch64: dpkg --add-architecture arm64 && apt-get install musl-dev:arm64"

@@ -33,20 +33,10 @@
 #
 # Needs what .ci/firmware.sh needs, plus dnsperf.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-budgets.XXXXXX")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_dir
 RSS_BUDGET_KB=2048
 QUERIES=10000
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "budgets.sh: FAILED: $*" >&2; exit 1; }
 
 PORT=$(free_port 26353)
 UPSTREAM=$(free_port $((PORT + 1)))
@@ -104,7 +94,7 @@ printf 'www.example.test A\nwww.example.test AAAA\nalias.example.test A\nnope.ex
 peak_rss() {
   "$@" >"$WORK/run.log" 2>&1 &
   local pid=$! tries
-  PIDS+=("$pid")
+  track "$pid"
   for tries in $(seq 1 60); do
     [[ $(dig +short +time=1 +tries=1 @127.0.0.1 -p "$PORT" budget.test) == 192.0.2.1 ]] && break
     sleep 0.25
@@ -116,8 +106,7 @@ peak_rss() {
   [[ ${completed:-0} -ge $((QUERIES * 99 / 100)) ]] ||
     { cat "$WORK/dnsperf.log" "$WORK/run.log"; fail "only ${completed:-0} of $QUERIES answered"; }
   awk '/VmHWM/ {print $2}' "/proc/$pid/status"
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
+  stop_process "$pid"
 }
 
 # A trivial C program under the same emulator: qemu's own footprint.

@@ -45,37 +45,17 @@
 #   DNSWARD_DEB_PORT       first port to try for dnsward (default 26353)
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-deb.XXXXXX")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_dir
 BUILD=${DNSWARD_DEB_BUILD_DIR:-$WORK/build}
 SECONDS=0
-source "$ROOT/.ci/lib.sh"
 # The version every package must carry: Release.version, what --version says.
 RELEASE_VERSION=$(release_version)
 
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\ndeb.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
 ok() { printf '  ok  %s\n' "$*"; }
 
-for tool in swiftc cmake ninja dpkg-deb dpkg lintian readelf aarch64-linux-gnu-gcc \
-  arm-linux-gnueabihf-gcc qemu-aarch64 qemu-arm knotd dig; do
-  command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
-done
+need swiftc cmake ninja dpkg-deb dpkg lintian readelf aarch64-linux-gnu-gcc \
+  arm-linux-gnueabihf-gcc qemu-aarch64 qemu-arm knotd dig
 mkdir -p "$BUILD"
 
 # build_deb TREE TARGET [cmake options...]: configures TREE (again, if it is
@@ -433,7 +413,7 @@ ask() { dig +short +time=2 +tries=1 @127.0.0.1 -p "$PORT" "$@" 2>&1 || true; }
 serve() {
   "$unpacked/usr/sbin/dnsward" --config "$WORK/run.conf" >"$1" 2>&1 &
   DNSWARD_PID=$!
-  PIDS+=("$DNSWARD_PID")
+  track "$DNSWARD_PID"
   local tries
   for tries in $(seq 1 60); do
     kill -0 "$DNSWARD_PID" 2>/dev/null || { cat "$1"; fail "dnsward exited; log above"; }
@@ -447,7 +427,7 @@ stop() {
   kill -TERM "$DNSWARD_PID"
   local code=0
   wait "$DNSWARD_PID" || code=$?
-  PIDS=()
+  untrack "$DNSWARD_PID"
   [[ $code == 0 ]] || { cat "$1"; fail "exit status $code after SIGTERM"; }
 }
 serve "$WORK/run1.log"

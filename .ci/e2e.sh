@@ -8,13 +8,7 @@ source .ci/lib.sh
 KNOT_PORT=$(free_port 25300)
 DNSWARD_PORT=$(free_port $((KNOT_PORT + 1)))
 BIN=${DNSWARD_BIN:-$(swift build --show-bin-path)/dnsward}
-WORK=$(mktemp -d)
-cleanup() {
-  [ -n "${DNSWARD_PID:-}" ] && kill "$DNSWARD_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 
 start_knot "$KNOT_PORT"
 cat >"$WORK/dnsward.conf" <<CONF
@@ -24,9 +18,7 @@ timeout 1s
 override printer.lan 192.168.1.20 fd00::20
 block ads.example
 CONF
-"$BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
-DNSWARD_PID=$!
-sleep 0.5
+launch_dnsward "$BIN" "$WORK/dnsward.conf" "$DNSWARD_PORT" printer.lan 192.168.1.20
 
 failures=0
 check() {  # description, expected (grep -E), command...

@@ -49,34 +49,12 @@
 #                         upstream gets the next free one
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-firmware.XXXXXX")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_dir
 BUILD=${DNSWARD_FW_BUILD_DIR:-$WORK/build}
 SECONDS=0
 
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\nfirmware.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
-
-for tool in swiftc cmake ninja aarch64-linux-gnu-gcc qemu-aarch64 knotd dig; do
-  command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
-done
-
-source "$ROOT/.ci/lib.sh"
+need swiftc cmake ninja aarch64-linux-gnu-gcc qemu-aarch64 knotd dig
 PORT=$(free_port "${DNSWARD_FW_PORT:-25353}")
 UPSTREAM_PORT=$(free_port $((PORT + 1)))
 
@@ -227,7 +205,7 @@ run_checks() {
   LOG=$WORK/dnsward-${label//[^a-z0-9]/-}.log
   "$@" >"$LOG" 2>&1 &
   local pid=$!
-  PIDS+=("$pid")
+  track "$pid"
   wait_for "$pid" "$LOG" "$PORT" fw.test 192.0.2.1
   expect "$label" fw.test 192.0.2.1
   expect "$label" www.example.test 192.0.2.80
@@ -242,9 +220,7 @@ run_checks() {
   kill -TERM "$pid"
   local code=0
   wait "$pid" || code=$?
-  local kept=() other
-  for other in "${PIDS[@]}"; do [[ $other == "$pid" ]] || kept+=("$other"); done
-  PIDS=("${kept[@]}")
+  untrack "$pid"
   [[ $code == 0 ]] || { cat "$LOG"; fail "$label: exit status $code after SIGTERM"; }
   tail -n 1 "$LOG"
 }

@@ -30,24 +30,14 @@
 # firmware build), seconds with a built tree.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # The version every package must carry: Release.version, what --version says.
 RELEASE_VERSION=$(release_version)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-ipk.XXXXXX")
+work_dir
 BUILD=${DNSWARD_IPK_BUILD_DIR:-$WORK/aarch64-musl}
-trap 'rm -rf "$WORK"' EXIT
 SECONDS=0
 
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\nipk.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
-
-for tool in swiftc cmake ninja aarch64-linux-gnu-readelf qemu-aarch64 busybox tar gzip; do
-  command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
-done
+need swiftc cmake ninja aarch64-linux-gnu-readelf qemu-aarch64 busybox tar gzip
 [[ -e /usr/include/aarch64-linux-musl/sys/epoll.h ]] ||
   fail "no musl headers for aarch64: dpkg --add-architecture arm64 && apt-get install musl-dev:arm64"
 

@@ -1,11 +1,122 @@
-# Sourced by the .ci scripts. Only 127.0.0.1 is ever used.
+# shellcheck shell=bash
+# Sourced by the .ci scripts and the benchmarks (Tests/Benchmarks): what
+# every one of them needs once, so that each script holds only its own
+# checks. Only 127.0.0.1 is ever used.
+
+# Once per script: bench.sh sources this and then bench/common.sh, which
+# sources it too; a second pass would forget the processes already tracked.
+[[ -z ${DNSWARD_LIB_LOADED:-} ]] || return 0
+DNSWARD_LIB_LOADED=1
+
+# The repository: every script finds its files from here.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# --- messages ------------------------------------------------------------------
+# Every message names the script that printed it (CI runs many in a row).
+SCRIPT_NAME=${0##*/}
+
+# step MESSAGE: a heading, with the seconds since the script started.
+step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
+
+# fail MESSAGE: stops the script with exit status 1 (cleanup runs).
+fail() {
+  printf '\n%s: FAILED: %s\n' "$SCRIPT_NAME" "$*" >&2
+  exit 1
+}
+
+# check_failed MESSAGE: a failed check after which the script goes on, so
+# that one run reports every failure; FAILURES counts them, and the script
+# exits non-zero at its end when it is not 0.
+FAILURES=0
+check_failed() {
+  echo "$SCRIPT_NAME: FAILED: $*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+
+# skip MESSAGE: the script cannot run on this machine (a tool is missing):
+# says so and exits 0, or with STRICT=1 fails (CI, where it must run).
+skip() {
+  [ "${STRICT:-0}" != 1 ] || fail "$*"
+  echo "$SCRIPT_NAME: SKIPPED: $*"
+  exit 0
+}
+
+# need TOOL...: fails unless every TOOL is on PATH.
+need() {
+  local tool
+  for tool; do
+    command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
+  done
+}
+
+# dnsperf_field FILE KEY: the first value after "KEY:" in dnsperf's summary.
+dnsperf_field() {
+  awk -v key="$2" 'index($0, key) == 3 || index($0, key) == 1 { sub(/^[^:]*: */, ""); print $1; exit }' "$1"
+}
+
+# --- cleanup ---------------------------------------------------------------------
+# One EXIT trap for every script: it ends the tracked background processes
+# (SIGTERM, then waits for each), runs the script's CLEANUP_HOOKS (functions
+# called with the exit status, after those processes are gone), stops the
+# Knot servers start_knot and start_signed_knot started, and removes the
+# directories registered with remove_on_exit (with KEEP=1 in the
+# environment it prints them and leaves them, to look into). The script's
+# exit status stays its own.
+PIDS=()
+CLEANUP_HOOKS=()
+REMOVE_ON_EXIT=()
+
+# track PID...: ended by cleanup unless stop_process ended it before.
+track() { PIDS+=("$@"); }
+
+# untrack PID: a tracked process the script has waited for itself (its pid
+# may be another process's by the time cleanup runs).
+untrack() {
+  local pid kept=()
+  for pid in "${PIDS[@]}"; do [[ $pid == "$1" ]] || kept+=("$pid"); done
+  PIDS=("${kept[@]}")
+}
+
+# stop_process PID [SIGNAL]: sends SIGNAL (TERM) to PID, waits for it, and
+# no longer tracks it; its exit status is ignored.
+stop_process() {
+  kill "-${2:-TERM}" "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  untrack "$1"
+}
+
+# remove_on_exit PATH...: removed by cleanup.
+remove_on_exit() { REMOVE_ON_EXIT+=("$@"); }
+
+# work_dir [NAME]: WORK, a new directory for the script's files
+# ($TMPDIR/dnsward-NAME.XXXXXX, NAME the script's by default), removed by
+# cleanup.
+work_dir() {
+  local name=${1:-${SCRIPT_NAME%.sh}}
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-$name.XXXXXX")
+  remove_on_exit "$WORK"
+}
+
+cleanup() {
+  local status=$? pid hook path
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  PIDS=()
+  for hook in "${CLEANUP_HOOKS[@]}"; do "$hook" "$status" || true; done
+  stop_knot || true
+  stop_signed_knot || true
+  for path in "${REMOVE_ON_EXIT[@]}"; do
+    if [[ -n ${KEEP:-} ]]; then echo "kept $path"; else rm -rf "$path" || true; fi
+  done
+}
+trap cleanup EXIT
 
 # release_version: Release.version in Sources/CompiledConfig/Release.swift,
 # what `dnsward --version` says and every package carries (the packaging
 # reads the same line: Board/packaging/release.cmake).
 release_version() {
   sed -n 's/.*static let version: StaticString = "\([^"]*\)".*/\1/p' \
-    "$(dirname "${BASH_SOURCE[0]}")/../Sources/CompiledConfig/Release.swift"
+    "$ROOT/Sources/CompiledConfig/Release.swift"
 }
 
 # free_port N: a port on 127.0.0.1, free for both UDP and TCP, at or after N.
@@ -79,6 +190,42 @@ stop_knot() {
   if [ -n "${KNOT_DIR:-}" ]; then rm -rf "$KNOT_DIR"; fi
 }
 
+# knot_upstream FIRST [EXTRA]: start_knot (EXTRA: its extra records) on
+# UPSTREAM, the first free port from FIRST, and PROXY, the next free port,
+# for the server in front of it.
+# shellcheck disable=SC2034 # PROXY is the caller's
+knot_upstream() {
+  UPSTREAM=$(free_port "$1")
+  PROXY=$(free_port $((UPSTREAM + 1)))
+  start_knot "$UPSTREAM" ${2:+"$2"}
+}
+
+# wait_for_answer PORT NAME EXPECTED [PID]: asks 127.0.0.1:PORT for NAME's A
+# record every 0.1 s until dig's short answer is EXPECTED; false after 10 s,
+# or at once when PID (if given) has exited.
+wait_for_answer() {
+  local port=$1 name=$2 expected=$3 pid=${4:-}
+  for _ in $(seq 1 100); do
+    [[ $(dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" "$name" A 2>/dev/null) == "$expected" ]] && return 0
+    [[ -z $pid ]] || kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# launch_dnsward BINARY CONFIG PORT NAME EXPECTED: BINARY --config CONFIG in
+# the background (tracked; DNSWARD_PID), its output in the log beside
+# CONFIG (dnsward.log for dnsward.conf), and waits until it answers NAME
+# with EXPECTED on PORT; fails with its log otherwise.
+launch_dnsward() {
+  local binary=$1 config=$2 port=$3 name=$4 expected=$5
+  "$binary" --config "$config" >"${config%.conf}.log" 2>&1 &
+  DNSWARD_PID=$!
+  track "$DNSWARD_PID"
+  wait_for_answer "$port" "$name" "$expected" "$DNSWARD_PID" ||
+    { cat "${config%.conf}.log" >&2; fail "dnsward ($binary) did not answer $name on 127.0.0.1:$port; its log above"; }
+}
+
 # release_dnsward [SCRATCH]: the dnsward binary a benchmark runs —
 # $DNSWARD_BIN when set (the firmware, say), else the SwiftPM release build,
 # built first (in SCRATCH, default the package's .build). Prints its path.
@@ -87,11 +234,10 @@ release_dnsward() {
     echo "$DNSWARD_BIN"
     return
   fi
-  local root scratch=()
-  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  local scratch=()
   [ -n "${1:-}" ] && scratch=(--scratch-path "$1")
-  swift build -c release --package-path "$root" --product dnsward "${scratch[@]}" >/dev/null
-  echo "$(swift build -c release --package-path "$root" --show-bin-path "${scratch[@]}")/dnsward"
+  swift build -c release --package-path "$ROOT" --product dnsward "${scratch[@]}" >/dev/null
+  echo "$(swift build -c release --package-path "$ROOT" --show-bin-path "${scratch[@]}")/dnsward"
 }
 
 # qemu_sysroot TRIPLE: the -L prefix for qemu-user running a dynamically

@@ -31,38 +31,20 @@
 # Needs: musl-dev:arm64, qemu-user, knot, dnsdist, dnsutils, openssl, cmake,
 # ninja-build, binutils-aarch64-linux-gnu, and the Swift toolchain.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PREFIX=${1:-${MBEDTLS36_PREFIX:-/opt/mbedtls-3.6}}
 MUSL=$PREFIX/aarch64-linux-musl
 STRIP=aarch64-linux-gnu-strip
 
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\nmbedtls36-musl.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
-for tool in aarch64-linux-musl-gcc qemu-aarch64 $STRIP cmake ninja knotd dnsdist dig openssl; do
-  command -v "$tool" >/dev/null || fail "'$tool' not found on PATH (see the header of $0)"
-done
+need aarch64-linux-musl-gcc qemu-aarch64 $STRIP cmake ninja knotd dnsdist dig openssl
 
 [[ -e $PREFIX/.complete ]] || bash "$ROOT/.ci/mbedtls36.sh" "$PREFIX"
 SOURCE=$(echo "$PREFIX"/src/mbedtls-3.6.*)
 [[ -e $SOURCE/CMakeLists.txt ]] || fail "no mbedTLS 3.6 source in $PREFIX/src"
 
-WORK=$(mktemp -d)
+work_dir
 BUILD=${BUILD_DIR:-$WORK/build}
 mkdir -p "$BUILD"
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  stop_knot 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 # --- 1. mbedTLS 3.6 for aarch64 musl -----------------------------------------
 # OpenWrt's libmbedtls defaults (package/libs/mbedtls/Config.in), as
@@ -195,10 +177,10 @@ newServer({address="127.0.0.1:$KNOT_PORT"})
 addTLSLocal("127.0.0.1:$DOT_PORT", "$CERTS/dns.pem", "$CERTS/dns.key")
 CONF
 dnsdist --supervised --disable-syslog -C "$WORK/dnsdist.conf" >"$WORK/dnsdist.log" 2>&1 &
-PIDS+=($!)
+track $!
 qemu-aarch64 -L "$QEMU_ROOT" "$BINARY" --config "$CONFIG" >"$WORK/dnsward.log" 2>&1 &
 DNSWARD_PID=$!
-PIDS+=("$DNSWARD_PID")
+track "$DNSWARD_PID"
 ANSWER=""
 for _ in $(seq 1 60); do
   ANSWER=$(dig +short +tries=1 +time=2 @127.0.0.1 -p "$PORT" www.example.test A 2>/dev/null || true)

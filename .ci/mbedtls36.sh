@@ -16,6 +16,7 @@
 #
 #   bash .ci/mbedtls36.sh [PREFIX]      (default /opt/mbedtls-3.6)
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PREFIX=${1:-${MBEDTLS36_PREFIX:-/opt/mbedtls-3.6}}
 
@@ -41,8 +42,7 @@ if [[ ! -e $KEYRING ]]; then
   KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 fi
 
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+work_dir
 mkdir -p "$WORK/lists/partial" "$WORK/cache/archives/partial" "$WORK/debs"
 cat >"$WORK/trixie.list" <<LIST
 deb [signed-by=$KEYRING] $MIRROR trixie main
@@ -77,7 +77,7 @@ version=$(sed -n 's/^#define MBEDTLS_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' \
   "$WORK/root/usr/include/mbedtls/build_info.h")
 case $version in
   3.6.*) ;;
-  *) echo "expected mbedTLS 3.6.x from trixie, got '$version'" >&2; exit 1 ;;
+  *) fail "expected mbedTLS 3.6.x from trixie, got '$version'" ;;
 esac
 
 rm -rf "$PREFIX"

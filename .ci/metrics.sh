@@ -12,23 +12,13 @@
 #
 #   DNSWARD_BIN=.build/debug/dnsward bash .ci/metrics.sh
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BIN=${DNSWARD_BIN:?set DNSWARD_BIN to the dnsward binary to check}
-command -v promtool >/dev/null || { echo "metrics.sh: promtool missing (apt-get install prometheus)" >&2; exit 1; }
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-metrics.XXXXXX")
-DNSWARD_PID=
-cleanup() {
-  if [ -n "$DNSWARD_PID" ]; then kill "$DNSWARD_PID" 2>/dev/null || true; wait "$DNSWARD_PID" 2>/dev/null || true; fi
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "metrics.sh: FAILED: $*" >&2
-  cat "$WORK/dnsward.log" >&2 || true
-  exit 1
-}
+command -v promtool >/dev/null || fail "promtool missing (apt-get install prometheus)"
+work_dir
+# A failure shows what dnsward said.
+print_log() { [ "$1" = 0 ] || cat "$WORK/dnsward.log" >&2 || true; }
+CLEANUP_HOOKS+=(print_log)
 
 UPSTREAM=$(free_port 27353)
 start_knot "$UPSTREAM"
@@ -41,6 +31,7 @@ workers 2
 CONF
 "$BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
 DNSWARD_PID=$!
+track "$DNSWARD_PID"
 # Port 0 in both: the start-up log names what the kernel picked.
 for _ in $(seq 1 100); do
   grep -q "listening on" "$WORK/dnsward.log" && break

@@ -22,17 +22,10 @@
 # iproute2, nftables, util-linux (unshare, nsenter, flock).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-openwrt.XXXXXX")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+work_dir
 BUILD=${DNSWARD_OPENWRT_BUILD_DIR:-$WORK/x86_64-musl}
-trap 'rm -rf "$WORK"' EXIT
 SECONDS=0
-
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\nopenwrt.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
 
 step "the OpenWrt userland (Tests/OpenWrt/userland.sh)"
 USERLAND=$(bash "$ROOT/Tests/OpenWrt/userland.sh") || fail "userland.sh"

@@ -29,23 +29,10 @@
 # DNSWARD_RELEASE_DIR. About 7 minutes on 2 cores (two releases of six trees).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SECONDS=0
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-release.XXXXXX")
+work_dir
 RELEASE_DIR=${DNSWARD_RELEASE_DIR:-$WORK/first}
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-step() { printf '\n==> %s  [%ds]\n' "$*" "$SECONDS"; }
-fail() {
-  printf '\nrelease.sh: FAILED: %s\n' "$*" >&2
-  exit 1
-}
 
 USERLAND=${DNSWARD_USERLAND:-$(bash "$ROOT/Tests/OpenWrt/userland.sh")}
 APK=$USERLAND/bin/apk
@@ -131,14 +118,14 @@ run_binary() {
     >"$WORK/run.conf"
   "$@" --config "$WORK/run.conf" >"$WORK/run.log" 2>&1 &
   pid=$!
-  PIDS+=("$pid")
+  track "$pid"
   answer=""
   for _ in $(seq 1 50); do
     answer=$(dig +short +tries=1 +time=1 -p "$port" @127.0.0.1 release.test 2>/dev/null || true)
     [[ $answer == 192.0.2.7 ]] && break
     sleep 0.2
   done
-  kill "$pid" && wait "$pid" 2>/dev/null || true
+  stop_process "$pid"
   [[ $answer == 192.0.2.7 ]] || { cat "$WORK/run.log"; fail "$name did not answer"; }
   echo "  ok  $name: $version"
 }

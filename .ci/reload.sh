@@ -57,27 +57,10 @@ PROBE="python3 Tests/Benchmarks/bench/probe.py"
 # Log lines as plain text, not journald's `<N>` prefixes.
 unset JOURNAL_STREAM
 
-for tool in dnsperf knotd dig ss python3; do
-  command -v "$tool" >/dev/null || { echo "reload.sh: missing $tool" >&2; exit 1; }
-done
-[[ -x $BIN ]] || { echo "reload.sh: no dnsward binary at $BIN" >&2; exit 1; }
+need dnsperf knotd dig ss python3
+[[ -x $BIN ]] || fail "no dnsward binary at $BIN"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-reload.XXXXXX")
-DNSWARD_PID= PERF_PID= WATCH_PID=
-cleanup() {
-  for pid in $PERF_PID $WATCH_PID $DNSWARD_PID; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-FAILURES=0
-fail() {
-  echo "reload.sh: FAILED: $*" >&2
-  FAILURES=$((FAILURES + 1))
-}
+work_dir
 SECONDS=0
 
 # port_owned_by PORT PID: every UDP and TCP listener on PORT belongs to PID
@@ -114,7 +97,7 @@ for attempt in 1 2 3 4 5; do
   fi
   stop_knot
   KNOT_DIR= KNOT_PID=
-  [[ $attempt == 5 ]] && { echo "reload.sh: could not start knotd on a port of its own" >&2; exit 1; }
+  [[ $attempt == 5 ]] && fail "could not start knotd on a port of its own"
   KNOT_PORT=$((KNOT_PORT + 1))
 done
 
@@ -180,6 +163,7 @@ start_dnsward() {
     write_config A 192.168.1.10
     "$BIN" --config "$CONF" >"$log" 2>&1 &
     DNSWARD_PID=$!
+    track "$DNSWARD_PID"
     for _ in $(seq 1 50); do
       [[ $(override_answer) == 192.168.1.10 ]] && break
       kill -0 "$DNSWARD_PID" 2>/dev/null || break
@@ -188,14 +172,11 @@ start_dnsward() {
     if kill -0 "$DNSWARD_PID" 2>/dev/null && port_owned_by "$PORT" "$DNSWARD_PID"; then
       return 0
     fi
-    kill "$DNSWARD_PID" 2>/dev/null || true
-    wait "$DNSWARD_PID" 2>/dev/null || true
-    DNSWARD_PID=
+    stop_process "$DNSWARD_PID"
     PORT=$((PORT + 1))
   done
-  echo "reload.sh: dnsward did not start on a port of its own; its log:" >&2
   cat "$log" >&2
-  exit 1
+  fail "dnsward did not start on a port of its own; its log above"
 }
 
 # reloaded_count LOG: how many `reloaded ` lines LOG has.
@@ -219,15 +200,15 @@ wait_for_count() {
 expect_config() {
   local what=$1 version=$2 address=$3 got blocked open
   got=$(override_answer)
-  [[ $got == "$address" ]] || fail "$what: printer.lan answered '$got', expected $address (config $version)"
+  [[ $got == "$address" ]] || check_failed "$what: printer.lan answered '$got', expected $address (config $version)"
   if [[ $version == A ]]; then blocked=blocked-a open=blocked-b; else blocked=blocked-b open=blocked-a; fi
   got=$(status_of "$blocked.example.test")
-  [[ $got == NXDOMAIN ]] || fail "$what: $blocked.example.test is $got, expected NXDOMAIN (block list of config $version)"
+  [[ $got == NXDOMAIN ]] || check_failed "$what: $blocked.example.test is $got, expected NXDOMAIN (block list of config $version)"
   got=$(status_of "$open.example.test")
-  [[ $got == NOERROR ]] || fail "$what: $open.example.test is $got, expected NOERROR (not in config $version's block list)"
+  [[ $got == NOERROR ]] || check_failed "$what: $open.example.test is $got, expected NOERROR (not in config $version's block list)"
   got=$($D -p "$PORT" +short nas.lan A 2>&1 || true)
   [[ $got == "192.168.7.$([[ $version == A ]] && echo 1 || echo 2)" ]] ||
-    fail "$what: nas.lan answered '$got', expected config $version's hosts file"
+    check_failed "$what: nas.lan answered '$got', expected config $version's hosts file"
 }
 
 LOG=$WORK/dnsward.log
@@ -244,12 +225,14 @@ awk 'BEGIN { for (i = 1; i <= 40000; i++) printf "printer.lan A\nwww.example.tes
 dnsperf -s 127.0.0.1 -p "$PORT" -d "$WORK/queries.txt" -l "$DURATION" -Q "$RATE" -c 4 -t 5 \
   >"$WORK/dnsperf.txt" 2>&1 &
 PERF_PID=$!
+track "$PERF_PID"
 PERF_STARTED=$SECONDS
 # A client asking every 20 ms: the override, and a name never asked before
 # (forwarded, to whichever upstreams are configured).
 $PROBE watch "$PORT" 0.02 override:NOERROR:-:printer.lan:A:udp \
   fresh:NOERROR:192.0.2.99:p{n}.load.example.test:A:udp >"$WORK/watch.txt" &
 WATCH_PID=$!
+track "$WATCH_PID"
 sleep 1
 
 reloads=0 refused=0 version=A address=192.168.1.10
@@ -267,13 +250,13 @@ if [[ $RELOAD_SIGNALS != 0 ]]; then
       before=$(refused_count "$LOG")
       write_config "$([[ $version == A ]] && echo B || echo A)" 192.168.1.99 bad
       date +%s.%N >>"$WORK/hups.txt"
-      kill -HUP "$DNSWARD_PID" 2>/dev/null || { fail "reload $n: dnsward exited before its SIGHUP"; break; }
+      kill -HUP "$DNSWARD_PID" 2>/dev/null || { check_failed "reload $n: dnsward exited before its SIGHUP"; break; }
       if ! wait_for_count refused_count "$LOG" $((before + 1)); then
-        fail "reload $n (a bad line): no 'reload refused; the running config stays' in the log within ${RELOAD_WAIT}s of SIGHUP"
+        check_failed "reload $n (a bad line): no 'reload refused; the running config stays' in the log within ${RELOAD_WAIT}s of SIGHUP"
         break
       fi
       grep -q -F "$CONF:$OVERRIDE_LINE:" "$LOG" ||
-        fail "reload $n (a bad line): no '$CONF:$OVERRIDE_LINE:' line in the log"
+        check_failed "reload $n (a bad line): no '$CONF:$OVERRIDE_LINE:' line in the log"
       expect_config "after the refused reload $n" "$version" "$address"
       refused=$((refused + 1))
     else
@@ -283,12 +266,12 @@ if [[ $RELOAD_SIGNALS != 0 ]]; then
       before=$(reloaded_count "$LOG")
       write_config "$new_version" "$new_address"
       date +%s.%N >>"$WORK/hups.txt"
-      kill -HUP "$DNSWARD_PID" 2>/dev/null || { fail "reload $n: dnsward exited before its SIGHUP"; break; }
+      kill -HUP "$DNSWARD_PID" 2>/dev/null || { check_failed "reload $n: dnsward exited before its SIGHUP"; break; }
       if ! wait_for_count reloaded_count "$LOG" $((before + 1)); then
         if kill -0 "$DNSWARD_PID" 2>/dev/null; then
-          fail "reload $n: no line starting 'reloaded ' in the log within ${RELOAD_WAIT}s of SIGHUP (dnsward still running: SIGHUP not implemented?)"
+          check_failed "reload $n: no line starting 'reloaded ' in the log within ${RELOAD_WAIT}s of SIGHUP (dnsward still running: SIGHUP not implemented?)"
         else
-          fail "reload $n: dnsward exited after SIGHUP"
+          check_failed "reload $n: dnsward exited after SIGHUP"
         fi
         break
       fi
@@ -301,29 +284,26 @@ if [[ $RELOAD_SIGNALS != 0 ]]; then
   done
 fi
 if [[ $RELOAD_SIGNALS != 0 ]] && ((FAILURES == 0)) && ((refused != 1 || reloads < 5)); then
-  fail "only $reloads reloads and $refused refused in the run (expected at least 5, and 1 refused)"
+  check_failed "only $reloads reloads and $refused refused in the run (expected at least 5, and 1 refused)"
 fi
-wait "$PERF_PID" || fail "dnsperf exited with status $?: $(cat "$WORK/dnsperf.txt")"
-PERF_PID=
-kill "$WATCH_PID" 2>/dev/null || true
-wait "$WATCH_PID" 2>/dev/null || true
-WATCH_PID=
-kill -0 "$DNSWARD_PID" 2>/dev/null || fail "dnsward is not running after the load"
+wait "$PERF_PID" || check_failed "dnsperf exited with status $?: $(cat "$WORK/dnsperf.txt")"
+untrack "$PERF_PID"
+stop_process "$WATCH_PID"
+kill -0 "$DNSWARD_PID" 2>/dev/null || check_failed "dnsward is not running after the load"
 [[ $(override_answer) == "$address" ]] ||
-  fail "after the run: printer.lan answered '$(override_answer)', expected the last config's $address"
+  check_failed "after the run: printer.lan answered '$(override_answer)', expected the last config's $address"
 
-field() { awk -v key="$1" 'index($0, key) { sub(/.*: */, ""); print $1; exit }' "$WORK/dnsperf.txt"; }
-sent=$(field "Queries sent:")
-completed=$(field "Queries completed:")
-lost=$(field "Queries lost:")
+sent=$(dnsperf_field "$WORK/dnsperf.txt" "Queries sent")
+completed=$(dnsperf_field "$WORK/dnsperf.txt" "Queries completed")
+lost=$(dnsperf_field "$WORK/dnsperf.txt" "Queries lost")
 rcodes=$(awk '/Response codes/ { sub(/.*Response codes: */, ""); print }' "$WORK/dnsperf.txt")
 read -r avg_ms max_ms < <(awk '/Average Latency/ { gsub(/[(),]/, " "); printf "%.2f %.2f\n", $5 * 1000, $9 * 1000 }' \
   "$WORK/dnsperf.txt")
-[[ -n $lost ]] || fail "dnsperf printed no 'Queries lost:' line: $(cat "$WORK/dnsperf.txt")"
-[[ ${lost:-x} == 0 ]] || fail "dnsperf: $lost queries lost (of $sent sent)"
-[[ $rcodes =~ ^NOERROR\ [0-9]+\ \(100\.00%\)$ ]] || fail "dnsperf: answers other than NOERROR: $rcodes"
+[[ -n $lost ]] || check_failed "dnsperf printed no 'Queries lost:' line: $(cat "$WORK/dnsperf.txt")"
+[[ ${lost:-x} == 0 ]] || check_failed "dnsperf: $lost queries lost (of $sent sent)"
+[[ $rcodes =~ ^NOERROR\ [0-9]+\ \(100\.00%\)$ ]] || check_failed "dnsperf: answers other than NOERROR: $rcodes"
 awk -v max="$max_ms" -v bound="$MAX_PAUSE_MS" 'BEGIN { exit !(max <= bound) }' ||
-  fail "dnsperf: a query waited $max_ms ms for its answer, more than MAX_PAUSE_MS ($MAX_PAUSE_MS)"
+  check_failed "dnsperf: a query waited $max_ms ms for its answer, more than MAX_PAUSE_MS ($MAX_PAUSE_MS)"
 # The probe's answers: the longest within 0.5 s after a SIGHUP, and overall;
 # a probe question never answered (LOST) or answered wrong is a failure.
 read -r probe_after_hup probe_max probe_count probe_bad < <(awk '
@@ -331,25 +311,23 @@ read -r probe_after_hup probe_max probe_count probe_bad < <(awk '
   { n++; if ($3 != "OK") bad++; if ($4 > max) max = $4
     for (i = 1; i <= h; i++) if ($1 - $4 / 1000 >= hup[i] && $1 - $4 / 1000 < hup[i] + 0.5 && $4 > near) near = $4 }
   END { printf "%.2f %.2f %d %d\n", near, max, n, bad }' "$WORK/hups.txt" "$WORK/watch.txt")
-((probe_bad == 0)) || fail "probe: $probe_bad of $probe_count answers wrong or lost: $(grep -v ' OK ' "$WORK/watch.txt" | head -5)"
+((probe_bad == 0)) || check_failed "probe: $probe_bad of $probe_count answers wrong or lost: $(grep -v ' OK ' "$WORK/watch.txt" | head -5)"
 
 # --- workers 2: the main process passes SIGHUP on to both workers ---------------------
 
-kill "$DNSWARD_PID"
-wait "$DNSWARD_PID" 2>/dev/null || true
-DNSWARD_PID=
+stop_process "$DNSWARD_PID"
 WORKERS_LINE="workers 2"
 PORT=$((PORT + 1))
 WLOG=$WORK/dnsward-workers.log
 start_dnsward "$WLOG"
 # The main process is worker 0 and forks the others.
 forked=$(pgrep -P "$DNSWARD_PID" | wc -l || true)
-((forked == 1)) || fail "workers 2: $forked worker processes forked by $DNSWARD_PID, expected 1"
+((forked == 1)) || check_failed "workers 2: $forked worker processes forked by $DNSWARD_PID, expected 1"
 worker_reloads=0 worker_new=0
 if [[ $RELOAD_SIGNALS != 0 ]]; then
   write_config B 192.168.1.200
   if ! kill -HUP "$DNSWARD_PID" 2>/dev/null; then
-    fail "workers 2: dnsward exited before its SIGHUP"
+    check_failed "workers 2: dnsward exited before its SIGHUP"
   elif wait_for_count reloaded_count "$WLOG" 1; then
     sleep 0.2 # the second worker's line
     worker_reloads=$(reloaded_count "$WLOG")
@@ -358,9 +336,9 @@ if [[ $RELOAD_SIGNALS != 0 ]]; then
       if [[ $(override_answer) == 192.168.1.200 ]]; then worker_new=$((worker_new + 1)); fi
     done
     ((worker_new == WORKER_ASKS)) ||
-      fail "workers 2: $((WORKER_ASKS - worker_new)) of $WORKER_ASKS answers after SIGHUP kept the old override (a worker did not reload)"
+      check_failed "workers 2: $((WORKER_ASKS - worker_new)) of $WORKER_ASKS answers after SIGHUP kept the old override (a worker did not reload)"
   else
-    fail "workers 2: no line starting 'reloaded ' in the log within ${RELOAD_WAIT}s of SIGHUP to the main process"
+    check_failed "workers 2: no line starting 'reloaded ' in the log within ${RELOAD_WAIT}s of SIGHUP to the main process"
   fi
 fi
 

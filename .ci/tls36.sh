@@ -21,6 +21,7 @@
 #   bash .ci/tls36.sh [PREFIX]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source .ci/lib.sh
 PREFIX=${1:-${MBEDTLS36_PREFIX:-/opt/mbedtls-3.6}}
 
 bash .ci/mbedtls36.sh "$PREFIX"
@@ -38,7 +39,7 @@ DNSWARD_EXPECT_MBEDTLS=3.6 swift test --skip-build "${FLAGS[@]}" \
 if [[ ${SKIP_MUSL:-0} != 1 ]]; then
   echo "== aarch64 musl firmware, dynamic, mbedTLS 3.6: DoT under qemu"
   FIRMWARE=$(mktemp -d)
-  trap 'rm -rf "$FIRMWARE"' EXIT
+  remove_on_exit "$FIRMWARE"
   BUILD_DIR=$FIRMWARE bash .ci/mbedtls36-musl.sh "$PREFIX"
   echo "== TLSUpstreamTests against that firmware under qemu-aarch64"
   DNSWARD_TEST_BINARY=$FIRMWARE/aarch64-musl-tls36/dnsward.stripped \
@@ -53,11 +54,11 @@ if [[ ${SKIP_MUSL:-0} != 1 ]]; then
   mkdir "$FIRMWARE/ipk" && tar -xzf "$PACKAGE" -C "$FIRMWARE/ipk"
   CONTROL=$(tar -xzOf "$FIRMWARE/ipk/control.tar.gz" ./control)
   for line in "Package: dnsward-tls" "Depends: libc, libmbedtls21" "Provides: dnsward"; do
-    grep -qxF "$line" <<<"$CONTROL" || { echo "tls36.sh: no '$line' in: $CONTROL" >&2; exit 1; }
+    grep -qxF "$line" <<<"$CONTROL" || fail "no '$line' in: $CONTROL"
   done
   tar -xzf "$FIRMWARE/ipk/data.tar.gz" -C "$FIRMWARE/ipk" ./usr/sbin/dnsward
   HEADERS=$(readelf -lW "$FIRMWARE/ipk/usr/sbin/dnsward")
   grep -qF "[Requesting program interpreter: /lib/ld-musl-aarch64.so.1]" <<<"$HEADERS" ||
-    { echo "tls36.sh: the packaged binary does not load musl's loader" >&2; exit 1; }
+    fail "the packaged binary does not load musl's loader"
   echo "$(basename "$PACKAGE"): $(stat -c %s "$PACKAGE") bytes, Depends: libc, libmbedtls21"
 fi

@@ -156,24 +156,13 @@
 # also keymgr. Takes 55 s after the builds, 70 s with dot and doh, and
 # dnssec about 45 s more. Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 QUERIES=${QUERIES:-100000}
 ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local nftset dead-upstream stale defended workers dnssec"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 SCRATCH=${ALLOC_SCRATCH:-/tmp/alloc-build}
 TLS_SCRATCH=${ALLOC_TLS_SCRATCH:-/tmp/alloc-build-tls}
 STARTED=$SECONDS
-
-fail() {
-  echo "allocations.sh: FAILED: $*" >&2
-  exit 1
-}
-skip() {
-  [ "${STRICT:-0}" = 1 ] && fail "$*"
-  echo "allocations.sh: SKIPPED: $*"
-  exit 0
-}
 
 # The config under test. 4,096 cache entries: the hot sets (2,000 entries at
 # most) fit and the cold names evict (1m of cache-bytes holds 4,096 of these
@@ -226,25 +215,11 @@ for tool in gcc dnsperf knotd dig; do
     skip "$tool is not installed (Debian: apt-get install gcc dnsperf knot dnsutils)"
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-allocations.XXXXXX")
-PIDS=()
+work_dir
 STALE_KNOT_PID=
-STALE_KNOT_DIR=
 HTTPDNS_PORT=
 DNSDIST_DOT_PORT=
 DNSDIST_DOH_PORT=
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}" $STALE_KNOT_PID; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  [ -n "$STALE_KNOT_DIR" ] && rm -rf "$STALE_KNOT_DIR"
-  stop_knot
-  stop_signed_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 # take_port VAR: a free port, never one handed out before in this run.
 NEXT_PORT=$((${PROXY_PORT:-0} > ${KNOT_PORT:-0} ? ${PROXY_PORT:-0} + 1 : ${KNOT_PORT:-0} + 1))
@@ -338,7 +313,7 @@ start_dnsward() {
     LD_PRELOAD="$WORK/malloc-counter.so" \
     "$binary" "${args[@]}" >"$WORK/$name.log" 2>&1 &
   pid=$!
-  PIDS+=("$pid")
+  track "$pid"
   for _ in $(seq 1 100); do
     if [[ $(dig +short +tries=1 +time=1 @127.0.0.1 -p "$port" printer.lan A 2>/dev/null) == 192.168.1.20 ]]; then
       "$WORK/malloc-counter" "$WORK/$name.counters" >/dev/null 2>&1 ||
@@ -422,7 +397,9 @@ NFT
           local knot_dir=$KNOT_DIR knot_pid=$KNOT_PID
           take_port STALE_KNOT_PORT
           start_knot "$STALE_KNOT_PORT" "$WORK/extra.zone"
-          STALE_KNOT_DIR=$KNOT_DIR STALE_KNOT_PID=$KNOT_PID KNOT_DIR=$knot_dir KNOT_PID=$knot_pid
+          remove_on_exit "$KNOT_DIR"
+          STALE_KNOT_PID=$KNOT_PID KNOT_DIR=$knot_dir KNOT_PID=$knot_pid
+          track "$STALE_KNOT_PID"
           write_config "$WORK/$name.conf" "$port" "$STALE_KNOT_PORT" "$WORK/$name.cache"
           echo "max-ttl 1s" >>"$WORK/$name.conf"
           ;;
@@ -458,7 +435,7 @@ start_httpdns_server() {
   python3 "$ROOT/Tests/Benchmarks/httpdns-server.py" "$HTTPDNS_PORT" "$WORK/httpdns-server.ready" \
     2>"$WORK/httpdns-server.log" &
   local pid=$!
-  PIDS+=("$pid")
+  track "$pid"
   for _ in $(seq 1 100); do
     [ -s "$WORK/httpdns-server.ready" ] && return 0
     kill -0 "$pid" 2>/dev/null || { cat "$WORK/httpdns-server.log"; fail "httpdns-server.py exited"; }
@@ -500,7 +477,7 @@ addDOHLocal("127.0.0.1:$DNSDIST_DOH_PORT", "$dir/leaf.pem", "$dir/leaf.key", {"/
 CONF
   dnsdist --supervised --disable-syslog -C "$dir/dnsdist.conf" </dev/null >"$dir/dnsdist.log" 2>&1 &
   local pid=$! port
-  PIDS+=("$pid")
+  track "$pid"
   for port in "$DNSDIST_DOT_PORT" "$DNSDIST_DOH_PORT"; do
     for _ in $(seq 1 100); do
       # A plain connect (dnsdist logs it as a failed handshake).
@@ -537,12 +514,8 @@ defences() {
 upstream tcp 127.0.0.1:$1 trusted
 verify mixed.example.test
 hold-on 5ms
-bogus 203.0.113.0/24
-bogus-nxdomain 198.18.0.1
-rebind-protection on
-rate-limit 1000000/s
-detect-nxdomain-redirect on
 CONF
+  screening_config
 }
 
 # validation ANCHOR: the lines of the dnssec instance: its only trust
@@ -642,7 +615,7 @@ while True:
     time.sleep(0.05)
 EOF
   SCRAPER=$!
-  PIDS+=("$SCRAPER")
+  track "$SCRAPER"
 }
 
 # stop_scraper WORKLOAD NAME: fails if a scrape failed (the scraper exited)
@@ -650,8 +623,7 @@ EOF
 stop_scraper() {
   [ -n "$SCRAPER" ] || return 0
   kill -0 "$SCRAPER" 2>/dev/null || fail "$1: a metrics scrape failed during the run"
-  kill "$SCRAPER" 2>/dev/null || true
-  wait "$SCRAPER" 2>/dev/null || true
+  stop_process "$SCRAPER"
   local scrapes
   scrapes=$(cat "$WORK/$2.scrapes" 2>/dev/null || echo 0)
   [ "$scrapes" -gt 0 ] || fail "$1: no metrics scrape during the run"
@@ -878,41 +850,27 @@ echo "$QUERIES queries per workload after a warm-up; Knot on 127.0.0.1:$KNOT_POR
 echo "(hits .. tc: the engine's own counters over the run; local = overridden + blocked)"
 header | tee "$TABLE"
 for workload in $WORKLOADS; do
+  # reason: why the workload cannot run here. A missing tool or feature that
+  # STRICT=1 asks for (missing=1) fails the script then; without it the
+  # workload is skipped.
+  reason='' missing=0
   case $workload in
     upstream-tcp | routed | local | dead-upstream | stale)
-      if ! can_configure; then
-        echo "$workload: skipped (needs a second dnsward with --config, which this binary lacks)" |
-          tee -a "$TABLE"
-        continue
-      fi
+      can_configure || reason="needs a second dnsward with --config, which this binary lacks"
       ;;
     httpdns)
       if ! command -v python3 >/dev/null; then
-        [ "${STRICT:-0}" = 1 ] && fail "$workload: python3 is not installed"
-        echo "$workload: skipped (python3 is not installed)" | tee -a "$TABLE"
-        continue
-      fi
-      if ! can_configure "upstream httpdns 127.0.0.1:1 format=json"; then
-        echo "$workload: skipped (this binary takes no --config with \`upstream httpdns\`)" |
-          tee -a "$TABLE"
-        continue
+        reason="python3 is not installed" missing=1
+      elif ! can_configure "upstream httpdns 127.0.0.1:1 format=json"; then
+        reason="this binary takes no --config with \`upstream httpdns\`"
       fi
       ;;
-    dot | doh)
-      if [ -n "$TLS_SKIP" ]; then
-        echo "$workload: skipped ($TLS_SKIP)" | tee -a "$TABLE"
-        continue
-      fi
-      ;;
+    dot | doh) reason=$TLS_SKIP ;;
     defended)
-      if ! can_configure "$(defences 1)"; then
-        echo "$workload: skipped (this binary takes no --config with the defence directives)" |
-          tee -a "$TABLE"
-        continue
-      fi
+      can_configure "$(defences 1)" || reason="this binary takes no --config with the defence directives"
       ;;
     nftset)
-      reason=
+      missing=1
       if [ "$(id -u)" != 0 ] || ! command -v nft >/dev/null || ! command -v unshare >/dev/null; then
         reason="it needs root, nft and unshare"
       elif [ "${ALLOC_OWN_NETNS:-0}" != 1 ]; then
@@ -925,33 +883,25 @@ for workload in $WORKLOADS; do
       elif ! can_configure "nftset inet t s for x.example"; then
         reason="this binary takes no --config with \`nftset\`"
       fi
-      if [ -n "$reason" ]; then
-        [ "${STRICT:-0}" = 1 ] && fail "$workload: $reason"
-        echo "$workload: skipped ($reason)" | tee -a "$TABLE"
-        continue
-      fi
       ;;
     dnssec)
-      reason=
+      missing=1
       if ! command -v keymgr >/dev/null; then
         reason="keymgr is not installed (Debian: apt-get install knot)"
       elif ! CHECK_BIN=$DNSWARD_DNSSEC can_configure "$(validation \
         "signed.test. DS 1 13 2 $(printf '%064d' 0)")"; then
         reason="$DNSWARD_DNSSEC takes no --config with \`dnssec on\` (a firmware without -DDNSWARD_DNSSEC=ON?)"
       fi
-      if [ -n "$reason" ]; then
-        [ "${STRICT:-0}" = 1 ] && fail "$workload: $reason"
-        echo "$workload: skipped ($reason)" | tee -a "$TABLE"
-        continue
-      fi
       ;;
     workers)
-      if ! can_configure "workers 2"; then
-        echo "$workload: skipped (this binary takes no --config with \`workers 2\`)" | tee -a "$TABLE"
-        continue
-      fi
+      can_configure "workers 2" || reason="this binary takes no --config with \`workers 2\`"
       ;;
   esac
+  if [ -n "$reason" ]; then
+    [ "$missing" = 1 ] && [ "${STRICT:-0}" = 1 ] && fail "$workload: $reason"
+    echo "$workload: skipped ($reason)" | tee -a "$TABLE"
+    continue
+  fi
   case $workload in
     hot) measure hot main udp "$WORK/hot.txt" 2 "$WORK/hot.txt" ;;
     nxdomain) measure nxdomain main udp "$WORK/nx.txt" 2 "$WORK/nx.txt" ;;
@@ -982,9 +932,7 @@ for workload in $WORKLOADS; do
       # the warm-up in measure then already goes through the stale path.
       instance stale
       dnsperf_run "$IPORT" udp "$WORK/hot-both.txt" 1 "$WORK/stale-fill.dnsperf"
-      kill "$STALE_KNOT_PID"
-      wait "$STALE_KNOT_PID" 2>/dev/null || true
-      STALE_KNOT_PID=
+      stop_process "$STALE_KNOT_PID"
       sleep 1.5
       measure stale stale udp "$WORK/hot-both.txt" 1 "$WORK/hot-both.txt"
       ;;
@@ -1005,6 +953,7 @@ read -r control_before _ _ control_stacks <<<"$(counters main)"
 kill -TERM "${INSTANCE_PID[main]}"
 status=0
 wait "${INSTANCE_PID[main]}" || status=$?
+untrack "${INSTANCE_PID[main]}"
 [ "$status" -eq 0 ] || FAILED+=("dnsward exited with status $status on SIGTERM")
 read -r control_after _ _ control_stacks_after <<<"$(counters main)"
 control=$((control_after - control_before))

@@ -79,9 +79,8 @@
 # Needs dnsperf, knot (knotd, knotc), dnsmasq, unbound, dnsdist, gcc, dig,
 # python3 (free_port from .ci/lib.sh). Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 HERE=$ROOT/Tests/Benchmarks/bench
-source "$ROOT/.ci/lib.sh"
 source "$HERE/proxies.sh"
 
 DURATION=${DURATION:-10}
@@ -100,19 +99,18 @@ NOISE_RETRIES=${NOISE_RETRIES:-6}
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dnsward-bench-$(date +%Y%m%d-%H%M%S)}
 ANCHORS="dnsmasq unbound dnsdist echo"
 
-need() { command -v "$1" >/dev/null || { echo "bench: missing $1" >&2; exit 1; }; }
-for tool in dnsperf knotd knotc dig gcc taskset awk; do need "$tool"; done
+need dnsperf knotd knotc dig gcc taskset awk
 for proxy in $PROXIES; do
   case $proxy in
     dnsward) ;;
     dnsmasq | unbound | dnsdist) need "$proxy" ;;
-    *) echo "bench: unknown proxy $proxy (dnsward dnsmasq unbound dnsdist)" >&2; exit 1 ;;
+    *) fail "unknown proxy $proxy (dnsward dnsmasq unbound dnsdist)" ;;
   esac
 done
 for workload in $WORKLOADS; do
   case $workload in
     hot | cold | mixed | nxdomain | override) ;;
-    *) echo "bench: unknown workload $workload (hot cold mixed nxdomain override)" >&2; exit 1 ;;
+    *) fail "unknown workload $workload (hot cold mixed nxdomain override)" ;;
   esac
 done
 
@@ -132,7 +130,7 @@ if [[ " $PROXIES " == *" dnsward "* && -z "${DNSWARD_BIN:-}" ]]; then
   echo "building dnsward from the $DNSWARD_SOURCE (release, scratch path $scratch) ..."
   swift build -c release --package-path "$package" --product dnsward \
     --scratch-path "$scratch" >"$scratch.log" 2>&1 ||
-    { tail -30 "$scratch.log" >&2; echo "bench: build failed (log: $scratch.log)" >&2; exit 1; }
+    { tail -30 "$scratch.log" >&2; fail "build failed (log: $scratch.log)"; }
   DNSWARD_BIN=$(swift build -c release --package-path "$package" --scratch-path "$scratch" \
     --show-bin-path)/dnsward
 elif [ -n "${DNSWARD_BIN:-}" ]; then
@@ -143,23 +141,13 @@ DNSWARD_BIN=${DNSWARD_BIN:-}
 mkdir -p "$RESULTS_DIR"
 LOGS=$RESULTS_DIR/logs
 mkdir -p "$LOGS"
-WORK=$(mktemp -d /tmp/dnsward-bench-work.XXXXXX)
+work_dir bench-work
 SERVER_PID=
-KNOT_PID=
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  if [ -n "$KNOT_PID" ]; then kill "$KNOT_PID" 2>/dev/null || true; wait "$KNOT_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# Interrupted, the script still ends its servers (the EXIT trap).
 trap 'exit 130' INT TERM
 
 gcc -O2 -Wall -o "$WORK/echo" "$HERE/echo.c"
 awk -v dir="$WORK" -f "$HERE/generate.awk"
-
-HZ=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-peak_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
 
 UPSTREAM_PORT=$(free_port 27400)
 PROXY_PORT=$(free_port $((UPSTREAM_PORT + 1)))
@@ -190,30 +178,17 @@ zone:
     zonefile-sync: -1
 CONF
 nice -n "$NICE" taskset -c "$PROXY_CPU" knotd -c "$WORK/knot.conf" >"$LOGS/knotd.log" 2>&1 &
+# KNOT_PID: cleanup stops it, as it stops start_knot's.
 KNOT_PID=$!
 for _ in $(seq 1 100); do
   grep -q . <<<"$(dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test)" && break
   sleep 0.2
 done
 grep -q . <<<"$(dig +short +tries=1 +time=1 @127.0.0.1 -p "$UPSTREAM_PORT" n199999.bench.test)" ||
-  { echo "bench: knotd did not come up" >&2; cat "$LOGS/knotd.log" >&2; exit 1; }
+  { cat "$LOGS/knotd.log" >&2; fail "knotd did not come up"; }
 # Knot binds its worker threads to CPUs of its own choosing: pin every
 # thread again now that they all exist.
 taskset -a -p -c "$PROXY_CPU" "$KNOT_PID" >/dev/null
-# Queries Knot has answered so far: how many a proxy forwarded during a run.
-knot_queries() {
-  knotc -s "$WORK/knot.sock" stats mod-stats.server-operation 2>/dev/null |
-    awk -F' = ' '/\[query\]/ {n += $2} END {print n + 0}'
-}
-
-# run_dnsperf OUT ARGS...: dnsperf from $LOAD_CPU against the server; its
-# own user and system CPU seconds go to OUT.cpu.
-run_dnsperf() {
-  local out=$1 TIMEFORMAT='%U %S'
-  shift
-  { time nice -n "$NICE" taskset -c "$LOAD_CPU" dnsperf -s 127.0.0.1 "$@" >"$out" 2>&1; } 2>"$out.cpu" || true
-}
-field() { awk -v key="$2" 'index($0, key) == 3 || index($0, key) == 1 { sub(/^[^:]*: */, ""); print $1; exit }' "$1"; }
 
 # Knot alone, pinned like a proxy, the cold file unthrottled.
 knot_line=
@@ -222,10 +197,9 @@ if [ "${KNOT_CHECK:-1}" = 1 ]; then
   run_dnsperf "$LOGS/knot-max.dnsperf" -p "$UPSTREAM_PORT" -d "$WORK/cold.txt" -l "$DURATION" \
     -c "$MAX_CLIENTS" -q "$MAX_OUTSTANDING" -t 2
   after=$(cpu_ticks "$KNOT_PID")
-  knot_done=$(field "$LOGS/knot-max.dnsperf" "Queries completed")
-  knot_qps=$(field "$LOGS/knot-max.dnsperf" "Queries per second")
-  KNOT_CPU_US=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$knot_done" \
-    'BEGIN { printf "%.2f", (n > 0 ? t / hz * 1e6 / n : 0) }')
+  knot_done=$(dnsperf_field "$LOGS/knot-max.dnsperf" "Queries completed")
+  knot_qps=$(dnsperf_field "$LOGS/knot-max.dnsperf" "Queries per second")
+  KNOT_CPU_US=$(cpu_us_per_query $((after - before)) "$knot_done")
   knot_line=$(printf 'Knot %s alone on CPU %s (cold names, unthrottled): %.0f qps (dnsperf-bound), %s CPU-us/query (one core: ~%.0f qps)' \
     "$(knotd -V | awk '{print $NF}')" "$PROXY_CPU" "$knot_qps" "$KNOT_CPU_US" \
     "$(awk -v c="$KNOT_CPU_US" 'BEGIN { print (c > 0 ? 1e6 / c : 0) }')")
@@ -236,37 +210,14 @@ fi
 taskset -a -p -c "$LOAD_CPU" "$KNOT_PID" >/dev/null
 
 # --- measurements --------------------------------------------------------------
-stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-  fi
-}
-
-# start_server NAME: launches it and waits until it answers.
-start_server() {
-  "start_$1"
-  for _ in $(seq 1 100); do
-    if grep -q 'status: NOERROR' <<<"$(dig +tries=1 +time=1 @127.0.0.1 -p "$PROXY_PORT" ns.bench.test 2>/dev/null)"; then
-      return 0
-    fi
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "bench: $1 did not answer on 127.0.0.1:$PROXY_PORT (log: $LOGS/$1.log)" >&2
-  tail -20 "$LOGS/$1.log" >&2
-  exit 1
-}
-
 # ask FILE: every question once, until all are answered.
 ask() {
   local _
   for _ in 1 2 3; do
     run_dnsperf "$WORK/warm.dnsperf" -p "$PROXY_PORT" -d "$1" -n 1 -c 2 -q 50 -t 2
-    [ "$(field "$WORK/warm.dnsperf" "Queries lost")" = 0 ] && return 0
+    [ "$(dnsperf_field "$WORK/warm.dnsperf" "Queries lost")" = 0 ] && return 0
   done
-  echo "bench: warm-up with $1 kept losing queries" >&2
+  echo "$SCRIPT_NAME: warm-up with $1 kept losing queries" >&2
 }
 
 # prepare WORKLOAD: brings a fresh server's cache to the state the workload
@@ -298,9 +249,9 @@ measure() {
   local proxy=$1 workload=$2 mode=$3 out before after up_before up_after
   local knot_before knot_after cpu_before cpu_after
   out=$LOGS/$proxy-$workload-$mode.dnsperf
-  start_server "$proxy"
+  start_server "$proxy" ns.bench.test
   [ "$proxy" != echo ] && prepare "$workload"
-  up_before=$(knot_queries)
+  up_before=$(knot_queries "$WORK/knot.sock")
   knot_before=$(cpu_ticks "$KNOT_PID")
   cpu_before=$(busy_ticks "$PROXY_CPU")
   before=$(cpu_ticks "$SERVER_PID")
@@ -314,25 +265,16 @@ measure() {
   after=$(cpu_ticks "$SERVER_PID")
   cpu_after=$(busy_ticks "$PROXY_CPU")
   knot_after=$(cpu_ticks "$KNOT_PID")
-  up_after=$(knot_queries)
+  up_after=$(knot_queries "$WORK/knot.sock")
   M_RSS=$(peak_kb "$SERVER_PID")
   stop_server
-  M_DONE=$(field "$out" "Queries completed")
-  M_LOST=$(field "$out" "Queries lost")
-  M_QPS=$(field "$out" "Queries per second" | awk '{printf "%.0f", $1}')
-  M_RCODES=$(awk -F': *' '/Response codes/ { n = split($2, part, ", "); r = ""
-      for (i = 1; i <= n; i++) { split(part[i], w, " "); r = r (i > 1 ? "," : "") w[1] "=" w[2] }
-      print r }' "$out")
-  M_CPU=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$M_DONE" \
-    'BEGIN { printf "%.2f", (n > 0 ? t / hz * 1e6 / n : 0) }')
-  M_UP=$(awk -v u=$((up_after - up_before)) -v n="$M_DONE" 'BEGIN { printf "%.2f", (n > 0 ? u / n : 0) }')
+  dnsperf_figures "$out" $((after - before)) $((up_after - up_before))
   local seconds
-  seconds=$(field "$out" "Run time (s)")
-  M_BUSY=$(awk -v t=$((after - before)) -v hz="$HZ" -v s="$seconds" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')
-  M_OTHER=$(awk -v t=$((cpu_after - cpu_before - (after - before))) -v hz="$HZ" -v s="$seconds" \
+  seconds=$(dnsperf_field "$out" "Run time (s)")
+  M_OTHER=$(awk -v t=$((cpu_after - cpu_before - (after - before))) -v hz="$CLK_TCK" -v s="$seconds" \
     'BEGIN { if (t < 0) t = 0; printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')
   M_PERF=$(awk -v s="$seconds" '{ printf "%.0f", (s > 0 ? ($1 + $2) / s * 100 : 0) }' "$out.cpu")
-  M_KNOT=$(awk -v t=$((knot_after - knot_before)) -v hz="$HZ" -v s="$seconds" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')
+  M_KNOT=$(awk -v t=$((knot_after - knot_before)) -v hz="$CLK_TCK" -v s="$seconds" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')
   M_P50=- M_P99=-
   if [ "$mode" = fixed ]; then
     awk '$1 == ">" && $2 != "T" && NF >= 5 {print $NF * 1e6}' "$out" | sort -g >"$WORK/latencies"

@@ -26,22 +26,11 @@
 # Needs cmake, ninja, dnsperf, dnsmasq, knot, python3, aarch64-linux-gnu-gcc
 # and qemu-aarch64. Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 N=${N:-1000000}
 RATE=${RATE:-20000}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-blocklist.XXXXXX")
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  stop_knot
-  if [[ -n ${KEEP:-} ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-fail() { echo "blocklist.sh: FAILED: $*" >&2; exit 1; }
-CLOCK_TICKS=$(getconf CLK_TCK)
+work_dir
 
 PROXY=$(free_port 27353)
 UPSTREAM=$(free_port $((PROXY + 1)))
@@ -188,16 +177,13 @@ server.kill()
 sys.exit("no answer in 900 s")
 PY
 
-status_kb() { awk -v key="$2:" '$1 == key { print $2 }' "/proc/$1/status"; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 # workload PID FILE: "µs-CPU-per-query qps" for a fixed-rate dnsperf run.
 workload() {
   local before after log=$WORK/dnsperf-$RANDOM.log
   before=$(cpu_ticks "$1")
   dnsperf -s 127.0.0.1 -p "$PROXY" -d "$2" -l "$SECONDS_PER_RUN" -c 4 -Q "$RATE" >"$log" 2>&1
   after=$(cpu_ticks "$1")
-  awk -v ticks=$((after - before)) -v hz="$CLOCK_TICKS" '
+  awk -v ticks=$((after - before)) -v hz="$CLK_TCK" '
     /Queries completed/ { done = $3 }
     /Queries per second/ { qps = $4 }
     END { if (done > 0) printf "%.1f %d\n", ticks / hz * 1e6 / done, qps; else print "- 0" }' "$log"
@@ -212,7 +198,7 @@ run() {
   read -r pid ms rcode < <(python3 "$WORK/first-answer.py" "$PROXY" "$PROBE" \
     "$WORK/run-$(tr -c 'A-Za-z0-9\n' - <<<"$label").log" "$@") ||
     fail "$label did not answer"
-  PIDS+=("$pid")
+  track "$pid"
   local rss
   rss=$(status_kb "$pid" VmRSS)
   dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/missed.txt" -n 10 -c 1 >/dev/null 2>&1  # warm the cache
@@ -223,33 +209,30 @@ run() {
     "$rcode" "$blocked_qps" "$missed_qps"
   kill "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  untrack "$pid"
 }
 run "dnsward SwiftPM, list compiled in" "$WORK/dnsward-spm-list"
 run "dnsward SwiftPM, --config list" "$WORK/dnsward-spm-base" --config "$WORK/list.conf"
 run "dnsward SwiftPM, 12 TLD blocks" "$WORK/dnsward-spm-base"
 run "dnsward Embedded host, compiled" "$WORK/dnsward-fw-host-list"
 run "dnsward Embedded host, 12 TLD blocks" "$WORK/dnsward-fw-host-base"
-cat >"$WORK/dnsmasq.conf" <<CONF
-port=$PROXY
-listen-address=127.0.0.1
-bind-interfaces
-no-resolv
-no-hosts
-server=127.0.0.1#$UPSTREAM
-cache-size=4096
-conf-file=$WORK/dnsmasq-list.conf
-CONF
-run "dnsmasq $(dnsmasq --version | awk 'NR == 1 { print $3 }'), address=/NAME/" \
+{
+  dnsmasq_config "$PROXY" "$UPSTREAM"
+  echo "cache-size=4096"
+  echo "conf-file=$WORK/dnsmasq-list.conf"
+} >"$WORK/dnsmasq.conf"
+run "$(version_dnsmasq), address=/NAME/" \
   dnsmasq -k -C "$WORK/dnsmasq.conf" --log-facility=- --pid-file=
 if [[ -z ${SKIP_AARCH64:-} ]]; then
   for variant in base list; do
     read -r pid ms rcode < <(python3 "$WORK/first-answer.py" "$PROXY" "$PROBE" \
       "$WORK/qemu-$variant.log" qemu-aarch64 -L "$(qemu_sysroot aarch64-linux-gnu)" "$WORK/dnsward-fw-aarch64-$variant") ||
       fail "aarch64 $variant did not answer"
-    PIDS+=("$pid")
+    track "$pid"
     printf '%-34s %7s ms   (rcode %s; emulated)\n' "dnsward aarch64 qemu, $variant" "$ms" "$rcode"
     kill "$pid"
     while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    untrack "$pid"
   done
 fi
 

@@ -24,27 +24,16 @@
 # /proc/PID/stat), dnsperf's average latency in ms. Only 127.0.0.1 is used.
 # Needs dnsperf, knotd and dig.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 ROUNDS=${ROUNDS:-3}
 COLD_QUERIES=${COLD_QUERIES:-20000}
 HOT_SECONDS=${HOT_SECONDS:-5}
 PACED_QUERIES=${PACED_QUERIES:-5000}
 DNSWARD_BIN=$(release_dnsward /tmp/defences-build)
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 printf '*.cold A 192.0.2.2\n*.hot A 192.0.2.1\n' >"$WORK/extra.zone"
-UPSTREAM=$(free_port 29400)
-PROXY=$(free_port $((UPSTREAM + 1)))
-start_knot "$UPSTREAM" "$WORK/extra.zone"
+knot_upstream 29400 "$WORK/extra.zone"
 for i in $(seq 0 999); do echo "h$i.hot.example.test A"; done >"$WORK/hot.txt"
-ticks=$(getconf CLK_TCK)
 
 config() {  # config NAME
   cat <<CONF
@@ -56,15 +45,7 @@ log warning
 CONF
   case $1 in
     plain) ;;
-    screening | holding | verifying)
-      cat <<CONF
-bogus 203.0.113.0/24
-bogus-nxdomain 198.18.0.1
-rebind-protection on
-rate-limit 1000000/s
-detect-nxdomain-redirect on
-CONF
-      ;;
+    screening | holding | verifying) screening_config ;;
   esac
   if [ "$1" = holding ]; then echo "hold-on 30ms"; fi
   if [ "$1" = verifying ]; then
@@ -76,36 +57,28 @@ CONF
 run() {
   local name=$1 load=$2 round=$3 out before after completed
   config "$name" >"$WORK/$name.conf"
-  "$DNSWARD_BIN" --config "$WORK/$name.conf" >"$WORK/$name.log" 2>&1 &
-  PROXY_PID=$!
-  for _ in $(seq 1 50); do
-    dig +short +tries=1 +time=1 @127.0.0.1 -p "$PROXY" www.example.test >/dev/null 2>&1 && break
-    sleep 0.1
-  done
+  launch_dnsward "$DNSWARD_BIN" "$WORK/$name.conf" "$PROXY" www.example.test 192.0.2.80
+  PROXY_PID=$DNSWARD_PID
   if [ "$load" = hot ]; then
     dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/hot.txt" -n 2 -c 4 >/dev/null 2>&1
-    before=$(awk '{print $14 + $15}' "/proc/$PROXY_PID/stat")
+    before=$(cpu_ticks "$PROXY_PID")
     out=$(dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/hot.txt" -l "$HOT_SECONDS" -c 4 -q 100 2>&1)
   else
     local count=$COLD_QUERIES pace=()
     if [ "$load" = paced ]; then count=$PACED_QUERIES pace=(-Q 1000); fi
     for i in $(seq 1 "$count"); do echo "r$round-$i.$load-$name.cold.example.test A"; done \
       >"$WORK/cold.txt"
-    before=$(awk '{print $14 + $15}' "/proc/$PROXY_PID/stat")
+    before=$(cpu_ticks "$PROXY_PID")
     out=$(dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/cold.txt" -n 1 -c 4 -q 100 "${pace[@]}" 2>&1)
   fi
-  after=$(awk '{print $14 + $15}' "/proc/$PROXY_PID/stat")
-  kill "$PROXY_PID"
-  wait "$PROXY_PID" 2>/dev/null || true
-  PROXY_PID=
+  after=$(cpu_ticks "$PROXY_PID")
+  stop_process "$PROXY_PID"
   completed=$(echo "$out" | awk '/Queries completed/ {print $3}')
-  echo "$out" | awk -v c="$completed" -v t=$((after - before)) -v hz="$ticks" '
+  echo "$out" | awk -v cpu="$(cpu_us_per_query $((after - before)) "$completed")" '
     /Queries per second/ { qps = $4 }
     /Average Latency/ { latency = $4 * 1000 }
-    END { printf "%.0f %.2f %.2f\n", qps, c ? t * 1e6 / hz / c : 0, latency }'
+    END { printf "%.0f %s %.2f\n", qps, cpu, latency }'
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 for load in hot cold paced; do
   for round in $(seq 1 "$ROUNDS"); do

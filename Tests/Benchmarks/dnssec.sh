@@ -71,8 +71,7 @@
 # Needs dnsperf, knot (knotd, knotc, keymgr), unbound, dnsmasq, dig, cmake
 # and ninja (or DNSWARD_BIN), taskset. Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 
 DURATION=${DURATION:-5}
 NAMES=${NAMES:-60000}
@@ -88,17 +87,11 @@ RESULTS_DIR=${RESULTS_DIR:-/tmp/dnsward-dnssec-$(date +%Y%m%d-%H%M%S)}
 ROUNDS=${ROUNDS:-1}
 HOT=1000
 
-fail() {
-  echo "dnssec.sh: $*" >&2
-  exit 1
-}
-for tool in dnsperf knotd knotc keymgr dig taskset awk; do
-  command -v "$tool" >/dev/null || fail "missing $tool"
-done
+need dnsperf knotd knotc keymgr dig taskset awk
 for proxy in $PROXIES; do
   case $proxy in
     dnsward-on | dnsward-off) ;;
-    unbound | dnsmasq) command -v "$proxy" >/dev/null || fail "missing $proxy" ;;
+    unbound | dnsmasq) need "$proxy" ;;
     *) fail "unknown proxy $proxy (dnsward-on dnsward-off unbound dnsmasq)" ;;
   esac
 done
@@ -122,20 +115,10 @@ DNSWARD_BIN=${DNSWARD_BIN:-}
 
 mkdir -p "$RESULTS_DIR/logs"
 LOGS=$RESULTS_DIR/logs
-WORK=$(mktemp -d /tmp/dnsward-dnssec-work.XXXXXX)
+work_dir dnssec-work
 SERVER_PID=
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  stop_signed_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+# Interrupted, the script still ends its servers (the EXIT trap).
 trap 'exit 130' INT TERM
-
-HZ=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-peak_kb() { awk '/^VmHWM/ {print $2}' "/proc/$1/status"; }
-field() { awk -v key="$2" 'index($0, key) == 3 || index($0, key) == 1 { sub(/^[^:]*: */, ""); print $1; exit }' "$1"; }
 
 # --- the signed zone -----------------------------------------------------------
 # n0..n999 the hot set, n1000..n(1000+FILL-1) the fill, the rest the misses.
@@ -153,10 +136,6 @@ echo "knotd signed $NAMES names with algorithm $ALGORITHM in $((SECONDS - signin
 echo "trust anchor: $SIGNED_KNOT_ANCHOR"
 # Knot shares the load generator's CPU and leaves the proxy's to the proxy.
 taskset -a -p -c "$LOAD_CPU" "$SIGNED_KNOT_PID" >/dev/null
-knot_queries() {
-  knotc -s "$SIGNED_KNOT_DIR/knot.sock" stats mod-stats.server-operation 2>/dev/null |
-    awk -F' = ' '/\[query\]/ {n += $2} END {print n + 0}'
-}
 
 # --- query files ------------------------------------------------------------------
 awk -v hot="$HOT" 'BEGIN { for (i = 0; i < hot; i++) printf "n%d.signed.test A\n", i }' >"$WORK/hot.txt"
@@ -170,7 +149,9 @@ awk -v first=$((HOT + FILL)) -v n="$NAMES" 'BEGIN { for (i = first; i < n; i++) 
 awk -v n="$NAMES" 'BEGIN { for (i = 0; i < n; i++) printf "x%d.signed.test A\n", i }' >"$WORK/nxdomain.txt"
 
 # --- the proxies --------------------------------------------------------------------
-# start_PROXY: writes its config, starts it on $PROXY_CPU, sets SERVER_PID.
+# start_PROXY: writes its config, starts it on $PROXY_CPU, sets SERVER_PID
+# (start_unbound and start_dnsmasq: bench/common.sh, with the lines
+# unbound_extra and dnsmasq_extra add here).
 dnsward_config() {  # dnsward_config on|off
   cat <<CONF
 listen 127.0.0.1:$PROXY_PORT
@@ -184,135 +165,70 @@ dnssec-root off
 trust-anchor $SIGNED_KNOT_ANCHOR
 CONF
 }
-start_dnsward() {  # start_dnsward on|off
+start_dnsward_dnssec() {  # start_dnsward_dnssec on|off
   dnsward_config "$1" >"$WORK/dnsward-$1.conf"
   "$DNSWARD_BIN" --check "$WORK/dnsward-$1.conf" >"$WORK/dnsward.check" 2>&1 ||
     { cat "$WORK/dnsward.check" >&2; fail "dnsward --check refused the config"; }
   taskset -c "$PROXY_CPU" "$DNSWARD_BIN" --config "$WORK/dnsward-$1.conf" >>"$LOGS/dnsward-$1.log" 2>&1 &
   SERVER_PID=$!
 }
-start_dnsward-on() { start_dnsward on; }
-start_dnsward-off() { start_dnsward off; }
+start_dnsward-on() { start_dnsward_dnssec on; }
+start_dnsward-off() { start_dnsward_dnssec off; }
 
 # unbound: caches sized in bytes for about 10,000 of these signed answers
-# (each RRset keeps its RRSIG). "test." is a built-in local zone (RFC 6761):
-# switched off to let signed.test through.
-start_unbound() {
+# (each RRset keeps its RRSIG); the zone's DS its one trust anchor.
+# shellcheck disable=SC2034 # read by start_unbound (bench/common.sh)
+UNBOUND_MODULES="validator iterator"
+UNBOUND_MSG_CACHE=${UNBOUND_MSG_CACHE:-4m}
+UNBOUND_RRSET_CACHE=${UNBOUND_RRSET_CACHE:-8m}
+unbound_extra() {
+  local ds_owner ds_rest
   read -r ds_owner _ ds_rest <<<"$SIGNED_KNOT_ANCHOR"
-  cat >"$WORK/unbound.conf" <<CONF
-server:
-  verbosity: 0
-  use-syslog: no
-  logfile: ""
-  do-daemonize: no
-  chroot: ""
-  username: ""
-  directory: "$WORK"
-  pidfile: "$WORK/unbound.pid"
-  interface: 127.0.0.1
-  port: $PROXY_PORT
-  do-ip6: no
-  access-control: 127.0.0.0/8 allow
-  num-threads: 1
-  num-queries-per-thread: 1024
-  outgoing-range: 2048
-  module-config: "validator iterator"
+  cat <<CONF
   trust-anchor: "$ds_owner DS $ds_rest"
   trust-anchor-signaling: no
   root-key-sentinel: no
   aggressive-nsec: no
   qname-minimisation: no
-  do-not-query-localhost: no
-  local-zone: "test." nodefault
-  msg-cache-size: 4m
-  msg-cache-slabs: 1
-  rrset-cache-size: 8m
-  rrset-cache-slabs: 1
-  infra-cache-slabs: 1
-  key-cache-slabs: 1
-  prefetch: no
-forward-zone:
-  name: "."
-  forward-addr: 127.0.0.1@$UPSTREAM_PORT
 CONF
-  taskset -c "$PROXY_CPU" unbound -d -c "$WORK/unbound.conf" >>"$LOGS/unbound.log" 2>&1 &
-  SERVER_PID=$!
 }
 
 # dnsmasq: --trust-anchor=[CLASS,]DOMAIN,KEYTAG,ALGORITHM,DIGESTTYPE,DIGEST.
 # dnsmasq 2.90 refuses to start without a root anchor ("no root trust
 # anchor provided for DNSSEC"), so the root's KSK-2017 DS is there too; it
 # is never reached: signed.test's own anchor is closer to every name asked.
-start_dnsmasq() {
+dnsmasq_extra() {
   local owner tag algorithm digest_type digest
   read -r owner _ tag algorithm digest_type digest <<<"$SIGNED_KNOT_ANCHOR"
-  cat >"$WORK/dnsmasq.conf" <<CONF
-port=$PROXY_PORT
-listen-address=127.0.0.1
-bind-interfaces
-no-resolv
-no-hosts
-server=127.0.0.1#$UPSTREAM_PORT
-cache-size=10000
-dns-forward-max=1024
-user=$(id -un)
-pid-file=$WORK/dnsmasq.pid
-dnssec
-trust-anchor=.,20326,8,2,E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D
-trust-anchor=${owner%.},$tag,$algorithm,$digest_type,$digest
-CONF
-  taskset -c "$PROXY_CPU" dnsmasq --keep-in-foreground --conf-file="$WORK/dnsmasq.conf" \
-    >>"$LOGS/dnsmasq.log" 2>&1 &
-  SERVER_PID=$!
+  echo "dnssec"
+  echo "trust-anchor=.,20326,8,2,E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D"
+  echo "trust-anchor=${owner%.},$tag,$algorithm,$digest_type,$digest"
 }
 
 version() {
   case $1 in
-    dnsward-*) echo "dnsward (${DNSWARD_BIN}; HEAD $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))" ;;
-    unbound) unbound -V | awk 'NR == 1 {print "unbound " $2}' ;;
-    dnsmasq) dnsmasq --version | awk 'NR == 1 {print "dnsmasq " $3}' ;;
+    dnsward-*) version_dnsward ;;
+    *) "version_$1" ;;
   esac
 }
 
-stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-  fi
-}
-
-# start_server PROXY: launches it and waits until it answers; then the
-# validating ones must set AD=1 on a signed answer (dnsward-off must not).
-start_server() {
-  local answer
-  "start_$1"
-  for _ in $(seq 1 100); do
-    answer=$(dig +dnssec +tries=1 +time=1 @127.0.0.1 -p "$PROXY_PORT" n0.signed.test A 2>/dev/null || true)
-    grep -q 'status: NOERROR' <<<"$answer" && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  grep -q 'status: NOERROR' <<<"$answer" ||
-    { tail -20 "$LOGS/$1.log" >&2; fail "$1 did not answer on 127.0.0.1:$PROXY_PORT"; }
+# start_proxy PROXY: start_server, then the validating ones must set AD=1
+# on a signed answer (dnsward-off must not).
+start_proxy() {
+  start_server "$1" n0.signed.test +dnssec
   if [ "$1" = dnsward-off ]; then
-    ! grep -q 'flags:.* ad[ ;]' <<<"$answer" || fail "$1 set AD=1 with dnssec off"
+    ! grep -q 'flags:.* ad[ ;]' <<<"$SERVER_ANSWER" || fail "$1 set AD=1 with dnssec off"
   else
-    grep -q 'flags:.* ad[ ;]' <<<"$answer" || { echo "$answer" >&2; fail "$1 did not validate n0.signed.test (no AD=1)"; }
+    grep -q 'flags:.* ad[ ;]' <<<"$SERVER_ANSWER" ||
+      { echo "$SERVER_ANSWER" >&2; fail "$1 did not validate n0.signed.test (no AD=1)"; }
   fi
 }
 
-# run_dnsperf OUT ARGS...: dnsperf from $LOAD_CPU against the proxy.
-run_dnsperf() {
-  local out=$1
-  shift
-  taskset -c "$LOAD_CPU" dnsperf -s 127.0.0.1 -p "$PROXY_PORT" "$@" >"$out" 2>&1 || true
-}
 # ask FILE [ARGS]: every question once.
 ask() {
-  run_dnsperf "$WORK/warm.dnsperf" -d "$1" -n 1 -c 2 -q 50 -t 3 "${@:2}"
-  [ "$(field "$WORK/warm.dnsperf" "Queries lost")" = 0 ] ||
-    echo "  warning: warm-up with $(basename "$1") lost $(field "$WORK/warm.dnsperf" "Queries lost") queries" >&2
+  run_dnsperf "$WORK/warm.dnsperf" -p "$PROXY_PORT" -d "$1" -n 1 -c 2 -q 50 -t 3 "${@:2}"
+  [ "$(dnsperf_field "$WORK/warm.dnsperf" "Queries lost")" = 0 ] ||
+    echo "  warning: warm-up with $(basename "$1") lost $(dnsperf_field "$WORK/warm.dnsperf" "Queries lost") queries" >&2
 }
 
 # measure PROXY WORKLOAD: one fresh proxy, filled, one unthrottled run.
@@ -321,18 +237,18 @@ measure() {
   local proxy=$1 workload=$2 out before after up_before up_after flags=()
   out=$LOGS/$proxy-$workload-$round.dnsperf
   [ "$workload" = hot-do ] && flags=(-D)
-  start_server "$proxy"
+  start_proxy "$proxy"
   ask "$WORK/fill.txt"
   if [[ $workload == hot* ]]; then
     ask "$WORK/hot.txt" "${flags[@]}"
     ask "$WORK/hot.txt" "${flags[@]}"
   fi
-  up_before=$(knot_queries)
+  up_before=$(knot_queries "$SIGNED_KNOT_DIR/knot.sock")
   before=$(cpu_ticks "$SERVER_PID")
-  run_dnsperf "$out" -d "$WORK/$workload.txt" -l "$DURATION" -c "$MAX_CLIENTS" -q "$MAX_OUTSTANDING" -t 3 \
+  run_dnsperf "$out" -p "$PROXY_PORT" -d "$WORK/$workload.txt" -l "$DURATION" -c "$MAX_CLIENTS" -q "$MAX_OUTSTANDING" -t 3 \
     "${flags[@]}"
   after=$(cpu_ticks "$SERVER_PID")
-  up_after=$(knot_queries)
+  up_after=$(knot_queries "$SIGNED_KNOT_DIR/knot.sock")
   M_RSS=$(peak_kb "$SERVER_PID")
   # A SERVFAIL of dnsward-on's is its pending pool full (answers waiting
   # for a DNSKEY or DS being fetched), or a failed validation: said so.
@@ -344,17 +260,7 @@ measure() {
             what, v["dnssecPendingFull"], v["dnssecBogus"], v["dnssecFetches"] > "/dev/stderr" }'
   fi
   stop_server
-  M_DONE=$(field "$out" "Queries completed")
-  M_LOST=$(field "$out" "Queries lost")
-  M_QPS=$(field "$out" "Queries per second" | awk '{printf "%.0f", $1}')
-  M_RCODES=$(awk -F': *' '/Response codes/ { n = split($2, part, ", "); r = ""
-      for (i = 1; i <= n; i++) { split(part[i], w, " "); r = r (i > 1 ? "," : "") w[1] "=" w[2] }
-      print r }' "$out")
-  M_CPU=$(awk -v t=$((after - before)) -v hz="$HZ" -v n="$M_DONE" \
-    'BEGIN { printf "%.2f", (n > 0 ? t / hz * 1e6 / n : 0) }')
-  M_UP=$(awk -v u=$((up_after - up_before)) -v n="$M_DONE" 'BEGIN { printf "%.2f", (n > 0 ? u / n : 0) }')
-  M_BUSY=$(awk -v t=$((after - before)) -v hz="$HZ" -v s="$(field "$out" "Run time (s)")" \
-    'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')
+  dnsperf_figures "$out" $((after - before)) $((up_after - up_before))
   # A fast proxy can get through the miss names and start again at the
   # top: still misses, as tens of thousands of answers went through its
   # 10,000 entries since; upstr/q is what says so.

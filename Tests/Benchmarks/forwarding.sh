@@ -9,45 +9,28 @@
 #
 #   bash Tests/Benchmarks/forwarding.sh            # 15 s per run
 #   DURATION=30 QPS=5000 bash Tests/Benchmarks/forwarding.sh
+#   DNSWARD_BIN=/path/to/dnsward bash Tests/Benchmarks/forwarding.sh   # instead of the build
 #
 # Needs dnsperf, dnsmasq-base and knot (apt-get install dnsperf dnsmasq-base
 # knot). Only 127.0.0.1 is used. Not a test: numbers go in
 # Tests/Benchmarks/README.md.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 DURATION=${DURATION:-15}
 QPS=${QPS:-4000}
 CLIENTS=${CLIENTS:-8}
 
-for tool in dnsperf dnsmasq knotd; do
-  command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 1; }
-done
-swift build -c release --package-path "$ROOT" --product dnsward >/dev/null
-DNSWARD=$(swift build -c release --package-path "$ROOT" --show-bin-path)/dnsward
+need dnsperf dnsmasq knotd
+DNSWARD=$(release_dnsward)
+work_dir
 
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-UPSTREAM=$(free_port 27300)
-PROXY=$(free_port $((UPSTREAM + 1)))
-start_knot "$UPSTREAM"
+knot_upstream 27300
 
 # Workloads: forwarded names (A, AAAA, CNAME chain, NXDOMAIN) and an
 # override/local answer.
 printf 'www.example.test A\nwww.example.test AAAA\nalias.example.test A\nnope.example.test A\n' \
   >"$WORK/forwarded.txt"
 printf 'printer.lan A\n' >"$WORK/local.txt"
-
-ticks=$(getconf CLK_TCK)
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
 
 # measure NAME WORKLOAD: runs dnsperf against the proxy in PROXY_PID.
 measure() {
@@ -63,8 +46,7 @@ measure() {
   qps=$(echo "$out" | awk '/Queries per second/ {printf "%.0f", $4}')
   latency=$(echo "$out" | awk '/Average Latency/ {printf "%.0f", $4 * 1e6}')
   local us_per_query
-  us_per_query=$(awk -v t=$((after - before)) -v hz="$ticks" -v n="$completed" \
-    'BEGIN { printf "%.2f", (n > 0) ? t / hz * 1e6 / n : 0 }')
+  us_per_query=$(cpu_us_per_query $((after - before)) "$completed")
   printf '%-8s %-10s %8s %8s %10s %6s %8s\n' "$name" "$workload" "$us_per_query" "$qps" \
     "$latency" "$lost" "$(peak_kb "$PROXY_PID")"
   echo "$name $workload $us_per_query" >>"$WORK/results"
@@ -79,11 +61,11 @@ override printer.lan 192.168.1.20
 cache 0
 log warning
 CONF
-"$DNSWARD" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
-PROXY_PID=$!
+launch_dnsward "$DNSWARD" "$WORK/dnsward.conf" "$PROXY" printer.lan 192.168.1.20
+PROXY_PID=$DNSWARD_PID
 measure dnsward forwarded
 measure dnsward local
-kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
+stop_process "$PROXY_PID"
 
 # The firmware is the same core in Embedded Swift with the config compiled in.
 if command -v cmake >/dev/null && command -v ninja >/dev/null; then
@@ -92,9 +74,10 @@ if command -v cmake >/dev/null && command -v ninja >/dev/null; then
   cmake --build "$WORK/firmware" >>"$WORK/firmware.log" 2>&1
   "$WORK/firmware/dnsward.stripped" >"$WORK/firmware-run.log" 2>&1 &
   PROXY_PID=$!
+  track "$PROXY_PID"
   measure firmware forwarded
   measure firmware local
-  kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
+  stop_process "$PROXY_PID"
 fi
 
 dnsmasq --keep-in-foreground --no-resolv --no-hosts --cache-size=0 \
@@ -102,10 +85,10 @@ dnsmasq --keep-in-foreground --no-resolv --no-hosts --cache-size=0 \
   --server="127.0.0.1#$UPSTREAM" --address=/printer.lan/192.168.1.20 \
   --user="$(id -un)" --pid-file="$WORK/dnsmasq.pid" 2>"$WORK/dnsmasq.log" &
 PROXY_PID=$!
+track "$PROXY_PID"
 measure dnsmasq forwarded
 measure dnsmasq local
-kill "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null || true
-PROXY_PID=
+stop_process "$PROXY_PID"
 
 echo
 awk '{ cost[$1 " " $2] = $3 } END {

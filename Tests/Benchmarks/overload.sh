@@ -44,8 +44,7 @@
 #
 # Needs dnsperf, gcc and python3. Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 DURATION=${DURATION:-60}
 SAMPLE=${SAMPLE:-2}
 WARMUP=${WARMUP:-6}
@@ -60,27 +59,16 @@ FD_SLACK=${FD_SLACK:-0}
 RECOVERY_MS=${RECOVERY_MS:-$((DELAY_MS + 400))}
 PROBE="python3 $ROOT/Tests/Benchmarks/bench/probe.py"
 
-for tool in dnsperf gcc python3; do
-  command -v "$tool" >/dev/null || { echo "overload.sh: missing $tool" >&2; exit 1; }
-done
+need dnsperf gcc python3
 DNSWARD_BIN=$(release_dnsward /tmp/load-build)
-
-WORK=$(mktemp -d)
-PROXY_PID= UPSTREAM_PID= HOLDER_PID= PERF_PID=
-cleanup() {
-  for pid in $PERF_PID $HOLDER_PID $PROXY_PID $UPSTREAM_PID; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-FAILED=0
-fail() { echo "overload.sh: FAILED: $*" >&2; FAILED=1; }
+work_dir
 
 gcc -O2 -o "$WORK/slow-upstream" "$ROOT/Tests/Benchmarks/bench/slow-upstream.c"
 UPSTREAM=$(free_port 28600)
 PROXY=$(free_port $((UPSTREAM + 1)))
 "$WORK/slow-upstream" "$UPSTREAM" "$DELAY_MS" 2>"$WORK/upstream.log" &
 UPSTREAM_PID=$!
+track "$UPSTREAM_PID"
 cat >"$WORK/dnsward.conf" <<CONF
 listen 127.0.0.1:$PROXY
 upstream udp 127.0.0.1:$UPSTREAM
@@ -93,12 +81,8 @@ tcp-idle 2s
 override probe.lan 192.168.1.20
 log info
 CONF
-"$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
-PROXY_PID=$!
-for _ in $(seq 1 50); do
-  [ "$($PROBE ask "$PROXY" probe.lan | cut -d' ' -f3)" = 192.168.1.20 ] && break
-  sleep 0.1
-done
+launch_dnsward "$DNSWARD_BIN" "$WORK/dnsward.conf" "$PROXY" probe.lan 192.168.1.20
+PROXY_PID=$DNSWARD_PID
 # Warm every ring slot (each keeps a socket once used) and fill the cache
 # before counting.
 for i in $(seq 1 1024); do echo "w$i.warm.test A"; done >"$WORK/warm.txt"
@@ -106,10 +90,8 @@ dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/warm.txt" -n 1 -c 1 -q "$INFLIGHT" -t
   >/dev/null 2>&1
 sleep $((DELAY_MS / 1000 + 1))
 
-fds() { ls "/proc/$PROXY_PID/fd" | wc -l; }
-rss() { awk '/VmRSS/ {print $2}' "/proc/$PROXY_PID/status"; }
-FDS_START=$(fds)
-RSS_START=$(rss)
+FDS_START=$(fd_count "$PROXY_PID")
+RSS_START=$(status_kb "$PROXY_PID" VmRSS)
 FD_CEILING=$((FDS_START + TCP_CLIENTS))
 echo "dnsward $DNSWARD_BIN: start RSS $RSS_START kB, $FDS_START descriptors; upstream delay $DELAY_MS ms, inflight $INFLIGHT"
 
@@ -117,8 +99,10 @@ awk 'BEGIN { for (i = 1; i <= 200000; i++) printf "u%d.load.test A\n", i }' >"$W
 dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/names.txt" -l "$DURATION" -c 8 -q 2000 -t 1 \
   >"$WORK/dnsperf.txt" 2>&1 &
 PERF_PID=$!
+track "$PERF_PID"
 $PROBE hold-tcp "$PROXY" "$TCP_HOLDERS" $((DURATION + 2)) >"$WORK/holder.txt" &
 HOLDER_PID=$!
+track "$HOLDER_PID"
 STARTED=$SECONDS
 
 printf '%6s %9s %5s %-22s %-22s\n' second "RSS kB" fds "override (ms)" "uncached (ms)" \
@@ -131,19 +115,21 @@ while kill -0 "$PERF_PID" 2>/dev/null; do
   read -r orcode olat oaddr < <($PROBE ask "$PROXY" probe.lan)
   read -r urcode ulat _ < <($PROBE ask "$PROXY" "p$n.probe.load.test")
   elapsed=$((SECONDS - STARTED))
-  printf '%6s %9s %5s %-22s %-22s\n' "$elapsed" "$(rss)" "$(fds)" "$orcode $olat" \
-    "$urcode $ulat" | tee -a "$WORK/samples.txt"
-  echo "$elapsed $(rss) $(fds) $orcode $olat $oaddr $urcode $ulat" >>"$WORK/raw.txt"
+  rss=$(status_kb "$PROXY_PID" VmRSS)
+  fds=$(fd_count "$PROXY_PID")
+  printf '%6s %9s %5s %-22s %-22s\n' "$elapsed" "$rss" "$fds" "$orcode $olat" "$urcode $ulat" |
+    tee -a "$WORK/samples.txt"
+  echo "$elapsed $rss $fds $orcode $olat $oaddr $urcode $ulat" >>"$WORK/raw.txt"
 done
 wait "$PERF_PID" || true
-PERF_PID=
+untrack "$PERF_PID"
 STOPPED_AT=$SECONDS
 read -r recovery tries recovery_latency < <($PROBE recover "$PROXY" after.load.test 192.0.2.1 5)
 wait "$HOLDER_PID" || true
-HOLDER_PID=
+untrack "$HOLDER_PID"
 sleep 3  # tcp-idle 2s: the last held connections are closed
-FDS_END=$(fds)
-RSS_END=$(rss)
+FDS_END=$(fd_count "$PROXY_PID")
+RSS_END=$(status_kb "$PROXY_PID" VmRSS)
 ALIVE=0
 if kill -0 "$PROXY_PID" 2>/dev/null; then ALIVE=1; fi
 
@@ -153,16 +139,15 @@ if kill -0 "$PROXY_PID" 2>/dev/null; then ALIVE=1; fi
 dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/names.txt" -l 30 -c 8 -q 2000 -t 1 \
   >"$WORK/term-dnsperf.txt" 2>&1 &
 PERF_PID=$!
+track "$PERF_PID"
 sleep "${TERM_AFTER:-3}"
 term_start=$(date +%s%N)
 kill -TERM "$PROXY_PID"
 term_status=0
 wait "$PROXY_PID" || term_status=$?
 term_ms=$((($(date +%s%N) - term_start) / 1000000))
-PROXY_PID=
-kill -INT "$PERF_PID" 2>/dev/null || true
-wait "$PERF_PID" 2>/dev/null || true
-PERF_PID=
+untrack "$PROXY_PID"
+stop_process "$PERF_PID" INT
 term_answered=$(grep -o 'answered [0-9]* waiting clients' "$WORK/dnsward.log" | awk '{print $2}' || true)
 
 # dnsperf's summary: answered qps, rcodes, latency, lost.
@@ -188,9 +173,7 @@ servfail_median=$(awk '$7 == "SERVFAIL" {print $8}' "$WORK/raw.txt" | sort -n \
 servfail_max=$(awk '$7 == "SERVFAIL" {print $8}' "$WORK/raw.txt" | sort -n | tail -1)
 uncached_other=$(awk '$7 != "SERVFAIL" { printf "%s %s ms; ", $7, $8 }' "$WORK/raw.txt")
 samples=$(wc -l <"$WORK/raw.txt")
-kill "$UPSTREAM_PID"
-wait "$UPSTREAM_PID" 2>/dev/null || true
-UPSTREAM_PID=
+stop_process "$UPSTREAM_PID"
 read -r upstream_received upstream_answered < <(awk '{print $3, $5}' "$WORK/upstream.log")
 
 echo
@@ -213,36 +196,36 @@ echo "| SIGTERM after ${TERM_AFTER:-3} s of the same load: exit | status $term_s
 grep -E "info: (queries |transport )" "$WORK/dnsward.log" |
   sed 's/^[^:]*: info: /| dnsward counters at exit (both loads) | /; s/$/ |/' || true
 
-[ "$samples" -ge 3 ] || fail "only $samples samples"
+[ "$samples" -ge 3 ] || check_failed "only $samples samples"
 awk -v q="${qps:-0}" -v m="$MIN_QPS" 'BEGIN { exit !(q >= m) }' ||
-  fail "answered $qps qps, below $MIN_QPS"
+  check_failed "answered $qps qps, below $MIN_QPS"
 [ "${servfails:-0}" -gt "${noerrors:-0}" ] ||
-  fail "expected mostly ring-full SERVFAILs, got: $rcodes"
-[ "$override_bad" -eq 0 ] || fail "$override_bad override probes wrong or lost"
+  check_failed "expected mostly ring-full SERVFAILs, got: $rcodes"
+[ "$override_bad" -eq 0 ] || check_failed "$override_bad override probes wrong or lost"
 if [ "$servfail_median" != - ]; then
   awk -v m="$servfail_median" -v b="$SERVFAIL_MS" 'BEGIN { exit !(m < b) }' ||
-    fail "SERVFAIL median $servfail_median ms, not below $SERVFAIL_MS"
+    check_failed "SERVFAIL median $servfail_median ms, not below $SERVFAIL_MS"
 else
-  fail "no uncached probe got the ring-full SERVFAIL"
+  check_failed "no uncached probe got the ring-full SERVFAIL"
 fi
 [ $((rss_max - rss_min)) -le "$RSS_SLACK_KB" ] ||
-  fail "VmRSS moved $((rss_max - rss_min)) kB after warm-up (bound $RSS_SLACK_KB)"
+  check_failed "VmRSS moved $((rss_max - rss_min)) kB after warm-up (bound $RSS_SLACK_KB)"
 [ $((fd_max - fd_min)) -le "$TCP_CLIENTS" ] ||
-  fail "descriptors moved $fd_min..$fd_max after warm-up (bound $TCP_CLIENTS)"
-[ "$fd_all_max" -le "$FD_CEILING" ] || fail "descriptors reached $fd_all_max, ceiling $FD_CEILING"
+  check_failed "descriptors moved $fd_min..$fd_max after warm-up (bound $TCP_CLIENTS)"
+[ "$fd_all_max" -le "$FD_CEILING" ] || check_failed "descriptors reached $fd_all_max, ceiling $FD_CEILING"
 [ "$FDS_END" -le $((FDS_START + FD_SLACK)) ] ||
-  fail "descriptors $FDS_END after the run, $FDS_START before: a leak"
+  check_failed "descriptors $FDS_END after the run, $FDS_START before: a leak"
 if [ "$recovery" = FAIL ]; then
-  fail "no fresh name answered within 5 s after the load stopped"
+  check_failed "no fresh name answered within 5 s after the load stopped"
 else
   awk -v r="$recovery" -v b="$RECOVERY_MS" 'BEGIN { exit !(r < b) }' ||
-    fail "recovery took $recovery ms, bound $RECOVERY_MS"
+    check_failed "recovery took $recovery ms, bound $RECOVERY_MS"
 fi
-[ "$ALIVE" = 1 ] || fail "dnsward exited during the overload"
-[ "$term_status" -eq 0 ] || fail "exit status $term_status after SIGTERM"
-[ "$term_ms" -lt "${TERM_MS:-1000}" ] || fail "exit took $term_ms ms after SIGTERM"
-[ "${term_answered:-0}" -gt 0 ] || fail "no waiting client answered at SIGTERM"
-if [ "$FAILED" -ne 0 ]; then
+[ "$ALIVE" = 1 ] || check_failed "dnsward exited during the overload"
+[ "$term_status" -eq 0 ] || check_failed "exit status $term_status after SIGTERM"
+[ "$term_ms" -lt "${TERM_MS:-1000}" ] || check_failed "exit took $term_ms ms after SIGTERM"
+[ "${term_answered:-0}" -gt 0 ] || check_failed "no waiting client answered at SIGTERM"
+if [ "$FAILURES" -ne 0 ]; then
   echo "--- dnsward log"; tail -20 "$WORK/dnsward.log"
   echo "--- dnsperf"; cat "$WORK/dnsperf.txt"
   exit 1

@@ -24,20 +24,12 @@
 # Needs dnsperf, gcc and python3 (valgrind for CALLGRIND=1). Only 127.0.0.1 is used. Not a test: the
 # figures go in Tests/Benchmarks/README.md and Sources/Config/README.md.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 N=${N:-100000}
 DURATION=${DURATION:-10}
 QPS=${QPS:-4000}
 ROUNDS=${ROUNDS:-3}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/dnsward-routes.XXXXXX")
-PIDS=()
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  if [[ -n ${KEEP:-} ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+work_dir
 
 # --- The list: N distinct names, deterministic, a random label and a TLD.
 awk -v n="$N" 'BEGIN {
@@ -61,9 +53,9 @@ for kind in routed unrouted; do sed 's/$/ A/' "$WORK/$kind.names" >"$WORK/$kind.
 
 gcc -O2 -o "$WORK/echo" "$ROOT/Tests/Benchmarks/bench/echo.c"
 DOMESTIC=$(free_port 27400)
-"$WORK/echo" "$DOMESTIC" & PIDS+=($!)
+"$WORK/echo" "$DOMESTIC" & track $!
 TRUSTED=$(free_port $((DOMESTIC + 1)))
-"$WORK/echo" "$TRUSTED" & PIDS+=($!)
+"$WORK/echo" "$TRUSTED" & track $!
 PROXY=$(free_port $((TRUSTED + 1)))
 PLAIN=$(free_port $((PROXY + 1)))
 
@@ -184,10 +176,9 @@ done
 
 # --- CPU per forwarded query, in turns: routed and unrouted names through
 # dnsward with the list, unrouted names through one without routes.
-ticks=$(getconf CLK_TCK)
 "$BIN/dnsward" --config "$WORK/list.conf" >"$WORK/dnsward.log" 2>&1 &
 LIST_PID=$!
-PIDS+=("$LIST_PID")
+track "$LIST_PID"
 {
   echo "listen 127.0.0.1:$PLAIN"
   echo "upstream udp 127.0.0.1:$TRUSTED"
@@ -196,16 +187,16 @@ PIDS+=("$LIST_PID")
 } >"$WORK/plain.conf"
 "$BIN/dnsward" --config "$WORK/plain.conf" >"$WORK/plain.log" 2>&1 &
 PLAIN_PID=$!
-PIDS+=("$PLAIN_PID")
+track "$PLAIN_PID"
 sleep 1
 measure() {  # measure LABEL PID PORT WORKLOAD
   local before after out completed
-  before=$(awk '{print $14 + $15}' "/proc/$2/stat")
+  before=$(cpu_ticks "$2")
   out=$(dnsperf -s 127.0.0.1 -p "$3" -d "$WORK/$4.txt" -l "$DURATION" -c 8 -Q "$QPS" 2>&1)
-  after=$(awk '{print $14 + $15}' "/proc/$2/stat")
+  after=$(cpu_ticks "$2")
   completed=$(echo "$out" | awk '/Queries completed/ {print $3}')
-  awk -v t=$((after - before)) -v hz="$ticks" -v n="$completed" -v w="$1" \
-    'BEGIN { printf "%-18s %7d answered, %.2f us CPU per query\n", w, n, t / hz * 1e6 / n }'
+  printf '%-18s %7d answered, %s us CPU per query\n' "$1" "$completed" \
+    "$(cpu_us_per_query $((after - before)) "$completed")"
 }
 for _ in $(seq "$ROUNDS"); do
   measure list/routed "$LIST_PID" "$PROXY" routed
@@ -224,8 +215,8 @@ awk '{ cost[$1] += $4; runs[$1]++ } END {
 # route lookup is inlined there), 2,000 queries each under valgrind: routed
 # and unrouted names with the list, unrouted names without routes.
 [[ -n ${CALLGRIND:-} ]] || exit 0
-kill "$LIST_PID" "$PLAIN_PID" 2>/dev/null || true
-wait "$LIST_PID" "$PLAIN_PID" 2>/dev/null || true
+stop_process "$LIST_PID"
+stop_process "$PLAIN_PID"
 callgrind() {  # callgrind LABEL CONFIG PORT WORKLOAD
   head -2000 "$WORK/$4.txt" >"$WORK/$1.cg.txt"
   valgrind --tool=callgrind --callgrind-out-file="$WORK/$1.cg" "$BIN/dnsward" --config "$2" \

@@ -12,27 +12,19 @@
 #
 # Needs dnsperf and a C compiler. Only 127.0.0.1 is used. Not a test.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 DURATION=${DURATION:-8}
 ROUNDS=${ROUNDS:-3}
 
-command -v dnsperf >/dev/null || { echo "missing dnsperf" >&2; exit 1; }
+need dnsperf
 DNSWARD_BIN=$(release_dnsward)
-
-WORK=$(mktemp -d)
-ECHO_PID=
-cleanup() {
-  [ -n "$ECHO_PID" ] && kill "$ECHO_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 
 cc -O2 -o "$WORK/echo" "$ROOT/Tests/Benchmarks/bench/echo.c"
 UPSTREAM=$(free_port 27600)
 PROXY=$(free_port $((UPSTREAM + 1)))
 "$WORK/echo" "$UPSTREAM" &
-ECHO_PID=$!
+track $!
 for i in $(seq 1 20000); do echo "n$i.bench.test A"; done >"$WORK/cold.txt"
 echo "local.test A" >"$WORK/hot.txt"
 
@@ -43,28 +35,21 @@ run() {
     "$PROXY" "$UPSTREAM" "$filter" >"$WORK/dnsward.conf"
   "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
   local pid=$!
+  track "$pid"
   sleep 0.5
   if [ "$filter" = on ] && ! grep -q 'filter installed' "$WORK/dnsward.log"; then
     cat "$WORK/dnsward.log" >&2
-    echo "seccomp.sh: the filter was not installed" >&2
-    exit 1
+    fail "the filter was not installed"
   fi
   local before after
-  before=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  before=$(cpu_ticks "$pid")
   dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/$load.txt" -l "$DURATION" -c 4 -q 200 \
     >"$WORK/dnsperf.log" 2>&1
-  after=$(awk '{print $14 + $15}' "/proc/$pid/stat")
-  kill "$pid"
-  wait "$pid" 2>/dev/null || true
-  local ticks
-  ticks=$(getconf CLK_TCK)
-  awk -v used=$((after - before)) -v hz="$ticks" '
-    /Queries completed/ { done = $3 }
-    /Queries per second/ { qps = $4 }
-    END { printf "%.0f %.2f\n", qps, used * 1e6 / hz / done }' "$WORK/dnsperf.log"
+  after=$(cpu_ticks "$pid")
+  stop_process "$pid"
+  printf '%.0f %s\n' "$(dnsperf_field "$WORK/dnsperf.log" "Queries per second")" \
+    "$(cpu_us_per_query $((after - before)) "$(dnsperf_field "$WORK/dnsperf.log" "Queries completed")")"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 printf '%-5s %-7s %6s %10s %12s\n' load seccomp round qps 'CPU µs/q'
 for load in hot cold; do
@@ -81,6 +66,5 @@ echo "medians, CPU µs per answered query:"
 for load in hot cold; do
   off=$(median <"$WORK/$load-off.cpu")
   on=$(median <"$WORK/$load-on.cpu")
-  printf '  %-5s off %6s  on %6s  on/off %s\n' "$load" "$off" "$on" \
-    "$(awk -v a="$on" -v b="$off" 'BEGIN { printf "%.2f", a / b }')"
+  printf '  %-5s off %6s  on %6s  on/off %s\n' "$load" "$off" "$on" "$(ratio "$on" "$off")"
 done

@@ -48,8 +48,7 @@
 #
 # Needs dnsperf, knotd and python3. Only 127.0.0.1 is used.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 DURATION=${DURATION:-120}
 SAMPLE=${SAMPLE:-20}
 UP=${UP:-35}
@@ -62,36 +61,29 @@ MIN_ANSWERED=${MIN_ANSWERED:-95}
 INFLIGHT=256
 PROBE="python3 $ROOT/Tests/Benchmarks/bench/probe.py"
 
-for tool in dnsperf knotd python3; do
-  command -v "$tool" >/dev/null || { echo "soak.sh: missing $tool" >&2; exit 1; }
-done
+need dnsperf knotd python3
 DNSWARD_BIN=$(release_dnsward /tmp/load-build)
-
-WORK=$(mktemp -d)
-PROXY_PID= FAULTS_PID= WATCH_PID= UDP_PERF= TCP_PERF= K1_DIR= K2_DIR= K2_PID=
-cleanup() {
-  for pid in $UDP_PERF $TCP_PERF $FAULTS_PID $WATCH_PID $PROXY_PID; do kill "$pid" 2>/dev/null || true; done
+work_dir
+# knot1 is restarted by the fault cycle (its pid in knot1.pid), and may be
+# frozen when the script stops: woken, then ended. The fault cycle, tracked,
+# has ended before this runs.
+stop_knot1() {
   if [ -s "$WORK/knot1.pid" ]; then
     kill -CONT "$(cat "$WORK/knot1.pid")" 2>/dev/null || true
     kill "$(cat "$WORK/knot1.pid")" 2>/dev/null || true
   fi
-  [ -n "$K2_PID" ] && kill "$K2_PID" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$WORK" ${K1_DIR:+"$K1_DIR"} ${K2_DIR:+"$K2_DIR"}
 }
-trap cleanup EXIT
-FAILED=0
-fail() { echo "soak.sh: FAILED: $*" >&2; FAILED=1; }
+CLEANUP_HOOKS+=(stop_knot1)
 
 printf '*.hot A 192.0.2.1\n*.cold A 192.0.2.2\n' >"$WORK/extra.zone"
 KNOT1=$(free_port 28700)
 start_knot "$KNOT1" "$WORK/extra.zone"
 K1_DIR=$KNOT_DIR
+remove_on_exit "$K1_DIR"
 echo "$KNOT_PID" >"$WORK/knot1.pid"
 KNOT2=$(free_port $((KNOT1 + 1)))
+# knot2 is start_knot's last: cleanup stops it.
 start_knot "$KNOT2" "$WORK/extra.zone"
-K2_DIR=$KNOT_DIR K2_PID=$KNOT_PID
-KNOT_DIR= KNOT_PID=
 PROXY=$(free_port $((KNOT2 + 1)))
 
 cat >"$WORK/dnsward.conf" <<CONF
@@ -108,12 +100,8 @@ override soak.lan 192.168.1.20
 block blocked.test
 log info
 CONF
-"$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward.log" 2>&1 &
-PROXY_PID=$!
-for _ in $(seq 1 50); do
-  [ "$($PROBE ask "$PROXY" soak.lan | cut -d' ' -f3)" = 192.168.1.20 ] && break
-  sleep 0.1
-done
+launch_dnsward "$DNSWARD_BIN" "$WORK/dnsward.conf" "$PROXY" soak.lan 192.168.1.20
+PROXY_PID=$DNSWARD_PID
 
 awk 'BEGIN { for (i = 0; i < 100000; i++) { k = i % 20
   if (k < 10) printf "h%d.hot.example.test A\n", i % 200
@@ -154,19 +142,21 @@ kill -STOP "$(cat "$WORK/knot1.pid")"
 dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/warm.txt" -n 1 -c 1 -q "$INFLIGHT" -t 3 >/dev/null 2>&1
 kill -CONT "$(cat "$WORK/knot1.pid")"
 sleep 1
-fds() { ls "/proc/$PROXY_PID/fd" | wc -l; }
-FDS_WARM=$(fds)
+FDS_WARM=$(fd_count "$PROXY_PID")
 echo "dnsward $DNSWARD_BIN: $FDS_WARM descriptors after the warm-up (inflight $INFLIGHT)"
 
 STARTED=$SECONDS
 faults &
 FAULTS_PID=$!
+track "$FAULTS_PID"
 dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/mixed.txt" -l "$DURATION" -c 4 -Q "$RATE" -t 3 \
   >"$WORK/udp.txt" 2>&1 &
 UDP_PERF=$!
+track "$UDP_PERF"
 dnsperf -m tcp -s 127.0.0.1 -p "$PROXY" -d "$WORK/mixed.txt" -l "$DURATION" -c 2 -Q "$TCP_RATE" \
   -t 3 >"$WORK/tcp.txt" 2>&1 &
 TCP_PERF=$!
+track "$TCP_PERF"
 $PROBE watch "$PROXY" "${CHECK_INTERVAL:-2}" \
   www:NOERROR:192.0.2.80:www.example.test:A:udp \
   fresh:NOERROR:192.0.2.2:s{n}.fresh.cold.example.test:A:udp \
@@ -174,6 +164,7 @@ $PROBE watch "$PROXY" "${CHECK_INTERVAL:-2}" \
   nxdomain:NXDOMAIN:-:gone{n}.example.test:A:udp \
   tcp:NOERROR:192.0.2.80:www.example.test:A:tcp >"$WORK/checks.txt" &
 WATCH_PID=$!
+track "$WATCH_PID"
 
 printf '%6s %-15s %8s %5s %-16s %-14s\n' second "knot1 phases" "RSS kB" fds "checks ok/all" \
   "fresh max ms"
@@ -189,17 +180,18 @@ while [ $((SECONDS - STARTED)) -lt "$DURATION" ]; do
     if ($3 == "OK") ok++; if ($2 == "fresh" && $4 > m) m = $4 }
     END { printf "%d %d %.1f\n", ok, all, m }' "$WORK/checks.txt")
   last=$now
-  total=$(fds)
-  rss=$(awk '/VmRSS/ {print $2}' "/proc/$PROXY_PID/status")
+  total=$(fd_count "$PROXY_PID")
+  rss=$(status_kb "$PROXY_PID" VmRSS)
   elapsed=$((SECONDS - STARTED))
   printf '%6s %-15s %8s %5s %-16s %-14s\n' "$elapsed" "${phases#/}" "$rss" "$total" "$ok/$all" \
     "$slowest"
   echo "$elapsed $rss $total" >>"$WORK/raw.txt"
 done
 wait "$UDP_PERF" "$TCP_PERF" || true
-UDP_PERF= TCP_PERF=
-for pid in $FAULTS_PID $WATCH_PID; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-FAULTS_PID= WATCH_PID=
+untrack "$UDP_PERF"
+untrack "$TCP_PERF"
+stop_process "$FAULTS_PID"
+stop_process "$WATCH_PID"
 kill -USR1 "$PROXY_PID"
 sleep 0.3
 
@@ -241,21 +233,21 @@ echo "| descriptors after the warm-up / min / max | $FDS_WARM / $fd_min / $fd_ma
 grep -E "info: (upstream [0-9]|queries |transport )" "$WORK/dnsward.log" |
   sed 's/^[^:]*: info: /| dnsward at the end | /; s/$/ |/' || true
 
-[ "$samples" -ge 3 ] || fail "only $samples samples"
-[ "$checks" -ge 5 ] || fail "only $checks checks made"
-[ "$wrong" -eq 0 ] || { fail "$wrong wrong answers:"; awk '$3 != "OK"' "$WORK/checks.txt" | head -20 >&2; }
+[ "$samples" -ge 3 ] || check_failed "only $samples samples"
+[ "$checks" -ge 5 ] || check_failed "only $checks checks made"
+[ "$wrong" -eq 0 ] || { check_failed "$wrong wrong answers:"; awk '$3 != "OK"' "$WORK/checks.txt" | head -20 >&2; }
 [ $((rss_max - rss_min)) -le "$RSS_DRIFT_KB" ] ||
-  fail "VmRSS drifted $((rss_max - rss_min)) kB after the first sample (bound $RSS_DRIFT_KB)"
+  check_failed "VmRSS drifted $((rss_max - rss_min)) kB after the first sample (bound $RSS_DRIFT_KB)"
 [ "$fd_max" -le $((FDS_WARM + FD_SLACK)) ] && [ $((fd_max - fd_min)) -le "$FD_SLACK" ] ||
-  fail "descriptors $fd_min..$fd_max, $FDS_WARM after the warm-up (slack $FD_SLACK)"
+  check_failed "descriptors $fd_min..$fd_max, $FDS_WARM after the warm-up (slack $FD_SLACK)"
 for side in udp tcp; do
   sent_var=${side}_sent done_var=${side}_done
   awk -v s="${!sent_var:-0}" -v d="${!done_var:-0}" -v m="$MIN_ANSWERED" \
     'BEGIN { exit !(s > 0 && d * 100 >= s * m) }' ||
-    fail "$side: dnsperf got ${!done_var:-0} answers of ${!sent_var:-0} sent (bound $MIN_ANSWERED%)"
+    check_failed "$side: dnsperf got ${!done_var:-0} answers of ${!sent_var:-0} sent (bound $MIN_ANSWERED%)"
 done
-kill -0 "$PROXY_PID" 2>/dev/null || fail "dnsward exited"
-if [ "$FAILED" -ne 0 ]; then
+kill -0 "$PROXY_PID" 2>/dev/null || check_failed "dnsward exited"
+if [ "$FAILURES" -ne 0 ]; then
   echo "--- dnsward log"; tail -20 "$WORK/dnsward.log"
   exit 1
 fi

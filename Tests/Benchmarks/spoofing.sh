@@ -21,46 +21,33 @@
 #
 # The flood goes to every port of 127.0.0.1, so everything runs in a network
 # namespace of its own (unshare -n as root, unshare -rn otherwise), where
-# nothing else listens; without one the script says so and exits 0.
+# nothing else listens; without one the script says so and exits 0 (with
+# STRICT=1: fails).
 # Exits 1 if dnsward is ever poisoned, or if the control never is (then the
 # flood was too weak here to prove anything). Needs gcc, dnsmasq
 # (dnsmasq-base) and ip (iproute2).
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../../.ci/lib.sh"
 NAMES=${NAMES:-30}
 DELAY=${DELAY:-500}
 BIRTHDAY=${BIRTHDAY:-20}
 
 if [ -z "${SPOOFING_NETNS:-}" ]; then
-  for tool in gcc dnsmasq ip unshare; do
-    command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 1; }
-  done
-  if [ -z "${DNSWARD_BIN:-}" ]; then
-    swift build -c release --package-path "$ROOT" --product dnsward \
-      --scratch-path /tmp/spoofing-build >/dev/null
-    DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
-      --scratch-path /tmp/spoofing-build)/dnsward
-  fi
+  need gcc dnsmasq ip unshare
+  DNSWARD_BIN=$(release_dnsward /tmp/spoofing-build)
   export DNSWARD_BIN SPOOFING_NETNS=1
   for namespace in "unshare -n" "unshare -rn"; do
     if $namespace true 2>/dev/null; then
       exec $namespace bash "${BASH_SOURCE[0]}" "$@"
     fi
   done
-  echo "spoofing.sh: skipped, no network namespace can be made here (it needs root or" \
-    "user namespaces); the flood must not reach other programs on 127.0.0.1" >&2
-  exit 0
+  skip "no network namespace can be made here (it needs root or user namespaces);" \
+    "the flood must not reach other programs on 127.0.0.1"
 fi
 
 # In the namespace: a loopback of our own.
 ip link set lo up
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+work_dir
 gcc -O2 -o "$WORK/spoof" "$ROOT/Tests/Benchmarks/bench/spoof.c"
 UPSTREAM=5300
 PROXY=5353
@@ -72,8 +59,7 @@ wait_for_proxy() {
     if grep -q ":$PROXY " <<<"$(ss -lun 2>/dev/null)"; then return 0; fi
     sleep 0.05
   done
-  echo "the proxy did not start" >&2
-  return 1
+  fail "the proxy did not start"
 }
 
 # attack VICTIM FIRST_PORT LAST_PORT: one run against the proxy in PROXY_PID.
@@ -88,9 +74,7 @@ attack() {
     landed=$("$DNSWARD_BIN" stats "127.0.0.1:$PROXY" |
       awk '$1 ~ /^mismatched(ID|Case|Question)$/ { n += $2 } END { print n + 0 }')
   fi
-  kill "$PROXY_PID"
-  wait "$PROXY_PID" 2>/dev/null || true
-  PROXY_PID=
+  stop_process "$PROXY_PID"
   # forgeries N upstream_queries N answers N poisoned N lost N cache_poisoned N cache_misses N
   set -- $line
   printf '| %s | %s-%s | %s | %s | %s | %s | %s | %s | %s |\n' "$victim" "$first" "$last" \
@@ -103,6 +87,7 @@ dnsward() {  # dnsward EXTRA-CONFIG
     "$PROXY" "$UPSTREAM" "$1" >"$WORK/dnsward.conf"
   "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >>"$WORK/dnsward.log" 2>&1 &
   PROXY_PID=$!
+  track "$PROXY_PID"
 }
 
 dnsmasq_proxy() {  # dnsmasq_proxy [OPTION]
@@ -110,6 +95,7 @@ dnsmasq_proxy() {  # dnsmasq_proxy [OPTION]
     --bind-interfaces --port="$PROXY" --server="127.0.0.1#$UPSTREAM" --user="$(id -un)" \
     --pid-file="$WORK/dnsmasq.pid" "$@" 2>>"$WORK/dnsmasq.log" &
   PROXY_PID=$!
+  track "$PROXY_PID"
 }
 
 echo "$NAMES names, upstream delay $DELAY ms, names $((NAMES / 2 + 1))-$NAMES asked by" \

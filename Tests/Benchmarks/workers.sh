@@ -12,33 +12,13 @@
 # spreads clients; real scaling needs a board with cores to spare. Only
 # 127.0.0.1 is used. Needs dnsperf and knot.
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/bench/common.sh"
 DURATION=${DURATION:-10}
-if [ -z "${DNSWARD_BIN:-}" ]; then
-  swift build -c release --package-path "$ROOT" --product dnsward \
-    --scratch-path /tmp/workers-build >/dev/null
-  DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
-    --scratch-path /tmp/workers-build)/dnsward
-fi
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-UPSTREAM=$(free_port 29300)
-PROXY=$(free_port $((UPSTREAM + 1)))
-start_knot "$UPSTREAM"
+DNSWARD_BIN=$(release_dnsward /tmp/workers-build)
+work_dir
+knot_upstream 29300
 printf 'www.example.test A\nwww.example.test AAAA\nalias.example.test A\nns.example.test A\n' \
   >"$WORK/hot.txt"
-
-# cpu_ticks PID...: utime+stime of the processes, summed.
-cpu_ticks() { for pid in "$@"; do awk '{print $14 + $15}' "/proc/$pid/stat"; done |
-  awk '{s += $1} END {print s}'; }
-ticks=$(getconf CLK_TCK)
 
 printf '%-8s %10s %12s\n' workers qps "cpu-us/q"
 for workers in 1 2; do
@@ -50,6 +30,7 @@ log warning
 CONF
   "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >"$WORK/dnsward-$workers.log" 2>&1 &
   PROXY_PID=$!
+  track "$PROXY_PID"
   sleep 1
   pids=("$PROXY_PID" $(pgrep -P "$PROXY_PID" || true))
   dnsperf -s 127.0.0.1 -p "$PROXY" -d "$WORK/hot.txt" -n 2 -c 16 >/dev/null 2>&1
@@ -58,9 +39,6 @@ CONF
   after=$(cpu_ticks "${pids[@]}")
   completed=$(echo "$out" | awk '/Queries completed/ {print $3}')
   qps=$(echo "$out" | awk '/Queries per second/ {printf "%.0f", $4}')
-  printf '%-8s %10s %12s\n' "$workers" "$qps" "$(awk -v t=$((after - before)) -v hz="$ticks" \
-    -v n="$completed" 'BEGIN { printf "%.2f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
-  kill "$PROXY_PID"
-  wait "$PROXY_PID" 2>/dev/null || true
-  PROXY_PID=
+  printf '%-8s %10s %12s\n' "$workers" "$qps" "$(cpu_us_per_query $((after - before)) "$completed")"
+  stop_process "$PROXY_PID"
 done

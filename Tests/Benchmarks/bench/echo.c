@@ -18,25 +18,15 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "udp.h"
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s PORT\n", argv[0]);
     return 2;
   }
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
-    perror("socket");
-    return 1;
-  }
-  struct sockaddr_in local;
-  memset(&local, 0, sizeof local);
-  local.sin_family = AF_INET;
-  local.sin_port = htons((unsigned short)atoi(argv[1]));
-  local.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
-    perror("bind");
-    return 1;
-  }
+  int fd = bind_loopback_udp(argv[1]);
+  if (fd < 0) return 1;
   static unsigned char packet[65536];
   for (;;) {
     struct sockaddr_in peer;

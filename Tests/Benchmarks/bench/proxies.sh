@@ -1,9 +1,11 @@
 # Sourced by Tests/Benchmarks/bench.sh: how each contender is configured and
-# started. Each start_NAME writes its config into $WORK and launches the
-# server in the foreground on 127.0.0.1:$PROXY_PORT, pinned with
-# `taskset -c $PROXY_CPU` under `nice -n $NICE`, forwarding to Knot on
-# 127.0.0.1:$UPSTREAM_PORT. It sets SERVER_PID (nice and taskset exec the
-# server, so this is the server's own PID). Common settings:
+# started. Each start_NAME (start_dnsmasq and start_unbound in
+# bench/common.sh, with the lines NAME_extra adds here) writes its config
+# into $WORK and launches the server in the foreground on
+# 127.0.0.1:$PROXY_PORT, pinned with `taskset -c $PROXY_CPU` under
+# `nice -n $NICE`, forwarding to Knot on 127.0.0.1:$UPSTREAM_PORT. It sets
+# SERVER_PID (nice and taskset exec the server, so this is the server's own
+# PID). Common settings:
 #   - a cache of 10,000 entries (unbound has no entry limit; its caches are
 #     sized in bytes so that about 10,000 answers fit, see start_unbound);
 #   - the same 1,000 local overrides ($WORK/overrides.txt), present in every
@@ -12,10 +14,8 @@
 #   - one thread where the server lets us choose; logging off or warnings only.
 # Everything else is left at the server's defaults.
 
-# version_NAME prints one line naming the contender.
-version_dnsward() { echo "dnsward ($DNSWARD_SOURCE; HEAD $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'))"; }
-version_dnsmasq() { dnsmasq --version | awk 'NR == 1 {print "dnsmasq " $3}'; }
-version_unbound() { unbound -V | awk 'NR == 1 {print "unbound " $2}'; }
+# version_NAME prints one line naming the contender (dnsward, dnsmasq and
+# unbound: bench/common.sh).
 version_dnsdist() { dnsdist --version 2>&1 | awk 'NR == 1 {print "dnsdist " $2}'; }
 version_echo() { echo "echo (recvfrom + sendto, the floor)"; }
 
@@ -39,23 +39,8 @@ start_dnsward() {
   SERVER_PID=$!
 }
 
-start_dnsmasq() {
-  {
-    echo "port=$PROXY_PORT"
-    echo "listen-address=127.0.0.1"
-    echo "bind-interfaces"
-    echo "no-resolv"
-    echo "no-hosts"
-    echo "server=127.0.0.1#$UPSTREAM_PORT"
-    echo "cache-size=10000"
-    echo "dns-forward-max=1024"
-    echo "user=$(id -un)"
-    echo "pid-file=$WORK/dnsmasq.pid"
-    awk '{print "address=/" $1 "/" $2; print "address=/" $1 "/" $3}' "$WORK/overrides.txt"
-  } >"$WORK/dnsmasq.conf"
-  nice -n "$NICE" taskset -c "$PROXY_CPU" dnsmasq --keep-in-foreground --conf-file="$WORK/dnsmasq.conf" \
-    >>"$LOGS/dnsmasq.log" 2>&1 &
-  SERVER_PID=$!
+dnsmasq_extra() {
+  awk '{print "address=/" $1 "/" $2; print "address=/" $1 "/" $3}' "$WORK/overrides.txt"
 }
 
 # unbound keeps answers in two caches sized in bytes: messages (one per
@@ -64,47 +49,15 @@ start_dnsmasq() {
 # answers: after 40,000 distinct cold questions, `unbound-control dump_cache`
 # listed 9,884 messages and 12,336 RRsets (remote-control is on, on a local
 # socket, for such checks). Validation is off (module-config "iterator"):
-# the other contenders do not validate. "test." is one of unbound's built-in
-# local zones (RFC 6761), so it is switched off to let bench.test through.
-start_unbound() {
-  cat >"$WORK/unbound.conf" <<CONF
-server:
-  verbosity: 0
-  use-syslog: no
-  logfile: ""
-  do-daemonize: no
-  chroot: ""
-  username: ""
-  directory: "$WORK"
-  pidfile: "$WORK/unbound.pid"
-  interface: 127.0.0.1
-  port: $PROXY_PORT
-  do-ip6: no
-  access-control: 127.0.0.0/8 allow
-  num-threads: 1
-  num-queries-per-thread: 1024
-  outgoing-range: 2048
-  module-config: "iterator"
-  do-not-query-localhost: no
-  local-zone: "test." nodefault
-  msg-cache-size: ${UNBOUND_MSG_CACHE:-2500k}
-  msg-cache-slabs: 1
-  rrset-cache-size: ${UNBOUND_RRSET_CACHE:-3m}
-  rrset-cache-slabs: 1
-  infra-cache-slabs: 1
-  key-cache-slabs: 1
-  prefetch: no
-$(awk '{printf "  local-data: \"%s. 300 IN A %s\"\n  local-data: \"%s. 300 IN AAAA %s\"\n", $1, $2, $1, $3}' "$WORK/overrides.txt")
+# the other contenders do not validate.
+unbound_extra() {
+  awk '{printf "  local-data: \"%s. 300 IN A %s\"\n  local-data: \"%s. 300 IN AAAA %s\"\n", $1, $2, $1, $3}' "$WORK/overrides.txt"
+  cat <<CONF
 remote-control:
   control-enable: yes
   control-use-cert: no
   control-interface: "$WORK/unbound.ctl"
-forward-zone:
-  name: "."
-  forward-addr: 127.0.0.1@$UPSTREAM_PORT
 CONF
-  nice -n "$NICE" taskset -c "$PROXY_CPU" unbound -d -c "$WORK/unbound.conf" >>"$LOGS/unbound.log" 2>&1 &
-  SERVER_PID=$!
 }
 
 # dnsdist has no per-name address table: the 1,000 override names are one

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include "udp.h"
 #include <time.h>
 
 #define QUEUE 8192
@@ -83,20 +85,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   uint64_t delay = (uint64_t)atoi(argv[2]);
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) {
-    perror("socket");
-    return 1;
-  }
-  struct sockaddr_in local;
-  memset(&local, 0, sizeof local);
-  local.sin_family = AF_INET;
-  local.sin_port = htons((unsigned short)atoi(argv[1]));
-  local.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, (struct sockaddr *)&local, sizeof local) != 0) {
-    perror("bind");
-    return 1;
-  }
+  int fd = bind_loopback_udp(argv[1]);
+  if (fd < 0) return 1;
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = on_signal;
