@@ -23,11 +23,8 @@ struct HoldPool {
   let capacity: Int
   let bufferBytes: Int
   let buffers: UnsafeMutableRawBufferPointer
-  let lengths: UnsafeMutablePointer<Int>
-  /// Per buffer: the held answer's digest, shape score and IP TTL.
-  let digests: UnsafeMutablePointer<UInt64>
-  let scores: UnsafeMutablePointer<UInt8>
-  let ipTTLs: UnsafeMutablePointer<UInt8>
+  /// Per buffer: what it holds.
+  let answers: UnsafeMutablePointer<HeldAnswer>
   /// Per transaction slot (`slotCapacity` of them when on): the buffer it
   /// holds, -1 for none.
   let slotBuffers: UnsafeMutablePointer<Int16>
@@ -38,6 +35,14 @@ struct HoldPool {
   let queue: UnsafeMutablePointer<HeldSlot>
   var queueHead = 0
   var queueCount = 0
+
+  /// A held answer's length, digest, shape score and IP TTL.
+  struct HeldAnswer {
+    var length = 0
+    var digest: UInt64 = 0
+    var score: UInt8 = 0
+    var ipTTL: UInt8 = 0
+  }
 
   struct HeldSlot {
     var buffer: Int16 = 0
@@ -50,14 +55,8 @@ struct HoldPool {
     self.capacity = capacity
     self.bufferBytes = bufferBytes
     buffers = .allocate(byteCount: max(capacity * bufferBytes, 1), alignment: 8)
-    lengths = .allocate(capacity: max(capacity, 1))
-    lengths.initialize(repeating: 0, count: max(capacity, 1))
-    digests = .allocate(capacity: max(capacity, 1))
-    digests.initialize(repeating: 0, count: max(capacity, 1))
-    scores = .allocate(capacity: max(capacity, 1))
-    scores.initialize(repeating: 0, count: max(capacity, 1))
-    ipTTLs = .allocate(capacity: max(capacity, 1))
-    ipTTLs.initialize(repeating: 0, count: max(capacity, 1))
+    answers = .allocate(capacity: max(capacity, 1))
+    answers.initialize(repeating: HeldAnswer(), count: max(capacity, 1))
     let slots = capacity > 0 ? slotCapacity : 1
     slotBuffers = .allocate(capacity: slots)
     slotBuffers.initialize(repeating: -1, count: slots)
@@ -70,10 +69,7 @@ struct HoldPool {
 
   func deallocate() {
     buffers.deallocate()
-    lengths.deallocate()
-    digests.deallocate()
-    scores.deallocate()
-    ipTTLs.deallocate()
+    answers.deallocate()
     slotBuffers.deallocate()
     free.deallocate()
     queue.deallocate()
@@ -87,9 +83,9 @@ struct HoldPool {
   /// Slot `slot` holds `packet`'s answer in buffer `index` from now on.
   func hold(slot: Int, buffer index: Int16, digest: UInt64, score: UInt8, ipTTL: UInt8) {
     slotBuffers[slot] = index
-    digests[Int(index)] = digest
-    scores[Int(index)] = score
-    ipTTLs[Int(index)] = ipTTL
+    answers[Int(index)].digest = digest
+    answers[Int(index)].score = score
+    answers[Int(index)].ipTTL = ipTTL
   }
 
   /// The slot no longer holds an answer (its buffer stays with its window).
@@ -106,7 +102,7 @@ struct HoldPool {
   }
 
   func message(_ index: Int) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(rebasing: buffer(index)[0..<lengths[index]])
+    UnsafeRawBufferPointer(rebasing: buffer(index)[0..<answers[index].length])
   }
 
   /// Copies `packet` into a free buffer; nil when none is free or it is too big.
@@ -129,7 +125,7 @@ struct HoldPool {
     precondition(fits(packet), "held answer larger than its buffer")
     UnsafeMutableRawBufferPointer(rebasing: buffer(index)[0..<packet.count]).copyMemory(
       from: packet)
-    lengths[index] = packet.count
+    answers[index].length = packet.count
   }
 
   mutating func giveBack(_ index: Int16) {
@@ -175,12 +171,12 @@ extension Engine {
     let heldBuffer = holds.heldBuffer(of: slot)
     if heldBuffer >= 0 {
       // The same answer twice (a retransmitting server) changes nothing.
-      guard screen.digest != holds.digests[Int(heldBuffer)] else { return true }
+      guard screen.digest != holds.answers[Int(heldBuffer)].digest else { return true }
       statistics[.holdOnConflicts] += 1
       // Ties go to the later answer: an injector is nearer, so first. One
       // too large to hold cannot take the held one's place (and an upstream
       // answering over UDP above the advertised EDNS size is not usual).
-      let secondWins = score >= holds.scores[Int(heldBuffer)] && holds.fits(reply.bytes)
+      let secondWins = score >= holds.answers[Int(heldBuffer)].score && holds.fits(reply.bytes)
       if secondWins {
         statistics[.holdOnReplaced] += 1
         holds.replace(Int(heldBuffer), with: reply.bytes)
@@ -226,7 +222,7 @@ extension Engine {
       release(slot: slot)
       return
     }
-    accept(reply, slot: slot, ipTTL: holds.ipTTLs[index], now: now, environment: &environment)
+    accept(reply, slot: slot, ipTTL: holds.answers[index].ipTTL, now: now, environment: &environment)
   }
 
   /// The slot no longer holds an answer. Its buffer stays with its window

@@ -157,8 +157,8 @@ final class HoldOnTests: XCTestCase {
     pool.hold(slot: 5, buffer: buffer!, digest: 42, score: 3, ipTTL: 60)
     XCTAssertEqual(pool.heldBuffer(of: 5), 1)
     XCTAssertEqual(pool.heldBuffer(of: 4), -1, "one entry per slot")
-    XCTAssertEqual(pool.digests[1], 42)
-    XCTAssertEqual(pool.ipTTLs[1], 60)
+    XCTAssertEqual(pool.answers[1].digest, 42)
+    XCTAssertEqual(pool.answers[1].ipTTL, 60)
     pool.release(slot: 5)
     XCTAssertEqual(pool.heldBuffer(of: 5), -1)
 

@@ -1,5 +1,5 @@
 /// Every statistic dnsward keeps, each declared once, on one line:
-/// `"NAME KIND GROUP"` (`StatisticDeclaration`), under a doc comment saying
+/// `"NAME GROUP [level]"` (`StatisticDeclaration`), under a doc comment saying
 /// what it counts. From this table come the counters (`Statistics`),
 /// `stats.dnsward.` and so `dnsward stats` and its JSON, the counters log,
 /// the Prometheus metrics and the list in
@@ -9,10 +9,11 @@
 ///
 /// - NAME is the case's own name, as `stats` prints it; Prometheus writes it
 ///   in snake case after `dnsward_`, the log in kebab case.
-/// - KIND is `count` (events since start-up) or `level` (a figure that goes
-///   up and down, brought up to date before it is read: `refreshLevels`).
 /// - GROUP is the line of the counters log it is printed on
 ///   (`StatisticGroup`).
+/// - `level` marks a figure that goes up and down, brought up to date
+///   before it is read (`refreshLevels`); without it, a statistic counts
+///   events since start-up.
 ///
 /// The order is an interface (scripts read `stats` by position): a new
 /// statistic goes last (the DNSSEC ones, absent from a firmware without the
@@ -20,151 +21,151 @@
 /// exactly one counter, so an operator can see why a client got no answer.
 public enum Statistic: StatisticDeclaration, CaseIterable {
   /// Client packets that reached the engine.
-  case queries = "queries count clients"
+  case queries = "queries clients"
   /// Packets shorter than a header, dropped.
-  case droppedShort = "droppedShort count clients"
+  case droppedShort = "droppedShort clients"
   /// Packets with QR set, dropped.
-  case droppedResponses = "droppedResponses count clients"
+  case droppedResponses = "droppedResponses clients"
   /// Answered REFUSED.
-  case refused = "refused count clients"
+  case refused = "refused clients"
   /// Answered FORMERR.
-  case formErr = "formErr count clients"
+  case formErr = "formErr clients"
   /// Answered NOTIMP (an opcode other than QUERY).
-  case notImp = "notImp count clients"
+  case notImp = "notImp clients"
   /// Answered BADVERS (EDNS version above 0).
-  case badVersion = "badVersion count clients"
+  case badVersion = "badVersion clients"
   /// Answered from the override table.
-  case overridden = "overridden count clients"
+  case overridden = "overridden clients"
   /// Answered NXDOMAIN by a block line.
-  case blocked = "blocked count clients"
+  case blocked = "blocked clients"
   /// Joined an identical question in flight.
-  case coalesced = "coalesced count clients"
+  case coalesced = "coalesced clients"
   /// Copies of a question in flight, dropped.
-  case retransmissions = "retransmissions count clients"
+  case retransmissions = "retransmissions clients"
   /// Queries sent upstream, each attempt.
-  case forwarded = "forwarded count upstreams"
+  case forwarded = "forwarded upstreams"
   /// Answered SERVFAIL at once, every slot in use.
-  case ringFull = "ringFull count clients"
+  case ringFull = "ringFull clients"
   /// Answered SERVFAIL, every upstream failed.
-  case servFail = "servFail count clients"
+  case servFail = "servFail clients"
   /// Answered from a fresh cache entry.
-  case cacheHits = "cacheHits count cache"
+  case cacheHits = "cacheHits cache"
   /// Looked up and not answered from the cache.
-  case cacheMisses = "cacheMisses count cache"
+  case cacheMisses = "cacheMisses cache"
   /// Answers stored in the cache.
-  case cacheInserts = "cacheInserts count cache"
+  case cacheInserts = "cacheInserts cache"
   /// Answered from an expired entry.
-  case staleServed = "staleServed count cache"
+  case staleServed = "staleServed cache"
   /// Questions asked upstream for expired entries.
-  case refreshes = "refreshes count cache"
+  case refreshes = "refreshes cache"
   /// Answers relayed from upstreams.
-  case answered = "answered count upstreams"
+  case answered = "answered upstreams"
   /// Replies sent with TC=1, too large for the client.
-  case truncated = "truncated count clients"
+  case truncated = "truncated clients"
   /// Attempts that missed their deadline.
-  case timeouts = "timeouts count upstreams"
+  case timeouts = "timeouts upstreams"
   /// Replies accepted only to ask again (SERVFAIL, TC).
-  case retried = "retried count upstreams"
+  case retried = "retried upstreams"
   /// Replies from the wrong address.
-  case mismatchedSource = "mismatchedSource count upstreams"
+  case mismatchedSource = "mismatchedSource upstreams"
   /// Replies with the wrong ID, dropped.
-  case mismatchedID = "mismatchedID count upstreams"
+  case mismatchedID = "mismatchedID upstreams"
   /// Replies to another question.
-  case mismatchedQuestion = "mismatchedQuestion count upstreams"
+  case mismatchedQuestion = "mismatchedQuestion upstreams"
   /// Replies without the 0x20 case.
-  case mismatchedCase = "mismatchedCase count upstreams"
+  case mismatchedCase = "mismatchedCase upstreams"
   /// Replies that do not parse.
-  case malformedReplies = "malformedReplies count upstreams"
+  case malformedReplies = "malformedReplies upstreams"
   /// Replies for questions no longer asked.
-  case staleReplies = "staleReplies count upstreams"
+  case staleReplies = "staleReplies upstreams"
   /// CHAOS TXT questions answered here.
-  case chaosAnswered = "chaosAnswered count clients"
+  case chaosAnswered = "chaosAnswered clients"
   /// Answers in the cache.
-  case cacheEntries = "cacheEntries level cache"
+  case cacheEntries = "cacheEntries cache level"
   /// Answers the cache holds at most (0: off).
-  case cacheCapacity = "cacheCapacity level cache"
+  case cacheCapacity = "cacheCapacity cache level"
   /// Questions in flight.
-  case activeTransactions = "activeTransactions level upstreams"
+  case activeTransactions = "activeTransactions upstreams level"
   /// Clients waiting on them.
-  case waitersInUse = "waitersInUse level upstreams"
+  case waitersInUse = "waitersInUse upstreams level"
   /// Bytes of the cache's arena in use.
-  case cacheBytesInUse = "cacheBytesInUse level cache"
+  case cacheBytesInUse = "cacheBytesInUse cache level"
   /// Queries over rate-limit, dropped.
-  case rateLimited = "rateLimited count defences"
+  case rateLimited = "rateLimited defences"
   /// ANY over UDP, answered with HINFO.
-  case anyRefused = "anyRefused count defences"
+  case anyRefused = "anyRefused defences"
   /// Answers with a bogus address, dropped.
-  case bogusDropped = "bogusDropped count defences"
+  case bogusDropped = "bogusDropped defences"
   /// Redirects answered NXDOMAIN.
-  case redirectsRewritten = "redirectsRewritten count defences"
+  case redirectsRewritten = "redirectsRewritten defences"
   /// Probes for names that cannot exist.
-  case redirectProbes = "redirectProbes count defences"
+  case redirectProbes = "redirectProbes defences"
   /// Redirects learned.
-  case redirectAddressesLearned = "redirectAddressesLearned count defences"
+  case redirectAddressesLearned = "redirectAddressesLearned defences"
   /// Public names at private addresses.
-  case rebindBlocked = "rebindBlocked count defences"
+  case rebindBlocked = "rebindBlocked defences"
   /// A second answer within hold-on.
-  case holdOnConflicts = "holdOnConflicts count defences"
+  case holdOnConflicts = "holdOnConflicts defences"
   /// Second answers that won over the first.
-  case holdOnReplaced = "holdOnReplaced count defences"
+  case holdOnReplaced = "holdOnReplaced defences"
   /// Answers verify refuted.
-  case verifyDisagreements = "verifyDisagreements count defences"
+  case verifyDisagreements = "verifyDisagreements defences"
   /// Override addresses down.
-  case overrideAddressesDown = "overrideAddressesDown level defences"
+  case overrideAddressesDown = "overrideAddressesDown defences level"
   /// WAN changes, attempts sent again.
-  case networkChanges = "networkChanges count upstreams"
+  case networkChanges = "networkChanges upstreams"
   /// Never forwarded (RFC 6303, single labels).
-  case notForwarded = "notForwarded count clients"
+  case notForwarded = "notForwarded clients"
   /// AAAA answered NODATA by filter-aaaa.
-  case aaaaFiltered = "aaaaFiltered count clients"
+  case aaaaFiltered = "aaaaFiltered clients"
   /// Answered from hosts and leases names.
-  case localAnswers = "localAnswers count clients"
+  case localAnswers = "localAnswers clients"
   /// Under domain, no such local name.
-  case localNXDomain = "localNXDomain count clients"
+  case localNXDomain = "localNXDomain clients"
   /// Local names over the table's size.
-  case localNamesDropped = "localNamesDropped level clients"
+  case localNamesDropped = "localNamesDropped clients level"
   /// Addresses handed to the sets.
-  case nftsetAddresses = "nftsetAddresses count nftset"
+  case nftsetAddresses = "nftsetAddresses nftset"
   /// Elements sent to the kernel.
-  case nftsetElementsSent = "nftsetElementsSent count nftset"
+  case nftsetElementsSent = "nftsetElementsSent nftset"
   /// Elements not sent.
-  case nftsetElementsDropped = "nftsetElementsDropped count nftset"
+  case nftsetElementsDropped = "nftsetElementsDropped nftset"
   /// Batches the kernel refused.
-  case nftsetBatchesFailed = "nftsetBatchesFailed count nftset"
+  case nftsetBatchesFailed = "nftsetBatchesFailed nftset"
   /// Elements in those batches.
-  case nftsetElementsFailed = "nftsetElementsFailed count nftset"
+  case nftsetElementsFailed = "nftsetElementsFailed nftset"
   /// Elements not written.
-  case nftsetElementsUnsupported = "nftsetElementsUnsupported count nftset"
+  case nftsetElementsUnsupported = "nftsetElementsUnsupported nftset"
   #if !DNSWARD_NO_DNSSEC
     /// Answers proven secure.
-    case dnssecSecure = "dnssecSecure count dnssec"
+    case dnssecSecure = "dnssecSecure dnssec"
     /// Answers proven insecure.
-    case dnssecInsecure = "dnssecInsecure count dnssec"
+    case dnssecInsecure = "dnssecInsecure dnssec"
     /// Answers that failed validation: SERVFAIL.
-    case dnssecBogus = "dnssecBogus count dnssec"
+    case dnssecBogus = "dnssecBogus dnssec"
     /// DS and DNSKEY questions asked.
-    case dnssecFetches = "dnssecFetches count dnssec"
+    case dnssecFetches = "dnssecFetches dnssec"
     /// SERVFAIL, no buffer to wait in.
-    case dnssecPendingFull = "dnssecPendingFull count dnssec"
+    case dnssecPendingFull = "dnssecPendingFull dnssec"
   #endif
   /// Datagrams larger than the buffer, dropped.
-  case oversized = "oversized count transport"
+  case oversized = "oversized transport"
   /// TCP clients refused, every slot taken.
-  case tcpRejected = "tcpRejected count transport"
+  case tcpRejected = "tcpRejected transport"
   /// TCP clients closed (idle, bad framing).
-  case tcpClosed = "tcpClosed count transport"
+  case tcpClosed = "tcpClosed transport"
   /// Sends that failed.
-  case sendErrors = "sendErrors count transport"
+  case sendErrors = "sendErrors transport"
   /// Datagrams after their attempt.
-  case lateUpstreamReplies = "lateUpstreamReplies count transport"
+  case lateUpstreamReplies = "lateUpstreamReplies transport"
   /// HTTPDNS and DoH answers unusable.
-  case httpdnsErrors = "httpdnsErrors count transport"
+  case httpdnsErrors = "httpdnsErrors transport"
   /// TLS handshakes done.
-  case tlsHandshakes = "tlsHandshakes count transport"
+  case tlsHandshakes = "tlsHandshakes transport"
   /// TLS handshakes that resumed a session.
-  case tlsResumptions = "tlsResumptions count transport"
+  case tlsResumptions = "tlsResumptions transport"
   /// TLS servers refused (certificate, pin).
-  case tlsRefusals = "tlsRefusals count transport"
+  case tlsRefusals = "tlsRefusals transport"
 
   /// How many there are.
   public static let count = allCases.count

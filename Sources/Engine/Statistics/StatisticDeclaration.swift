@@ -1,7 +1,7 @@
-/// One line of the `Statistic` table, `"NAME KIND GROUP"`, read in
+/// One line of the `Statistic` table, `"NAME GROUP [level]"`, read in
 /// place from the string literal: nothing is copied or allocated. A host
 /// test (StatisticTableTests) checks that every line has this form, that
-/// NAME is the case's name and that every KIND and GROUP is known; the
+/// NAME is the case's name and that every GROUP is known; the
 /// accessors here may therefore assume it.
 public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
   let text: StaticString
@@ -18,7 +18,8 @@ public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
     lhs.bytes.elementsEqual(rhs.bytes)
   }
 
-  /// Word `index` (0: NAME, 1: KIND, 2: GROUP); empty past the last.
+  /// Word `index` (0: NAME, 1: GROUP, 2: `level` or nothing); empty past
+  /// the last.
   func word(_ index: Int) -> UnsafeRawBufferPointer {
     let bytes = self.bytes
     var start = 0
@@ -37,10 +38,10 @@ public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
 
   public var name: UnsafeRawBufferPointer { word(0) }
 
-  public var isLevel: Bool { Self.word(word(1), is: "level") }
+  public var isLevel: Bool { Self.word(word(2), is: "level") }
 
   public var group: StatisticGroup {
-    let text = word(2)
+    let text = word(1)
     for group in StatisticGroup.allCases where Self.word(text, is: group.word) { return group }
     return .clients
   }
