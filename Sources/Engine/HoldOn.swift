@@ -222,7 +222,8 @@ extension Engine {
       release(slot: slot)
       return
     }
-    accept(reply, slot: slot, ipTTL: holds.answers[index].ipTTL, now: now, environment: &environment)
+    accept(
+      reply, slot: slot, ipTTL: holds.answers[index].ipTTL, now: now, environment: &environment)
   }
 
   /// The slot no longer holds an answer. Its buffer stays with its window
