@@ -37,16 +37,14 @@ extension Engine {
       statistics[.cacheMisses] += 1
       return false
     }
-    #if !DNSWARD_NO_DNSSEC
-      if settings.dnssec && !checkingDisabled,
-        let answered = answerValidatedEntry(
-          number, query: query, name: name, client: client, stale: stale, now: now,
-          environment: &environment)
-      {
-        if !answered { statistics[.cacheMisses] += 1 }
-        return answered
-      }
-    #endif
+    if Self.validationIsBuiltIn && settings.dnssec && !checkingDisabled,
+      let answered = answerValidatedEntry(
+        number, query: query, name: name, client: client, stale: stale, now: now,
+        environment: &environment)
+    {
+      if !answered { statistics[.cacheMisses] += 1 }
+      return answered
+    }
     let waiter = makeWaiter(for: query, client: client, now: now)
     cache.noteHit(number)
     sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
@@ -100,16 +98,15 @@ extension Engine {
         name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags),
       now < cache.expiresAt(number) + staleWindowMilliseconds
     else { return false }
-    #if !DNSWARD_NO_DNSSEC
-      // With CD=0 only what validation passed (secure or insecure).
-      if validates(slot) {
-        let state = cache.validation(number)
-        guard state == Self.secureState || state == Self.insecureState else {
-          return false
-        }
-        transactions[slot].validation = state
+    // With CD=0 only what validation passed (secure or insecure), whose
+    // state the waiters' replies carry.
+    if validates(slot) {
+      let state = cache.validation(number)
+      guard state == Self.secureState || state == Self.insecureState else {
+        return false
       }
-    #endif
+      noteValidation(state: state, slot: slot)
+    }
     for waiter in table.waiters(of: slot) {
       statistics[.staleServed] += 1
       sendCached(
@@ -140,23 +137,19 @@ extension Engine {
       ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled
       | HeaderFlags.authoritative)
     flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
-    #if !DNSWARD_NO_DNSSEC
-      if settings.dnssec {
-        flags.set(
-          HeaderFlags.authenticData,
-          waiter.wantsAD && cache.validation(number) == Self.secureState)
-      }
-    #endif
+    if Self.validationIsBuiltIn && settings.dnssec {
+      flags.set(
+        HeaderFlags.authenticData,
+        waiter.wantsAD && cache.validation(number) == Self.secureState)
+    }
     var limit = replyLimit(
       client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
     let optLength = waiter.hasEDNS ? 11 : 0
     var length = stored.count + optLength
-    #if !DNSWARD_NO_DNSSEC
-      // Stripped for a DO=0 client, it may fit where the stored form does not.
-      let strip = strips(dnssecOK: waiter.dnssecOK, type: message.questionType)
-      let clientLimit = limit
-      if strip { limit = Self.maxMessage }
-    #endif
+    // Stripped for a DO=0 client, it may fit where the stored form does not.
+    let strip = strips(dnssecOK: waiter.dnssecOK, type: message.questionType)
+    let clientLimit = limit
+    if strip { limit = Self.maxMessage }
     if length <= min(limit, output.count) {
       UnsafeMutableRawBufferPointer(rebasing: output[0..<stored.count]).copyMemory(from: stored)
       output.setUInt16(waiter.clientID, at: HeaderField.id)
@@ -176,12 +169,10 @@ extension Engine {
           buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
         try? writeClientOPT(&writer, dnssecOK: waiter.dnssecOK)
       }
-      #if !DNSWARD_NO_DNSSEC
-        if strip {
-          length = stripDNSSECRecords(length: length)
-          limit = clientLimit
-        }
-      #endif
+      if strip {
+        length = stripDNSSECRecords(length: length)
+        limit = clientLimit
+      }
     }
     if length > min(limit, output.count) {
       length = writeTruncated(
@@ -232,8 +223,8 @@ extension Engine {
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
       let cacheable = cacheTTL(message)
     else { return }
-    let validation = transaction.validation
-    let ttl = Self.validatedTTL(cacheable, transaction: transaction)
+    let validation = validations.state(of: slot)
+    let ttl = validatedTTL(cacheable, slot: slot)
     let positive = rcode == .noError && message.answerCount > 0
     var records = message.records()
     while let record = records.next() {
@@ -241,12 +232,8 @@ extension Engine {
       // entry's. Negative: none above the negative TTL (RFC 2308 §5).
       let clamped =
         positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
-      #if DNSWARD_NO_DNSSEC
-        let adjusted = clamped
-      #else
-        // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
-        let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
-      #endif
+      // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
+      let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
       stored.setUInt32(adjusted, at: record.ttlOffset)
     }
     let keyFlags = Self.cacheKeyFlags(
@@ -305,9 +292,8 @@ extension Engine {
       waiter.dnssecOK = opt.dnssecOK
       waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
     }
-    #if !DNSWARD_NO_DNSSEC
-      waiter.wantsAD = waiter.dnssecOK || query.flags.has(HeaderFlags.authenticData)
-    #endif
+    waiter.wantsAD =
+      Self.validationIsBuiltIn && (waiter.dnssecOK || query.flags.has(HeaderFlags.authenticData))
     return waiter
   }
 }

@@ -204,9 +204,7 @@ extension Engine {
   /// given back, then the table frees the slot and its waiters.
   func release(slot: Int) {
     releaseHold(slot: slot)
-    #if !DNSWARD_NO_DNSSEC
-      if validations.capacity > 0 { validationSlotReleased(slot) }
-    #endif
+    validationSlotReleased(slot)
     switch transactions[slot].purpose {
     case .answer: break
     case .verification: releaseVerification(Int(transactions[slot].purposeIndex))

@@ -165,9 +165,7 @@ public final class Engine {
     var earliest = table.earliestDeadline
     if let holdEnd = holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
     if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
-    #if !DNSWARD_NO_DNSSEC
-      if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
-    #endif
+    if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
     return earliest
   }
 
@@ -212,9 +210,7 @@ public final class Engine {
       startRedirectProbesIfDue(now: now, environment: &environment)
     }
     endDueHolds(now: now, environment: &environment)
-    #if !DNSWARD_NO_DNSSEC
-      expirePendingValidations(now: now, environment: &environment)
-    #endif
+    expirePendingValidations(now: now, environment: &environment)
     while let slot = table.expired(now: now) {
       // A held answer is the answer: its window outlived the deadline.
       if holds.heldBuffer(of: slot) >= 0 {

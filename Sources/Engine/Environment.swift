@@ -122,12 +122,10 @@ public protocol EngineEnvironment {
   /// A hijack defence fired; see the default implementation below.
   mutating func reportDefence(
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int)
-  #if !DNSWARD_NO_DNSSEC
-    /// An answer failed DNSSEC validation; see the default implementation.
-    mutating func reportBogus(
-      name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
-      upstream: Int)
-  #endif
+  /// An answer failed DNSSEC validation; see the default implementation.
+  mutating func reportBogus(
+    name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+    upstream: Int)
   /// See the default implementation below: off unless the loop logs queries.
   var logsQueries: Bool { get }
   mutating func logQuery(
@@ -146,16 +144,14 @@ extension EngineEnvironment {
     _ event: DefenceEvent, name: UnsafeRawBufferPointer, address: IPAddress?, upstream: Int
   ) {}
 
-  #if !DNSWARD_NO_DNSSEC
-    /// `upstream`'s answer for `name` (flat, lower-cased) failed DNSSEC
-    /// validation in `zone` (flat, any case) with `extendedError` (RFC 8914);
-    /// called once per zone among the last few (ValidationReports.swift).
-    /// Not required.
-    public mutating func reportBogus(
-      name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
-      upstream: Int
-    ) {}
-  #endif
+  /// `upstream`'s answer for `name` (flat, lower-cased) failed DNSSEC
+  /// validation in `zone` (flat, any case) with `extendedError` (RFC 8914);
+  /// called once per zone among the last few (ValidationReports.swift).
+  /// Not required (and never called in a firmware without the validator).
+  public mutating func reportBogus(
+    name: UnsafeRawBufferPointer, zone: UnsafeRawBufferPointer, extendedError: UInt16,
+    upstream: Int
+  ) {}
 
   /// Whether `logQuery` wants calls; the engine skips the work otherwise.
   public var logsQueries: Bool { false }

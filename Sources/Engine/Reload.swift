@@ -12,12 +12,7 @@ extension Engine {
     self.settings = settings
     allowPrefixes = settings.effectiveAllow
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
-    #if !DNSWARD_NO_DNSSEC
-      // `dnssec` turned on by a reload: its pool, once, as at start-up.
-      if settings.dnssec && validations.capacity == 0 {
-        validations = ValidationPool(enabled: true, inflight: table.capacity)
-      }
-    #endif
+    enableValidationIfTurnedOn()
   }
 
   /// Whether answers cached under `running` could be answered differently
@@ -35,16 +30,6 @@ extension Engine {
       || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
       || settings.negativeTTLMax != running.negativeTTLMax
       || settings.filterAAAA != running.filterAAAA || dnssecDiffers(under: settings, from: running)
-  }
-
-  /// A firmware without DNSSEC never validates: its anchors are never read.
-  static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool {
-    #if DNSWARD_NO_DNSSEC
-      return false
-    #else
-      return settings.dnssec != running.dnssec
-        || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
-    #endif
   }
 
   /// First half of an upstream change, while the old upstreams and their

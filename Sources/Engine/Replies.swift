@@ -50,20 +50,19 @@ extension Engine {
     _ writer: inout MessageWriter, dnssecOK: Bool, extendedRcode: UInt8 = 0,
     extendedError: UInt16 = 0
   ) throws(WireError) {
-    #if !DNSWARD_NO_DNSSEC
-      if extendedError != 0 {
-        try writer.writeUInt8(0)
-        try writer.writeUInt16(RRType.opt.rawValue)
-        try writer.writeUInt16(settings.ednsPayloadSize)
-        try writer.writeUInt32(
-          UInt32(extendedRcode) << 24 | (dnssecOK ? OPTRecord.dnssecOKBit : 0))
-        try writer.writeUInt16(6)
-        try writer.writeUInt16(Self.extendedErrorOption)
-        try writer.writeUInt16(2)
-        try writer.writeUInt16(extendedError)
-        return
-      }
-    #endif
+    // Only validation gives a reason (the stand-in build has no such code).
+    if Self.validationIsBuiltIn && extendedError != 0 {
+      try writer.writeUInt8(0)
+      try writer.writeUInt16(RRType.opt.rawValue)
+      try writer.writeUInt16(settings.ednsPayloadSize)
+      try writer.writeUInt32(
+        UInt32(extendedRcode) << 24 | (dnssecOK ? OPTRecord.dnssecOKBit : 0))
+      try writer.writeUInt16(6)
+      try writer.writeUInt16(Self.extendedErrorOption)
+      try writer.writeUInt16(2)
+      try writer.writeUInt16(extendedError)
+      return
+    }
     try writer.writeOPT(
       udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode, dnssecOK: dnssecOK)
   }
@@ -102,6 +101,7 @@ extension Engine {
     let transaction = transactions[slot]
     let name = self.name(slot: slot)
     var sentToAClient = false
+    let secure = validations.isSecure(slot)
     for waiter in table.waiters(of: slot) {
       if !sentToAClient {
         sentToAClient = true
@@ -111,13 +111,9 @@ extension Engine {
       var flags = reply.flags
       flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
       flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
-      #if !DNSWARD_NO_DNSSEC
-        if settings.dnssec {
-          flags.set(
-            HeaderFlags.authenticData,
-            waiter.wantsAD && transaction.validation == Self.secureState)
-        }
-      #endif
+      if Self.validationIsBuiltIn && settings.dnssec {
+        flags.set(HeaderFlags.authenticData, waiter.wantsAD && secure)
+      }
       let limit = replyLimit(
         client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
       let extendedRcode = reply.opt?.extendedRcode ?? 0
@@ -129,14 +125,12 @@ extension Engine {
       } catch {
         length = Int.max
       }
-      #if !DNSWARD_NO_DNSSEC
-        if length != Int.max && transaction.validation == Self.secureState {
-          capTTLs(length: length, to: transaction.validationTTL)
-        }
-        if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
-          length = stripDNSSECRecords(length: length)
-        }
-      #endif
+      if length != Int.max && secure {
+        capTTLs(length: length, to: validations.secureTTL(of: slot))
+      }
+      if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
+        length = stripDNSSECRecords(length: length)
+      }
       if length > limit {
         length = writeTruncated(
           id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,

@@ -33,9 +33,7 @@ extension Engine {
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
     }
-    #if !DNSWARD_NO_DNSSEC
-      failPendingAtShutdown(now: now, environment: &environment)
-    #endif
+    failPendingAtShutdown(now: now, environment: &environment)
     return waiting
   }
 }

@@ -315,13 +315,6 @@ struct Transaction {
   fileprivate(set) var firstWaiter: Int32 = -1
   /// Next transaction in the same coalescing bucket, -1 at the end.
   fileprivate(set) var nextInBucket: Int32 = -1
-  /// `dnssec` (Validation.swift): the pending validation holding the answer
-  /// while its chain is fetched (-1: none); what validation found for the
-  /// answer being delivered (a `ValidationState` raw value, 0: unchecked),
-  /// and for a secure one the most seconds it may be cached.
-  var pendingValidation: Int16 = -1
-  var validation: UInt8 = 0
-  var validationTTL: UInt32 = .max
   /// Neighbours in the deadline list while armed; `nextInOrder` links the
   /// free stack while free.
   fileprivate(set) var previousInOrder: Int32 = -1

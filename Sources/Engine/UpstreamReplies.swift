@@ -120,12 +120,10 @@ extension Engine {
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { health[upstream].usualTTL = ipTTL }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
-    #if !DNSWARD_NO_DNSSEC
-      if validates(slot) {
-        validateAccepted(reply, slot: slot, now: now, environment: &environment)
-        return
-      }
-    #endif
+    if validates(slot) {
+      validateAccepted(reply, slot: slot, now: now, environment: &environment)
+      return
+    }
     deliver(reply, slot: slot, now: now, environment: &environment)
   }
 
@@ -141,11 +139,9 @@ extension Engine {
     var checks =
       upstream >= 0 && upstream < upstreams.count && upstreams[upstream].trusted
       && !settings.verifyNames.isEmpty
-    #if !DNSWARD_NO_DNSSEC
-      checks = checks && transactions[slot].validation != Self.secureState
-      // A chain fetch: the validations awaiting it can go on.
-      resumeValidations(awaiting: slot, answer: reply, now: now, environment: &environment)
-    #endif
+    checks = checks && !validations.isSecure(slot)
+    // A chain fetch: the validations awaiting it can go on.
+    resumeValidations(awaiting: slot, answer: reply, now: now, environment: &environment)
     if checks { startVerification(of: reply, slot: slot, now: now, environment: &environment) }
     release(slot: slot)
   }
@@ -193,11 +189,9 @@ extension Engine {
       return true
     }
     if settings.holdOnMilliseconds > 0 && transaction.transport == .udp {
-      #if !DNSWARD_NO_DNSSEC
-        if isSecureBeforeHold(reply, slot: slot, now: now, environment: &environment) {
-          return false
-        }
-      #endif
+      if isSecureBeforeHold(reply, slot: slot, now: now, environment: &environment) {
+        return false
+      }
       return holdAnswer(
         reply, screen: screen, ipTTL: ipTTL, slot: slot, now: now, environment: &environment)
     }

@@ -151,11 +151,7 @@ extension Engine {
     let transaction = transactions[slot]
     let output = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[Self.framing...])
     var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
-    #if DNSWARD_NO_DNSSEC
-      let validating = false
-    #else
-      let validating = settings.dnssec
-    #endif
+    let validating = Self.validationIsBuiltIn && settings.dnssec
     flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
     var writer = MessageWriter(buffer: output)
     let nameStart = HeaderField.size

@@ -1,0 +1,482 @@
+import CompiledConfig
+import DNSSEC
+import DNSWire
+
+/// DNSSEC validation in the query path (`dnssec on`). The
+/// validator (DNSSEC module) is pure; this file gives it the cache to read
+/// DS and DNSKEY answers from, fetches the links of the chain it finds
+/// missing, and turns its verdicts into replies and cache entries.
+///
+/// An answer to a question asked with CD=0 is validated when it is
+/// accepted (after the screens, `UpstreamReplies.swift`):
+/// - `.secure`: cached as secure (TTL capped by the verdict), relayed with
+///   AD=1 to clients that set DO or AD (RFC 6840 §5.8);
+/// - `.insecure`: cached and relayed as without validation, AD=0;
+/// - `.bogus(EDE)`: every waiter gets SERVFAIL with the Extended DNS Error
+///   (RFC 8914); the bogus state is cached for `bogusSeconds` and answered
+///   the same way on hits; logged once per zone among the last 16, at
+///   most 16 lines a minute (ValidationReports.swift);
+/// - `.needs(type)`: the answer is copied into a pending-validation buffer
+///   (`ValidationPool`), its slot is parked (no upstream attempt, out of the
+///   deadline list, waiters kept), and (neededName, type) is asked with DO=1
+///   CD=0 as an ordinary `.answer` transaction with no client, or joined if
+///   one is in flight. That answer is validated in turn and cached with its
+///   state, then every pending validation awaiting it runs again.
+/// Before the validator, an answer whose CNAME target the upstream left
+/// out (a referral) is parked the same way while the target is asked
+/// (ValidationChase.swift).
+///
+/// Bounds: at most `maxFetches` links per pending validation; a pending
+/// validation ends bogus (EDE 9) after `3 × timeout`, when the link it awaits
+/// fails (all upstreams SERVFAIL or silent), or when the same link is still
+/// missing after its fetch; a full pool or an answer larger than a buffer
+/// is SERVFAIL (`dnssecPendingFull`). Nothing is allocated per query.
+struct ValidationPool: ~Copyable {
+  /// One pending answer: the slot whose answer it is, the transaction it
+  /// waits for, and the fetches made for it.
+  struct Pending {
+    /// -1: the entry is free.
+    var slot: Int32 = -1
+    /// The chain fetch awaited (-1: none; its end wakes this entry).
+    var awaitedSlot: Int32 = -1
+    var awaitedType = RRType.dnskey
+    var awaitedHash: UInt32 = 0
+    var length = 0
+    var fetches: UInt8 = 0
+    /// CNAME targets asked for (ValidationChase.swift), at most `maxChases`.
+    var chases: UInt8 = 0
+    /// The awaited fetch is a chased target: its answer is composed in.
+    var chasing = false
+    /// Engine milliseconds; 0 makes the next tick fail it.
+    var deadline: UInt64 = 0
+  }
+
+  static let bufferBytes = 16_384
+  static let maxCapacity = 32
+  static let maxFetches: UInt8 = 16
+  static let maxChases: UInt8 = 8
+  /// How long a bogus answer is remembered (unbound's val-bogus-ttl).
+  static let bogusSeconds: UInt32 = 60
+
+  /// What validation knows of one transaction slot: the pending entry
+  /// holding its answer while the chain is fetched (-1: none), the state it
+  /// found for the answer being delivered (a `ValidationState` raw value,
+  /// 0: unchecked) and, for a secure one, the most seconds it may be cached.
+  struct SlotState {
+    var pending: Int16 = -1
+    var state: UInt8 = 0
+    var secureTTL: UInt32 = .max
+  }
+
+  let capacity: Int
+  let entries: UnsafeMutablePointer<Pending>
+  /// One per transaction slot while validation is on (`inflight`), reset
+  /// when the slot is released; one unused entry when it is off.
+  let slotStates: UnsafeMutablePointer<SlotState>
+  let buffers: UnsafeMutableRawBufferPointer
+  var validator: Validator
+  /// Which bogus answers are logged (ValidationReports.swift).
+  var bogusReports = BogusReports()
+  var reportedUncheckedTimes = false
+  /// Start and end offsets of the records a reply to a DO=0 client leaves
+  /// out (ValidationStripping.swift), `maxStripped` pairs.
+  let strippedRanges: UnsafeMutablePointer<Int32>
+  static let maxStripped = 64
+
+  /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
+  init(enabled: Bool, inflight: Int) {
+    capacity = enabled ? min(inflight, Self.maxCapacity) : 0
+    validator = Validator(remembering: enabled ? Validator.rememberedSignatures : 1)
+    entries = .allocate(capacity: max(capacity, 1))
+    entries.initialize(repeating: Pending(), count: max(capacity, 1))
+    let slots = enabled ? inflight : 1
+    slotStates = .allocate(capacity: slots)
+    slotStates.initialize(repeating: SlotState(), count: slots)
+    buffers = .allocate(byteCount: max(capacity * Self.bufferBytes, 1), alignment: 8)
+    strippedRanges = .allocate(capacity: 2 * Self.maxStripped)
+    strippedRanges.initialize(repeating: 0, count: 2 * Self.maxStripped)
+  }
+
+  deinit {
+    entries.deallocate()
+    slotStates.deallocate()
+    buffers.deallocate()
+    strippedRanges.deallocate()
+  }
+
+  func buffer(_ index: Int) -> UnsafeMutableRawBufferPointer {
+    let start = index * Self.bufferBytes
+    return UnsafeMutableRawBufferPointer(rebasing: buffers[start..<(start + Self.bufferBytes)])
+  }
+
+  func message(_ index: Int) -> Message? {
+    let bytes = UnsafeRawBufferPointer(buffer(index))[0..<entries[index].length]
+    return try? Message(
+      validating: UnsafeRawBufferPointer(rebasing: bytes), allowTrailingData: true)
+  }
+
+  /// `slot`'s validation state (0, unchecked, while validation is off).
+  func state(of slot: Int) -> UInt8 { capacity > 0 ? slotStates[slot].state : 0 }
+
+  func isSecure(_ slot: Int) -> Bool { state(of: slot) == ValidationState.secure.rawValue }
+
+  /// How long `slot`'s secure answer may be cached at most.
+  func secureTTL(of slot: Int) -> UInt32 { capacity > 0 ? slotStates[slot].secureTTL : .max }
+
+  func freeEntry() -> Int? {
+    for index in 0..<capacity where entries[index].slot < 0 { return index }
+    return nil
+  }
+
+  var earliestDeadline: UInt64? {
+    var earliest: UInt64? = nil
+    for index in 0..<capacity where entries[index].slot >= 0 {
+      earliest = min(earliest ?? entries[index].deadline, entries[index].deadline)
+    }
+    return earliest
+  }
+}
+
+/// The packet cache as the validator reads it: DS and DNSKEY answers
+/// asked with DO=1 CD=0 (the chain fetches' key), while fresh. Each read
+/// counts as a hit.
+struct CachedChainRecords: ValidatedRecordSource {
+  let cache: PacketCache
+  let now: UInt64
+
+  func withValidatedAnswer<Result>(
+    name: UnsafeRawBufferPointer, type: RRType, _ body: (Message, ValidationState) -> Result
+  ) -> Result? {
+    guard
+      let number = cache.find(
+        name: name, type: type, rrClass: .internet, keyFlags: PacketCache.doBit),
+      now < cache.expiresAt(number),
+      let message = try? Message(validating: cache.storedMessage(number))
+    else { return nil }
+    // A use like a client's hit: the eviction keeps the zone's keys while
+    // validations read them.
+    cache.noteHit(number)
+    return body(message, ValidationState(rawValue: cache.validation(number)) ?? .unchecked)
+  }
+}
+
+extension Engine {
+  static let secureState = ValidationState.secure.rawValue
+  static let insecureState = ValidationState.insecure.rawValue
+  /// This build validates (the stand-in says false).
+  static let validationIsBuiltIn = true
+
+  /// How long `slot`'s answer is cached given its validation: a secure one
+  /// no longer than the verdict allows (RFC 4035 §5.3.3), a bogus one
+  /// `bogusSeconds`.
+  func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 {
+    switch validations.state(of: slot) {
+    case Self.secureState: return max(min(ttl, validations.secureTTL(of: slot)), 1)
+    case ValidationState.bogus.rawValue: return ValidationPool.bogusSeconds
+    default: return ttl
+    }
+  }
+
+  /// `dnssec` turned on by a reload: its pool, once, as at start-up.
+  func enableValidationIfTurnedOn() {
+    if settings.dnssec && validations.capacity == 0 {
+      validations = ValidationPool(enabled: true, inflight: table.capacity)
+    }
+  }
+
+  /// Whether answers cached under `running` could be validated differently
+  /// under `settings`.
+  static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool {
+    settings.dnssec != running.dnssec
+      || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
+  }
+
+  /// Records what validation found for `slot`'s answer.
+  func noteValidation(_ state: ValidationState, ttl: UInt32 = .max, slot: Int) {
+    validations.slotStates[slot].state = state.rawValue
+    validations.slotStates[slot].secureTTL = ttl
+  }
+
+  /// `slot` is answered from a cache entry validated to `state`.
+  func noteValidation(state: UInt8, slot: Int) {
+    validations.slotStates[slot].state = state
+  }
+
+  /// Whether `slot`'s answer is validated: `dnssec` on, a question for an
+  /// answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it unvalidated).
+  func validates(_ slot: Int) -> Bool {
+    settings.dnssec && !transactions[slot].checkingDisabled
+      && transactions[slot].purpose == .answer
+  }
+
+  /// Wall-clock seconds for the signature times, nil (reported once) while
+  /// the clock is before the build date (Release.clockIsKnownWrong), as for
+  /// TLS certificates: a router without a real-time clock before NTP.
+  func validationTime<E: EngineEnvironment>(upstream: Int, environment: inout E) -> UInt32? {
+    guard Release.clockIsKnownWrong(wallClockSeconds: wallClockSeconds) else {
+      return UInt32(truncatingIfNeeded: wallClockSeconds)
+    }
+    if !validations.reportedUncheckedTimes, upstream >= 0, upstream < upstreams.count {
+      validations.reportedUncheckedTimes = true
+      environment.report(.dnssecTimesUnchecked, upstream: upstream)
+    }
+    return nil
+  }
+
+  func verdict<E: EngineEnvironment>(
+    for reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) -> ValidationVerdict {
+    let time = validationTime(
+      upstream: Int(transactions[slot].upstream), environment: &environment)
+    let anchors = settings.trustAnchors
+    let name = self.name(slot: slot)
+    let type = transactions[slot].type
+    return validations.validator.validate(
+      reply, questionName: name, questionType: type, anchors: anchors,
+      records: CachedChainRecords(cache: cache, now: now), now: time)
+  }
+
+  /// `hold-on` is for answers a forger could have sent: a secure one
+  /// needs no wait. Validates before the hold; true (the verdict kept for
+  /// `accept`) when secure.
+  func isSecureBeforeHold<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) -> Bool {
+    guard validates(slot),
+      case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
+    else { return false }
+    noteValidation(.secure, ttl: ttl, slot: slot)
+    return true
+  }
+
+  /// An accepted answer of a validating slot (its attempt already ended).
+  func validateAccepted<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) {
+    if validations.isSecure(slot) {
+      settle(
+        .secure(ttl: validations.secureTTL(of: slot)), reply, slot: slot, now: now,
+        environment: &environment)
+      return
+    }
+    validateOrChase(reply, slot: slot, now: now, environment: &environment)
+  }
+
+  func settle<E: EngineEnvironment>(
+    _ verdict: ValidationVerdict, _ reply: Message, slot: Int, now: UInt64, environment: inout E
+  ) {
+    switch verdict {
+    case .secure(let ttl):
+      statistics[.dnssecSecure] += 1
+      noteValidation(.secure, ttl: ttl, slot: slot)
+      deliver(keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
+    case .insecure:
+      statistics[.dnssecInsecure] += 1
+      noteValidation(.insecure, slot: slot)
+      deliver(reply, slot: slot, now: now, environment: &environment)
+    case .bogus(let error):
+      rejectBogus(reply, slot: slot, error: error, now: now, environment: &environment)
+    case .needs(let type):
+      awaitChain(
+        reply, slot: slot, name: validations.validator.neededName, type: type, chase: false,
+        now: now, environment: &environment)
+    }
+  }
+
+  /// Every waiter gets SERVFAIL with the EDE; the bogus state is cached
+  /// briefly; pending validations awaiting this answer run again (and find
+  /// it bogus).
+  func rejectBogus<E: EngineEnvironment>(
+    _ reply: Message?, slot: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
+  ) {
+    statistics[.dnssecBogus] += 1
+    reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
+    noteValidation(.bogus, slot: slot)
+    if let reply {
+      storeInCache(
+        reply, slot: slot, now: now, extendedError: UInt8(truncatingIfNeeded: error.rawValue))
+    }
+    replyToWaiters(
+      slot: slot, rcode: .serverFailure, extendedError: error.rawValue, now: now,
+      environment: &environment)
+    resumeValidations(awaiting: slot, failure: error, now: now, environment: &environment)
+    release(slot: slot)
+  }
+
+  /// `.needs(type)`, or a CNAME target to chase (`chase`): keeps the
+  /// answer (once) and asks for (name, type).
+  func awaitChain<E: EngineEnvironment>(
+    _ reply: Message, slot: Int, name needed: UnsafeRawBufferPointer, type: RRType, chase: Bool,
+    now: UInt64, environment: inout E
+  ) {
+    var index = Int(validations.slotStates[slot].pending)
+    if index < 0 {
+      guard reply.bytes.count <= ValidationPool.bufferBytes, let free = validations.freeEntry()
+      else {
+        failFull(slot: slot, now: now, environment: &environment)
+        return
+      }
+      index = free
+      // A chain fetch's own validation: its links count towards the
+      // question it was fetched for (`maxFetches` per client question).
+      var inherited: UInt8 = 0
+      var inheritedChases: UInt8 = 0
+      for other in 0..<validations.capacity
+      where validations.entries[other].awaitedSlot == Int32(slot) {
+        inherited = max(inherited, validations.entries[other].fetches)
+        inheritedChases = max(inheritedChases, validations.entries[other].chases)
+      }
+      UnsafeMutableRawBufferPointer(rebasing: validations.buffer(index)[0..<reply.bytes.count])
+        .copyMemory(from: reply.bytes)
+      validations.entries[index] = ValidationPool.Pending(
+        slot: Int32(slot), length: reply.bytes.count, fetches: inherited,
+        deadline: now + 3 * UInt64(settings.timeoutMilliseconds))
+      validations.entries[index].chases = inheritedChases
+      validations.slotStates[slot].pending = Int16(index)
+      table.park(slot)
+    }
+    let hash = nameHash(needed)
+    let pending = validations.entries[index]
+    // The same link still missing after its fetch ended: it cannot be had.
+    if pending.fetches >= ValidationPool.maxFetches
+      || (chase && pending.chases >= ValidationPool.maxChases)
+      || (pending.awaitedSlot < 0 && pending.fetches > 0 && pending.awaitedType == type
+        && pending.awaitedHash == hash)
+    {
+      failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+      return
+    }
+    validations.entries[index].fetches += 1
+    validations.entries[index].chases += chase ? 1 : 0
+    validations.entries[index].chasing = chase
+    validations.entries[index].awaitedType = type
+    validations.entries[index].awaitedHash = hash
+    if let inFlight = findInFlight(
+      name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
+      checkingDisabled: false)
+    {
+      guard !awaits(inFlight, slot) else {
+        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        return
+      }
+      validations.entries[index].awaitedSlot = Int32(inFlight)
+      return
+    }
+    guard !upstreams.isEmpty,
+      let fetch = beginTransaction(
+        name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
+        checkingDisabled: false)
+    else {
+      statistics[.ringFull] += 1
+      failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+      return
+    }
+    statistics[.dnssecFetches] += 1
+    validations.entries[index].awaitedSlot = Int32(fetch)
+    // A failed send frees the fetch, which fails this entry at the next tick.
+    dispatch(
+      slot: fetch, now: now, preferred: preferredUpstream(for: fetch, now: now),
+      environment: &environment)
+  }
+
+  func failPending<E: EngineEnvironment>(
+    _ index: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
+  ) {
+    let slot = Int(validations.entries[index].slot)
+    rejectBogus(
+      validations.message(index), slot: slot, error: error, now: now, environment: &environment)
+  }
+
+  /// `fetch`'s answer is in the cache: the validations awaiting it run
+  /// again; a chase composes `answer` in (none, or bogus: it fails with
+  /// `failure`).
+  func resumeValidations<E: EngineEnvironment>(
+    awaiting fetch: Int, answer: Message? = nil, failure: ExtendedDNSError = .dnskeyMissing,
+    now: UInt64, environment: inout E
+  ) {
+    for index in 0..<validations.capacity
+    where validations.entries[index].slot >= 0
+      && validations.entries[index].awaitedSlot == Int32(fetch)
+    {
+      validations.entries[index].awaitedSlot = -1
+      let slot = Int(validations.entries[index].slot)
+      // Parked across a reload that replaced the upstreams: its index
+      // may name none now (logged without one).
+      if Int(transactions[slot].upstream) >= upstreams.count { transactions[slot].upstream = -1 }
+      guard let message = validations.message(index) else {
+        rejectBogus(nil, slot: slot, error: .dnssecBogus, now: now, environment: &environment)
+        continue
+      }
+      if validations.entries[index].chasing {
+        resumeChase(
+          index, message, answer: answer, failure: failure, now: now, environment: &environment)
+        continue
+      }
+      settle(
+        verdict(for: message, slot: slot, now: now, environment: &environment), message,
+        slot: slot, now: now, environment: &environment)
+    }
+  }
+
+  /// `release(slot:)`: its pending validation (if any) is given back, its
+  /// state forgotten, and those awaiting it (a fetch that ended without an
+  /// answer to resume them) fail at the next tick.
+  func validationSlotReleased(_ slot: Int) {
+    guard validations.capacity > 0 else { return }
+    let own = Int(validations.slotStates[slot].pending)
+    if own >= 0 { validations.entries[own] = ValidationPool.Pending() }
+    validations.slotStates[slot] = ValidationPool.SlotState()
+    for index in 0..<validations.capacity
+    where validations.entries[index].awaitedSlot == Int32(slot) {
+      validations.entries[index].awaitedSlot = -1
+      validations.entries[index].deadline = 0
+    }
+  }
+
+  /// Shutdown: the clients of answers still waiting for their chain
+  /// (parked slots are in no deadline list) get SERVFAIL.
+  func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    for index in 0..<validations.capacity where validations.entries[index].slot >= 0 {
+      let slot = Int(validations.entries[index].slot)
+      replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+      release(slot: slot)
+    }
+  }
+
+  /// From `tick`: pending validations past their deadline end bogus.
+  /// Bounded: each failure frees its entry.
+  func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    var failed = true
+    while failed {
+      failed = false
+      for index in 0..<validations.capacity
+      where validations.entries[index].slot >= 0 && validations.entries[index].deadline <= now {
+        failed = true
+        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+      }
+    }
+  }
+
+  /// A cache entry for a client that asked with CD=0: nil to answer it as
+  /// usual, false to treat it as a miss (never validated: from a cache
+  /// file, or stored before `dnssec on`), true when it was answered here
+  /// (bogus: SERVFAIL with its EDE, while fresh).
+  func answerValidatedEntry<E: EngineEnvironment>(
+    _ number: Int, query: Message, name: UnsafeRawBufferPointer, client: ClientRef,
+    stale: Bool, now: UInt64, environment: inout E
+  ) -> Bool? {
+    switch cache.validation(number) {
+    case ValidationState.unchecked.rawValue: return false
+    case ValidationState.bogus.rawValue:
+      guard !stale else { return false }
+      let waiter = makeWaiter(for: query, client: client, now: now)
+      statistics[.dnssecBogus] += 1
+      sendFailure(
+        to: waiter, name: name, type: query.questionType, rrClass: query.questionClass,
+        rcode: .serverFailure, extendedError: UInt16(cache.extendedError(number)), upstream: -1,
+        now: now, environment: &environment)
+      return true
+    default: return nil
+    }
+  }
+}
