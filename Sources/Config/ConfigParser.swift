@@ -161,14 +161,8 @@ struct ConfigReader {
   var blockLists: [(path: [UInt8], line: Int)] = []
   /// `hosts` and `leases`: each file and the line naming it.
   var localNameFiles: [(path: [UInt8], line: Int)] = []
-  #if !DNSWARD_NO_DNSSEC
-    /// `dnssec-root`: whether the root's anchors lead the table.
-    var keepsRootAnchors = true
-    /// `trust-anchor`, `trust-anchor-file`: their entries (`TrustAnchors`).
-    var trustAnchorEntries: [UInt8] = []
-    /// `trust-anchor-file`: each file and the line naming it.
-    var trustAnchorFiles: [(path: [UInt8], line: Int)] = []
-  #endif
+  /// The DNSSEC directives read so far (DNSSEC/, or the stand-in).
+  var trustAnchorReading = TrustAnchorReading()
 
   init(fileName: [UInt8], readFile: ConfigFileReader?) {
     self.fileName = fileName
@@ -268,19 +262,8 @@ struct ConfigReader {
       #else
         settings.metrics = try metricsEndpoint(value)
       #endif
-    #if DNSWARD_NO_DNSSEC
-      // `dnssec off` is accepted; the rest would do nothing here.
-      case .dnssec, .dnssecRoot, .trustAnchor, .trustAnchorFile:
-        guard directive == .dnssec, try !onOff(value, for: directive) else {
-          throw LineError(
-            "\(directive.name): this firmware was built without DNSSEC (-DDNSWARD_DNSSEC=ON)")
-        }
-    #else
-      case .dnssec: settings.dnssec = try onOff(value, for: directive)
-      case .dnssecRoot: keepsRootAnchors = try onOff(value, for: directive)
-      case .trustAnchor: try addTrustAnchor(arguments)
-      case .trustAnchorFile: try addTrustAnchorFile(value, line: line)
-    #endif
+    case .dnssec, .dnssecRoot, .trustAnchor, .trustAnchorFile:
+      try readDNSSECDirective(directive, value: value, arguments: arguments, line: line)
     }
   }
 
@@ -317,9 +300,7 @@ struct ConfigReader {
     settings.overrides = overrides.build()
     try finishRoutes()
     try finishNftSets()
-    #if !DNSWARD_NO_DNSSEC
-      try finishTrustAnchors()
-    #endif
+    try finishTrustAnchors()
     return settings
   }
 }

@@ -87,9 +87,7 @@ extension ConfigGenerator {
     appendCacheSummary(settings, to: &out)
     appendPersistenceSummary(settings, to: &out)
     appendDefenceSummary(settings, lines: lines, to: &out)
-    #if !DNSWARD_NO_DNSSEC
-      appendDNSSECSummary(settings, to: &out)
-    #endif
+    if ConfigReader.dnssecIsBuiltIn { appendDNSSECSummary(settings, to: &out) }
     return out.bytes
   }
 

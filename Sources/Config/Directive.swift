@@ -416,43 +416,8 @@ extension Directive {
         e.g. nftset inet fw vpn4,vpn6 for video.example
         add the A (SET) and AAAA (SET6) addresses of answers for DOMAIN to nftables sets
         """, repeatable: true)
-    #if DNSWARD_NO_DNSSEC
-      // Only their names and defaults: the parser refuses them.
-      case .dnssec: return .init("dnssec on|off\ndefault off\nnot in this firmware")
-      case .dnssecRoot: return .init("dnssec-root on|off\ndefault on\nnot in this firmware")
-      case .trustAnchor: return .init("trust-anchor RR\nnot in this firmware", repeatable: true)
-      case .trustAnchorFile:
-        return .init("trust-anchor-file PATH\nnot in this firmware", repeatable: true)
-    #else
-      case .dnssec:
-        return .init(
-          """
-          dnssec on|off
-          default off
-          validate answers from the trust anchors (RFC 4035); bogus ones become SERVFAIL
-          """)
-      case .dnssecRoot:
-        return .init(
-          """
-          dnssec-root on|off
-          default on
-          keep the compiled-in root trust anchors (KSK-2017 and KSK-2024)
-          """)
-      case .trustAnchor:
-        return .init(
-          """
-          trust-anchor OWNER [TTL] [IN] DS|DNSKEY RDATA
-          one zone-file record, e.g. dskey.example.com. DS 60485 5 1 HEX
-          a DS or DNSKEY record the validator trusts; its hex or base64 may hold spaces
-          """, repeatable: true)
-      case .trustAnchorFile:
-        return .init(
-          """
-          trust-anchor-file PATH
-          one record per line, ';' comments, relative to this file's folder
-          trust-anchor records read from PATH
-          """, repeatable: true)
-    #endif
+    case .dnssec, .dnssecRoot, .trustAnchor, .trustAnchorFile:
+      return dnssecDeclaration
     }
   }
 }
