@@ -50,11 +50,9 @@ public enum EngineEvent: Equatable {
   /// An upstream does not echo the 0x20 case of the question; it is now
   /// queried without case randomization.
   case caseRandomizationDisabled
-  #if !DNSWARD_NO_DNSSEC
-    /// `dnssec`: the wall clock is before the build date, so RRSIG validity
-    /// times are not checked until it is right (reported once).
-    case dnssecTimesUnchecked
-  #endif
+  /// `dnssec`: the wall clock is before the build date, so RRSIG validity
+  /// times are not checked until it is right (reported once).
+  case dnssecTimesUnchecked
 }
 
 /// A hijack defence fired (Sources/README.md, Threat model). Reported with the

@@ -197,10 +197,9 @@ public final class Server {
         return
       }
       now = MonotonicClock.nowMilliseconds()
-      #if !DNSWARD_NO_DNSSEC
-        // RRSIG validity times (the engine reads no clock).
-        if context.settings.dnssec { engine.wallClockSeconds = Int64(WallClock.nowSeconds()) }
-      #endif
+      // RRSIG validity times (the engine reads no clock). A firmware
+      // without the validator refuses `dnssec on`, so never reads it.
+      if context.settings.dnssec { engine.wallClockSeconds = Int64(WallClock.nowSeconds()) }
       for index in 0..<ready {
         let event = context.epoll.event(at: index)
         handle(event: event.events, token: event.token, now: now, environment: &environment)
