@@ -65,6 +65,9 @@
 #                        /tmp/bench-build, away from the repo's .build)
 #   DNSWARD_REV=HEAD     build this commit instead of the working tree (from
 #                        git archive into /tmp/bench-src-REV)
+#   DNSWARD_BEFORE_BIN=  with PROXIES="dnsward-before dnsward": an earlier
+#                        build, measured in the same run as the anchor of a
+#                        before/after ratio
 #   MAX_CLIENTS=4 MAX_OUTSTANDING=100   dnsperf -c / -q for the max run
 #   PROXY_CPU=0 LOAD_CPU=1
 #   NICE=0               e.g. -10: server and dnsperf ahead of other work on
@@ -97,14 +100,16 @@ NICE=${NICE:-0}
 NOISE_LIMIT=${NOISE_LIMIT:-25}
 NOISE_RETRIES=${NOISE_RETRIES:-6}
 RESULTS_DIR=${RESULTS_DIR:-/tmp/dnsward-bench-$(date +%Y%m%d-%H%M%S)}
-ANCHORS="dnsmasq unbound dnsdist echo"
+ANCHORS="dnsward-before dnsmasq unbound dnsdist echo"
 
 need dnsperf knotd knotc dig gcc taskset awk
 for proxy in $PROXIES; do
   case $proxy in
     dnsward) ;;
+    dnsward-before)
+      [ -x "${DNSWARD_BEFORE_BIN:-}" ] || fail "dnsward-before needs DNSWARD_BEFORE_BIN, an earlier build" ;;
     dnsmasq | unbound | dnsdist) need "$proxy" ;;
-    *) fail "unknown proxy $proxy (dnsward dnsmasq unbound dnsdist)" ;;
+    *) fail "unknown proxy $proxy (dnsward dnsward-before dnsmasq unbound dnsdist)" ;;
   esac
 done
 for workload in $WORKLOADS; do

@@ -19,7 +19,9 @@
 version_dnsdist() { dnsdist --version 2>&1 | awk 'NR == 1 {print "dnsdist " $2}'; }
 version_echo() { echo "echo (recvfrom + sendto, the floor)"; }
 
+# start_dnsward [BINARY [LOG-NAME]]: DNSWARD_BIN by default.
 start_dnsward() {
+  local binary=${1:-$DNSWARD_BIN} name=${2:-dnsward}
   {
     echo "listen 127.0.0.1:$PROXY_PORT"
     echo "upstream udp 127.0.0.1:$UPSTREAM_PORT"
@@ -31,13 +33,19 @@ start_dnsward() {
     echo "log warning"
     awk '{print "override " $1 " " $2 " " $3}' "$WORK/overrides.txt"
   } >"$WORK/dnsward.conf"
-  "$DNSWARD_BIN" --check "$WORK/dnsward.conf" >"$WORK/dnsward.check" 2>&1 || {
+  "$binary" --check "$WORK/dnsward.conf" >"$WORK/dnsward.check" 2>&1 || {
     cat "$WORK/dnsward.check" >&2
     return 1
   }
-  nice -n "$NICE" taskset -c "$PROXY_CPU" "$DNSWARD_BIN" --config "$WORK/dnsward.conf" >>"$LOGS/dnsward.log" 2>&1 &
+  nice -n "$NICE" taskset -c "$PROXY_CPU" "$binary" --config "$WORK/dnsward.conf" >>"$LOGS/$name.log" 2>&1 &
   SERVER_PID=$!
 }
+
+# dnsward-before: the same config run by DNSWARD_BEFORE_BIN, a build of an
+# earlier commit, so that a change is measured side by side with what it
+# changes (the ratio table compares dnsward with it).
+start_dnsward-before() { start_dnsward "$DNSWARD_BEFORE_BIN" dnsward-before; }
+version_dnsward-before() { echo "dnsward before the change ($DNSWARD_BEFORE_BIN)"; }
 
 dnsmasq_extra() {
   awk '{print "address=/" $1 "/" $2; print "address=/" $1 "/" $3}' "$WORK/overrides.txt"
