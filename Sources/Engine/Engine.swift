@@ -11,8 +11,11 @@ import DNSWire
 public final class Engine {
   /// Replaced by a reload (Reload.swift); what sized a table stays as it was.
   public internal(set) var settings: Settings
+  /// The upstreams in force, their health and figures, and which one a
+  /// question tries next (Upstreams/UpstreamSelection.swift).
+  var selection: UpstreamSelection
   /// The upstreams in priority order, `resolv-conf` already expanded.
-  public internal(set) var upstreams: [UpstreamServer]
+  public var upstreams: [UpstreamServer] { selection.servers }
   /// What this worker counts (Statistics/Statistic.swift), shared with its
   /// transports.
   public let statistics = Statistics()
@@ -41,30 +44,6 @@ public final class Engine {
   let scratchName: UnsafeMutableRawBufferPointer
   let scratchCaseName: UnsafeMutableRawBufferPointer
 
-  struct UpstreamHealth {
-    var consecutiveFailures: UInt32 = 0
-    var downUntil: UInt64 = 0
-    var caseMismatches: UInt32 = 0
-    var caseRandomization = true
-    /// Accepted replies from this upstream that were relayed or cached.
-    var answers: UInt64 = 0
-    /// Attempts sent to this upstream that missed their deadline.
-    var timeouts: UInt64 = 0
-    /// SERVFAIL/REFUSED/NOTIMP/FORMERR replies, send errors, failed
-    /// attempts and lost TCP connections.
-    var failures: UInt64 = 0
-    /// RFC 6298 §2 smoothed RTT (gain 1/8) of accepted replies, in
-    /// microseconds; meaningful once `hasRTTSample`.
-    var smoothedRTTMicroseconds: UInt64 = 0
-    var hasRTTSample = false
-    /// `verify`: answers of this (plain) upstream outside the trusted one's.
-    var disagreements: UInt64 = 0
-    /// The IP TTL its answers usually arrive with (0: not known yet): the
-    /// hop distance is a shape an injector far away cannot easily match.
-    var usualTTL: UInt8 = 0
-  }
-  /// One per upstream (at least one); replaced with the upstreams.
-  var health: UnsafeMutablePointer<UpstreamHealth>
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
   /// `override-check`: the override addresses marked down (OverrideHealth.swift).
@@ -99,13 +78,6 @@ public final class Engine {
   let rateBuckets: UnsafeMutablePointer<RateBucket>
   let rateBucketMask: Int
 
-  /// After this many consecutive failures an upstream is skipped for
-  /// `downMilliseconds`, unless every upstream is down.
-  static let failuresBeforeDown: UInt32 = 3
-  static let downMilliseconds: UInt64 = 30_000
-  /// Replies matching in everything but case before 0x20 is turned off for
-  /// an upstream that does not preserve case.
-  static let caseMismatchesBeforeDisable: UInt32 = 2
   /// Largest DNS message (RFC 1035 §4.2.2 length prefix is 16 bits).
   public static let maxMessage = 65535
   static let framing = 2
@@ -114,7 +86,7 @@ public final class Engine {
   ///   cache hashes (SipHash-1-3), so clients cannot aim at one bucket.
   public init(settings: Settings, upstreams: [UpstreamServer], hashKey: HashKey) {
     self.settings = settings
-    self.upstreams = upstreams
+    selection = UpstreamSelection(servers: upstreams)
     self.hashKey = hashKey
     allowPrefixes = settings.effectiveAllow
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
@@ -130,8 +102,6 @@ public final class Engine {
     localNames = LocalNames(
       capacity: hasLocalFiles ? settings.localNamesCapacity : 0, domain: settings.localDomain,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    health = .allocate(capacity: max(upstreams.count, 1))
-    health.initialize(repeating: UpstreamHealth(), count: max(upstreams.count, 1))
     learnedRedirects = .allocate(capacity: Self.learnedRedirectCapacity)
     learnedRedirects.initialize(repeating: .anyV6, count: Self.learnedRedirectCapacity)
     holds = HoldPool(
@@ -151,7 +121,6 @@ public final class Engine {
     queryBuffer.deallocate()
     scratchName.deallocate()
     scratchCaseName.deallocate()
-    health.deallocate()
     learnedRedirects.deallocate()
     holds.deallocate()
     verifications.deallocate()
@@ -171,23 +140,18 @@ public final class Engine {
 
   /// Whether an upstream is currently skipped after repeated failures.
   public func isDown(upstream: Int, now: UInt64) -> Bool {
-    health[upstream].consecutiveFailures >= Self.failuresBeforeDown
-      && now < health[upstream].downUntil
+    selection.isDown(upstream, now: now)
   }
 
   /// Per-upstream counters and smoothed RTT of upstream `index`
   /// (0..<upstreams.count).
   public func upstreamStatistics(_ index: Int) -> UpstreamStatistics {
-    let entry = health[index]
-    return UpstreamStatistics(
-      answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
-      smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000,
-      disagreements: entry.disagreements)
+    selection.statistics(index)
   }
 
   /// Whether queries to `upstream` still use 0x20 case randomization.
   public func usesCaseRandomization(upstream: Int) -> Bool {
-    settings.caseRandomization && health[upstream].caseRandomization
+    settings.caseRandomization && selection.keepsCase(upstream)
   }
 
   /// Questions in flight upstream (at most `inflight`).

@@ -154,7 +154,7 @@ extension Engine {
   /// arriving with the upstream's usual IP TTL.
   func shapeScore(_ reply: Message, ipTTL: UInt8, upstream: Int) -> UInt8 {
     var score: UInt8 = reply.opt != nil ? 2 : 0
-    let usual = health[upstream].usualTTL
+    let usual = selection.usualTTL(upstream)
     if ipTTL != 0 && usual != 0 && ipTTL == usual { score += 1 }
     return score
   }

@@ -17,10 +17,7 @@ extension Engine {
   /// stands.
   public func networkChanged<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     statistics[.networkChanges] += 1
-    for upstream in 0..<upstreams.count {
-      health[upstream].consecutiveFailures = 0
-      health[upstream].downUntil = 0
-    }
+    selection.forgetFailures()
     if settings.detectNXDomainRedirect && probes.outstanding == 0 { probes.nextRound = now }
     // Retrying re-arms a slot at the newest end of the deadline list; the
     // walk stops at the newest as it was, so none is visited twice.

@@ -67,17 +67,7 @@ extension Engine {
   /// both lists keeps its health and figures; the others start afresh.
   /// No question may be in flight to an old upstream (`withdrawQueriesInFlight`).
   public func replaceUpstreams(_ replacement: [UpstreamServer]) {
-    let fresh = UnsafeMutablePointer<UpstreamHealth>.allocate(capacity: max(replacement.count, 1))
-    fresh.initialize(repeating: UpstreamHealth(), count: max(replacement.count, 1))
-    for index in 0..<replacement.count {
-      for old in 0..<upstreams.count where upstreams[old] == replacement[index] {
-        fresh[index] = health[old]
-      }
-    }
-    health.deinitialize(count: max(upstreams.count, 1))
-    health.deallocate()
-    health = fresh
-    upstreams = replacement
+    selection.replace(with: replacement)
   }
 
   /// Asks every question withdrawn by `withdrawQueriesInFlight` again, of

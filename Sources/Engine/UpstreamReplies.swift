@@ -60,7 +60,7 @@ extension Engine {
     }
     switch questionMatch(reply, slot: slot) {
     case .exact:
-      if transaction.sentRandomCase { health[upstreamIndex].caseMismatches = 0 }
+      if transaction.sentRandomCase { selection.recordCaseMatch(upstreamIndex) }
     case .caseOnly:
       statistics[.mismatchedCase] += 1
       if !holding { caseMismatch(slot: slot, now: now, environment: &environment) }
@@ -118,7 +118,7 @@ extension Engine {
     noteAnswer(upstream: upstream, sentAt: transaction.sentAt, now: now)
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
-    if ipTTL != 0 && reply.opt != nil { health[upstream].usualTTL = ipTTL }
+    if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
     environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
     if validates(slot) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
@@ -240,11 +240,7 @@ extension Engine {
   /// waiting. Only UDP queries carry 0x20, so the retry is over UDP.
   func caseMismatch<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     let upstream = Int(transactions[slot].upstream)
-    health[upstream].caseMismatches += 1
-    if health[upstream].caseMismatches >= Self.caseMismatchesBeforeDisable,
-      health[upstream].caseRandomization
-    {
-      health[upstream].caseRandomization = false
+    if selection.recordCaseMismatch(upstream) {
       environment.report(.caseRandomizationDisabled, upstream: upstream)
     }
     guard transactions[slot].caseAllowed else { return }

@@ -68,7 +68,7 @@ extension Engine {
   func trustedUpstream(for type: RRType, route: UInt8, now: UInt64) -> Int? {
     for index in 0..<upstreams.count
     where upstreams[index].trusted && upstreams[index].serves(routeGroup: route)
-      && canAnswer(type, upstream: index)
+      && selection.canAnswer(type, upstream: index)
     {
       if !isDown(upstream: index, now: now) { return index }
     }
@@ -156,7 +156,7 @@ extension Engine {
     guard disagrees else { return }
     let upstream = Int(transactions[slot].upstream)
     statistics[.verifyDisagreements] += 1
-    health[upstream].disagreements += 1
+    selection.recordDisagreement(upstream)
     environment.reportDefence(
       .verificationDisagreed, name: name(slot: slot), address: outside, upstream: upstream)
   }

@@ -113,30 +113,14 @@ extension Engine {
     return nil
   }
 
-  /// The next upstream for `slot`'s question: the first untried one that
-  /// serves its route group, can answer its type (and is trusted, for a
-  /// `strict` verify name) and is not down; if all such are down, the first of them anyway (a down
-  /// upstream beats no answer).
+  /// The next upstream for `slot`'s question (`UpstreamSelection.choose`:
+  /// untried, serving its route group and type, trusted for a `strict`
+  /// verify name, not down if any such is up).
   func chooseUpstream(for slot: Int, now: UInt64) -> Int? {
     let transaction = transactions[slot]
-    let tried = transaction.tried
-    var fallback: Int? = nil
-    for index in 0..<upstreams.count {
-      if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
-      if index >= 64 && tried == ~0 { continue }
-      if !canAnswer(transaction.type, upstream: index) { continue }
-      if transaction.trustedOnly && !upstreams[index].trusted { continue }
-      if !upstreams[index].serves(routeGroup: transaction.route) { continue }
-      if !isDown(upstream: index, now: now) { return index }
-      if fallback == nil { fallback = index }
-    }
-    return fallback
-  }
-
-  /// Whether `upstream` can answer questions of `type`: the `alibaba` and
-  /// `dnspod` HTTPDNS APIs know only A and AAAA.
-  func canAnswer(_ type: RRType, upstream: Int) -> Bool {
-    upstreams[upstream].answersEveryType || type == .a || type == .aaaa
+    return selection.choose(
+      type: transaction.type, tried: transaction.tried, trustedOnly: transaction.trustedOnly,
+      route: transaction.route, now: now)
   }
 
   /// Builds the upstream query in `queryBuffer` after the framing bytes:
@@ -186,40 +170,22 @@ extension Engine {
     upstream: Int, now: UInt64, kind: UpstreamFailure, environment: inout E
   ) {
     guard upstream >= 0 && upstream < upstreams.count else { return }
-    switch kind {
-    case .timeout: health[upstream].timeouts += 1
-    case .error: health[upstream].failures += 1
-    }
-    health[upstream].consecutiveFailures += 1
-    if health[upstream].consecutiveFailures == Self.failuresBeforeDown {
+    if selection.recordFailure(upstream, now: now, kind: kind) {
       environment.report(.upstreamDown, upstream: upstream)
-    }
-    if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
-      health[upstream].downUntil = now + Self.downMilliseconds
     }
   }
 
   func noteSuccess<E: EngineEnvironment>(upstream: Int, environment: inout E) {
-    if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
+    if selection.recordSuccess(upstream) {
       environment.report(.upstreamRecovered, upstream: upstream)
     }
-    health[upstream].consecutiveFailures = 0
   }
 
   /// An accepted reply from `upstream` to an attempt sent at `sentAt` will
-  /// be relayed or cached: count it and fold its round-trip time into the
-  /// smoothed RTT (RFC 6298 §2.2/2.3, alpha = 1/8).
+  /// be relayed or cached (UpstreamSelection.recordAnswer).
   func noteAnswer(upstream: Int, sentAt: UInt64, now: UInt64) {
     guard upstream >= 0 && upstream < upstreams.count else { return }
-    let sample = (now >= sentAt ? now - sentAt : 0) &* 1000
-    health[upstream].answers += 1
-    if health[upstream].hasRTTSample {
-      health[upstream].smoothedRTTMicroseconds =
-        (7 &* health[upstream].smoothedRTTMicroseconds &+ sample) / 8
-    } else {
-      health[upstream].smoothedRTTMicroseconds = sample
-      health[upstream].hasRTTSample = true
-    }
+    selection.recordAnswer(upstream, sentAt: sentAt, now: now)
   }
 
   /// The attempt in `slot` failed: release it and try the next upstream as a

@@ -1,0 +1,188 @@
+import CompiledConfig
+import DNSWire
+
+/// The upstreams in force and what each has shown since it came into force:
+/// whether it is down, its figures, whether it keeps the 0x20 case, the IP
+/// TTL its answers arrive with. It owns its per-upstream table (allocated
+/// with the list, replaced with it) and decides which upstream a question
+/// tries next; the engine tells it what each attempt came to and reports
+/// the transitions it returns. Nothing here reads a clock or allocates
+/// outside `init` and `replace(with:)`.
+struct UpstreamSelection: ~Copyable {
+  struct Health {
+    var consecutiveFailures: UInt32 = 0
+    var downUntil: UInt64 = 0
+    var caseMismatches: UInt32 = 0
+    var caseRandomization = true
+    /// Accepted replies from this upstream that were relayed or cached.
+    var answers: UInt64 = 0
+    /// Attempts sent to this upstream that missed their deadline.
+    var timeouts: UInt64 = 0
+    /// SERVFAIL/REFUSED/NOTIMP/FORMERR replies, send errors, failed
+    /// attempts and lost TCP connections.
+    var failures: UInt64 = 0
+    /// RFC 6298 §2 smoothed RTT (gain 1/8) of accepted replies, in
+    /// microseconds; meaningful once `hasRTTSample`.
+    var smoothedRTTMicroseconds: UInt64 = 0
+    var hasRTTSample = false
+    /// `verify`: answers of this (plain) upstream outside the trusted one's.
+    var disagreements: UInt64 = 0
+    /// The IP TTL its answers usually arrive with (0: not known yet): the
+    /// hop distance is a shape an injector far away cannot easily match.
+    var usualTTL: UInt8 = 0
+  }
+
+  /// After this many consecutive failures an upstream is skipped for
+  /// `downMilliseconds`, unless every upstream is down.
+  static let failuresBeforeDown: UInt32 = 3
+  static let downMilliseconds: UInt64 = 30_000
+  /// Replies matching in everything but case before 0x20 is turned off for
+  /// an upstream that does not preserve case.
+  static let caseMismatchesBeforeDisable: UInt32 = 2
+
+  /// In priority order, `resolv-conf` already expanded.
+  private(set) var servers: [UpstreamServer]
+  /// One per server (at least one).
+  private var health: UnsafeMutablePointer<Health>
+
+  init(servers: [UpstreamServer]) {
+    self.servers = servers
+    health = .allocate(capacity: max(servers.count, 1))
+    health.initialize(repeating: Health(), count: max(servers.count, 1))
+  }
+
+  deinit {
+    health.deinitialize(count: max(servers.count, 1))
+    health.deallocate()
+  }
+
+  /// The list in force from now on. An upstream in both lists keeps its
+  /// health and figures; the others start afresh.
+  mutating func replace(with replacement: [UpstreamServer]) {
+    let fresh = UnsafeMutablePointer<Health>.allocate(capacity: max(replacement.count, 1))
+    fresh.initialize(repeating: Health(), count: max(replacement.count, 1))
+    for index in 0..<replacement.count {
+      for old in 0..<servers.count where servers[old] == replacement[index] {
+        fresh[index] = health[old]
+      }
+    }
+    health.deinitialize(count: max(servers.count, 1))
+    health.deallocate()
+    health = fresh
+    servers = replacement
+  }
+
+  /// The first untried upstream (`tried`: one bit each, the first 64) that
+  /// serves `route`, can answer `type` (and is trusted, when `trustedOnly`)
+  /// and is not down; if all such are down, the first of them anyway (a down
+  /// upstream beats no answer).
+  func choose(type: RRType, tried: UInt64, trustedOnly: Bool, route: UInt8, now: UInt64) -> Int? {
+    var fallback: Int? = nil
+    for index in 0..<servers.count {
+      if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
+      if index >= 64 && tried == ~0 { continue }
+      if !canAnswer(type, upstream: index) { continue }
+      if trustedOnly && !servers[index].trusted { continue }
+      if !servers[index].serves(routeGroup: route) { continue }
+      if !isDown(index, now: now) { return index }
+      if fallback == nil { fallback = index }
+    }
+    return fallback
+  }
+
+  /// Whether `upstream` can answer questions of `type`: the `alibaba` and
+  /// `dnspod` HTTPDNS APIs know only A and AAAA.
+  func canAnswer(_ type: RRType, upstream: Int) -> Bool {
+    servers[upstream].answersEveryType || type == .a || type == .aaaa
+  }
+
+  /// Whether `upstream` is skipped after repeated failures.
+  func isDown(_ upstream: Int, now: UInt64) -> Bool {
+    health[upstream].consecutiveFailures >= Self.failuresBeforeDown
+      && now < health[upstream].downUntil
+  }
+
+  /// A failure of `upstream`, counted in its `timeouts` or `failures` and
+  /// towards marking it down. True when this one marked it down.
+  mutating func recordFailure(_ upstream: Int, now: UInt64, kind: UpstreamFailure) -> Bool {
+    switch kind {
+    case .timeout: health[upstream].timeouts += 1
+    case .error: health[upstream].failures += 1
+    }
+    health[upstream].consecutiveFailures += 1
+    if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
+      health[upstream].downUntil = now + Self.downMilliseconds
+    }
+    return health[upstream].consecutiveFailures == Self.failuresBeforeDown
+  }
+
+  /// `upstream` answered. True when it had been down.
+  mutating func recordSuccess(_ upstream: Int) -> Bool {
+    let wasDown = health[upstream].consecutiveFailures >= Self.failuresBeforeDown
+    health[upstream].consecutiveFailures = 0
+    return wasDown
+  }
+
+  /// An accepted reply to an attempt sent at `sentAt` will be relayed or
+  /// cached: count it and fold its round-trip time into the smoothed RTT
+  /// (RFC 6298 §2.2/2.3, alpha = 1/8).
+  mutating func recordAnswer(_ upstream: Int, sentAt: UInt64, now: UInt64) {
+    let sample = (now >= sentAt ? now - sentAt : 0) &* 1000
+    health[upstream].answers += 1
+    if health[upstream].hasRTTSample {
+      health[upstream].smoothedRTTMicroseconds =
+        (7 &* health[upstream].smoothedRTTMicroseconds &+ sample) / 8
+    } else {
+      health[upstream].smoothedRTTMicroseconds = sample
+      health[upstream].hasRTTSample = true
+    }
+  }
+
+  /// `verify`: an answer of `upstream` outside the trusted one's.
+  mutating func recordDisagreement(_ upstream: Int) {
+    health[upstream].disagreements += 1
+  }
+
+  /// A reply in the case the query was sent with: a spoofer must win twice
+  /// in a row to turn 0x20 off.
+  mutating func recordCaseMatch(_ upstream: Int) {
+    health[upstream].caseMismatches = 0
+  }
+
+  /// A reply right in all but its case. True when this one turned 0x20 off
+  /// for `upstream`.
+  mutating func recordCaseMismatch(_ upstream: Int) -> Bool {
+    health[upstream].caseMismatches += 1
+    guard health[upstream].caseMismatches >= Self.caseMismatchesBeforeDisable,
+      health[upstream].caseRandomization
+    else { return false }
+    health[upstream].caseRandomization = false
+    return true
+  }
+
+  /// Whether `upstream` still gets 0x20-randomized questions.
+  func keepsCase(_ upstream: Int) -> Bool { health[upstream].caseRandomization }
+
+  /// The IP TTL `upstream`'s answers (with an OPT record) arrive with.
+  func usualTTL(_ upstream: Int) -> UInt8 { health[upstream].usualTTL }
+
+  mutating func recordUsualTTL(_ upstream: Int, _ ipTTL: UInt8) {
+    health[upstream].usualTTL = ipTTL
+  }
+
+  /// The WAN changed: every upstream gets a fresh start.
+  mutating func forgetFailures() {
+    for upstream in 0..<servers.count {
+      health[upstream].consecutiveFailures = 0
+      health[upstream].downUntil = 0
+    }
+  }
+
+  func statistics(_ upstream: Int) -> UpstreamStatistics {
+    let entry = health[upstream]
+    return UpstreamStatistics(
+      answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
+      smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000,
+      disagreements: entry.disagreements)
+  }
+}
