@@ -36,7 +36,7 @@ extension Engine {
   /// Whether any defence needs to look at the addresses of an answer.
   var screensAnswers: Bool {
     !settings.bogusPrefixes.isEmpty || !settings.bogusNXDomainPrefixes.isEmpty
-      || learnedRedirectCount > 0 || settings.rebindProtection || settings.holdOnMilliseconds > 0
+      || learnedRedirects.count > 0 || settings.rebindProtection || settings.holdOnMilliseconds > 0
       || !settings.verifyNames.isEmpty || settings.detectNXDomainRedirect
   }
 
@@ -85,8 +85,7 @@ extension Engine {
   /// Inside a `bogus-nxdomain` prefix, or learned by the redirect probes.
   func isRedirectAddress(_ address: IPAddress) -> Bool {
     for prefix in settings.bogusNXDomainPrefixes where prefix.contains(address) { return true }
-    for index in 0..<learnedRedirectCount where learnedRedirects[index] == address { return true }
-    return false
+    return learnedRedirects.contains(address)
   }
 
   /// Whether lower-cased flat `name` is one of `suffixes` (concatenated

@@ -285,8 +285,9 @@ extension Engine {
     waiter.clientID = query.id
     waiter.clientFlags =
       query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
-    let length = query.copyQuestionName(into: scratchCaseName, lowercase: false)
-    waiter.clientCase = CaseMask(of: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]))
+    let length = query.copyQuestionName(into: buffers.casedName, lowercase: false)
+    waiter.clientCase = CaseMask(
+      of: UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length]))
     if let opt = query.opt {
       waiter.hasEDNS = true
       waiter.dnssecOK = opt.dnssecOK

@@ -19,7 +19,10 @@ extension Engine {
       return
     }
     // Before any work: an over-limit client costs one bucket update.
-    if settings.rateLimitPerSecond > 0 && !withinRateLimit(client.endpoint.address, now: now) {
+    if settings.rateLimitPerSecond > 0
+      && !rateLimiter.admits(
+        client.endpoint.address, now: now, perSecond: settings.rateLimitPerSecond)
+    {
       statistics[.rateLimited] += 1
       return
     }
@@ -46,8 +49,8 @@ extension Engine {
       replyError(.badVersion, to: packet, query: query, client: client, environment: &environment)
       return
     }
-    let nameLength = query.copyQuestionName(into: scratchName, lowercase: true)
-    let lowercased = UnsafeRawBufferPointer(rebasing: scratchName[0..<nameLength])
+    let nameLength = query.copyQuestionName(into: buffers.name, lowercase: true)
+    let lowercased = UnsafeRawBufferPointer(rebasing: buffers.name[0..<nameLength])
     if query.questionClass == .chaos,
       answerChaos(query: query, name: lowercased, client: client, environment: &environment)
     {

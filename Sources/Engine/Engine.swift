@@ -36,13 +36,8 @@ public final class Engine {
   /// (empty when it is off).
   var rebindRanges: [AddressPrefix]
 
-  /// Output buffers with 2 bytes of headroom for TCP framing.
-  let replyBuffer: UnsafeMutableRawBufferPointer
-  let queryBuffer: UnsafeMutableRawBufferPointer
-  /// Scratch space for one flat name each: the lower-cased question, and a
-  /// name as a client or upstream wrote it.
-  let scratchName: UnsafeMutableRawBufferPointer
-  let scratchCaseName: UnsafeMutableRawBufferPointer
+  /// The reply and query being written, and scratch names.
+  let buffers = MessageBuffers()
 
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
@@ -62,12 +57,8 @@ public final class Engine {
 
   // Hijack defence state: fixed tables sized here, empty unless configured.
 
-  /// Redirect addresses learned by `detect-nxdomain-redirect`; when full,
-  /// the oldest is replaced.
-  let learnedRedirects: UnsafeMutablePointer<IPAddress>
-  var learnedRedirectCount = 0
-  var nextLearnedRedirect = 0
-  static let learnedRedirectCapacity = 16
+  /// Redirect addresses learned by `detect-nxdomain-redirect`.
+  var learnedRedirects = LearnedRedirects()
   /// The current probe round (RedirectProbes.swift).
   var probes: RedirectProbeRound
   /// `hold-on` buffers (HoldOn.swift).
@@ -75,12 +66,11 @@ public final class Engine {
   /// `verify`: the trusted answers being compared (Verification.swift).
   var verifications: VerificationTable
   /// `rate-limit`: one token bucket per recent client address.
-  let rateBuckets: UnsafeMutablePointer<RateBucket>
-  let rateBucketMask: Int
+  let rateLimiter: RateLimiter
 
   /// Largest DNS message (RFC 1035 §4.2.2 length prefix is 16 bits).
-  public static let maxMessage = 65535
-  static let framing = 2
+  public static let maxMessage = MessageBuffers.maxMessage
+  static let framing = MessageBuffers.framing
 
   /// - Parameter hashKey: random, from the CSPRNG, keys the coalescing and
   ///   cache hashes (SipHash-1-3), so clients cannot aim at one bucket.
@@ -91,10 +81,6 @@ public final class Engine {
     allowPrefixes = settings.effectiveAllow
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
     table = TransactionTable(capacity: settings.inflight)
-    replyBuffer = .allocate(byteCount: Self.framing + Self.maxMessage, alignment: 8)
-    queryBuffer = .allocate(byteCount: Self.framing + 512, alignment: 8)
-    scratchName = .allocate(byteCount: TransactionTable.nameStride, alignment: 8)
-    scratchCaseName = .allocate(byteCount: TransactionTable.nameStride, alignment: 8)
     cache = PacketCache(
       capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
       hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
@@ -102,30 +88,19 @@ public final class Engine {
     localNames = LocalNames(
       capacity: hasLocalFiles ? settings.localNamesCapacity : 0, domain: settings.localDomain,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    learnedRedirects = .allocate(capacity: Self.learnedRedirectCapacity)
-    learnedRedirects.initialize(repeating: .anyV6, count: Self.learnedRedirectCapacity)
     holds = HoldPool(
       capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
       bufferBytes: Int(settings.ednsPayloadSize), slotCapacity: settings.inflight)
     verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
     validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
     probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
-    let buckets = settings.rateLimitPerSecond > 0 ? Self.rateBucketCount : 1
-    rateBuckets = .allocate(capacity: buckets)
-    rateBuckets.initialize(repeating: RateBucket(), count: buckets)
-    rateBucketMask = buckets - 1
+    rateLimiter = RateLimiter(enabled: settings.rateLimitPerSecond > 0, hashKey: hashKey)
   }
 
   deinit {
-    replyBuffer.deallocate()
-    queryBuffer.deallocate()
-    scratchName.deallocate()
-    scratchCaseName.deallocate()
-    learnedRedirects.deallocate()
     holds.deallocate()
     verifications.deallocate()
     probes.deallocate()
-    rateBuckets.deallocate()
   }
 
   /// When `tick` next has work: the earliest deadline or end of a hold-on

@@ -145,8 +145,8 @@ extension Engine {
     flags.rcode = rcode
     let type = query.questionType
     let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: scratchCaseName)
-    let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
+    let nameLength = query.copyQuestionName(into: buffers.casedName)
+    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     var writer = MessageWriter(buffer: replyOutput)
     var fits = true
     do throws(WireError) {

@@ -81,8 +81,8 @@ extension Engine {
     let answersNS = zone.isApex && (type == .ns || type == .any)
     let answerCount = (answersSOA ? 1 : 0) + (answersNS ? 1 : 0)
     let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: scratchCaseName)
-    let cased = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
+    let nameLength = query.copyQuestionName(into: buffers.casedName)
+    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     // The question starts right after the header; the apex is a suffix of it.
     let apex = HeaderField.size + zone.apexOffset
     // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's

@@ -20,7 +20,7 @@ import DNSWire
 ///   without it the rule above cannot be checked.
 ///
 /// Rounds run at the first tick and every `redirectProbeIntervalMilliseconds`.
-/// Learned addresses go into a fixed table of `learnedRedirectCapacity`
+/// Learned addresses go into a fixed table of `LearnedRedirects.capacity`
 /// (the oldest is replaced when full) and count as `bogus-nxdomain`.
 struct RedirectProbeRound {
   static let randomProbes = 3
@@ -77,8 +77,8 @@ extension Engine {
     probes.candidateCount = 0
     for upstream in 0..<min(upstreams.count, 64) where !upstreams[upstream].trusted {
       for probe in 0...RedirectProbeRound.randomProbes {
-        let length = writeProbeName(probe, into: scratchName, environment: &environment)
-        let name = UnsafeRawBufferPointer(rebasing: scratchName[0..<length])
+        let length = writeProbeName(probe, into: buffers.name, environment: &environment)
+        let name = UnsafeRawBufferPointer(rebasing: buffers.name[0..<length])
         guard
           let slot = beginTransaction(
             name: name, hash: 0, type: .a, rrClass: .internet, dnssecOK: false,
@@ -178,9 +178,7 @@ extension Engine {
         probes.controlAnswered & (1 << UInt64(candidate.upstream)) != 0,
         !isRedirectAddress(candidate.address)
       else { continue }
-      learnedRedirects[nextLearnedRedirect] = candidate.address
-      nextLearnedRedirect = (nextLearnedRedirect + 1) % Self.learnedRedirectCapacity
-      learnedRedirectCount = min(learnedRedirectCount + 1, Self.learnedRedirectCapacity)
+      learnedRedirects.learn(candidate.address)
       statistics[.redirectAddressesLearned] += 1
       environment.reportDefence(
         .redirectAddressLearned, name: UnsafeRawBufferPointer(start: nil, count: 0),

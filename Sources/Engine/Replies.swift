@@ -12,7 +12,7 @@ extension Engine {
   }
 
   var replyOutput: UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(rebasing: replyBuffer[Self.framing...])
+    UnsafeMutableRawBufferPointer(rebasing: buffers.reply[Self.framing...])
   }
 
   /// `latencyMilliseconds`: since the query arrived (0 when answered in the
@@ -25,7 +25,7 @@ extension Engine {
       answerLatency.record(milliseconds: latencyMilliseconds)
     #endif
     let framed = UnsafeMutableRawBufferPointer(
-      rebasing: replyBuffer[0..<(Self.framing + replyLength)])
+      rebasing: buffers.reply[0..<(Self.framing + replyLength)])
     environment.sendToClient(framed: framed, client: client)
   }
 
@@ -35,7 +35,7 @@ extension Engine {
     _ writer: inout MessageWriter, name: UnsafeRawBufferPointer, clientCase: CaseMask,
     type: RRType, rrClass: RRClass
   ) throws(WireError) {
-    let cased = UnsafeMutableRawBufferPointer(rebasing: scratchCaseName[0..<name.count])
+    let cased = UnsafeMutableRawBufferPointer(rebasing: buffers.casedName[0..<name.count])
     clientCase.apply(to: name, into: cased)
     try writer.writeQuestion(
       name: UnsafeRawBufferPointer(cased), type: type, rrClass: rrClass, compress: false)
@@ -262,9 +262,9 @@ extension Engine {
         id: packet.getUInt16(at: HeaderField.id), flags: flags, questions: hasQuestion ? 1 : 0,
         additionals: hasEDNS ? 1 : 0)
       if let query, hasQuestion {
-        let length = query.copyQuestionName(into: scratchCaseName)
+        let length = query.copyQuestionName(into: buffers.casedName)
         try writer.writeQuestion(
-          name: UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length]),
+          name: UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length]),
           type: query.questionType, rrClass: query.questionClass, compress: false)
       }
       if hasEDNS {
@@ -287,9 +287,9 @@ extension Engine {
       // NXDOMAIN and NODATA for questions never forwarded (NeverForwarded.swift).
       default: outcome = .answered(rcode)
       }
-      let length = query?.copyQuestionName(into: scratchName, lowercase: true) ?? 0
+      let length = query?.copyQuestionName(into: buffers.name, lowercase: true) ?? 0
       environment.logQuery(
-        client: client, name: UnsafeRawBufferPointer(rebasing: scratchName[0..<length]),
+        client: client, name: UnsafeRawBufferPointer(rebasing: buffers.name[0..<length]),
         type: query?.questionType ?? RRType(rawValue: 0), outcome: outcome, upstream: -1,
         latencyMilliseconds: 0)
     }
@@ -318,8 +318,8 @@ extension Engine {
     let ipv4Count = wantsIPv4 ? up.ipv4 : 0
     let ipv6Count = wantsIPv6 ? up.ipv6 : 0
     let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: scratchCaseName)
-    let name = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<nameLength])
+    let nameLength = query.copyQuestionName(into: buffers.casedName)
+    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     let ttl = settings.overrideTTL
     var writer = MessageWriter(buffer: replyOutput)
     var fits = true

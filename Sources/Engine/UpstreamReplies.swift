@@ -223,8 +223,8 @@ extension Engine {
       // must be written uncompressed, as it was sent.
       reply.questionEnd == HeaderField.size + transaction.nameLength + 4
     else { return .different }
-    let length = reply.copyQuestionName(into: scratchCaseName, lowercase: false)
-    let received = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<length])
+    let length = reply.copyQuestionName(into: buffers.casedName, lowercase: false)
+    let received = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length])
     let expected = name(slot: slot)
     guard Name.equalIgnoringCase(received, expected) else { return .different }
     // Without 0x20 the case was never a secret: any case is fine.

@@ -71,8 +71,8 @@ extension Engine {
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     flags.rcode = .noError
     let hasEDNS = query.opt != nil
-    let casedLength = query.copyQuestionName(into: scratchCaseName)
-    let cased = UnsafeRawBufferPointer(rebasing: scratchCaseName[0..<casedLength])
+    let casedLength = query.copyQuestionName(into: buffers.casedName)
+    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<casedLength])
     var answers = 1
     if case .statistics = answer { answers = statisticRecordCount }
     var writer = MessageWriter(buffer: replyOutput)

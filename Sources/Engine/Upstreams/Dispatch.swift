@@ -72,7 +72,8 @@ extension Engine {
       let length = writeUpstreamQuery(
         slot: slot, randomizeCase: randomizeCase, environment: &environment)
       statistics[.forwarded] += 1
-      let framed = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[0..<(Self.framing + length)])
+      let framed = UnsafeMutableRawBufferPointer(
+        rebasing: buffers.query[0..<(Self.framing + length)])
       if environment.sendToUpstream(
         framed: framed, upstream: upstream, transport: chosenTransport,
         transaction: handle(slot: slot))
@@ -123,7 +124,7 @@ extension Engine {
       route: transaction.route, now: now)
   }
 
-  /// Builds the upstream query in `queryBuffer` after the framing bytes:
+  /// Builds the upstream query in `buffers.query` after the framing bytes:
   /// fresh ID, RD, the client's CD, the question (0x20-encoded if asked),
   /// and an OPT with our payload size and the client's DO bit. With
   /// `dnssec`, DO=1 and CD=1 whatever the client sent (RFC 6840 §5.9): the
@@ -133,7 +134,7 @@ extension Engine {
     slot: Int, randomizeCase: Bool, environment: inout E
   ) -> Int {
     let transaction = transactions[slot]
-    let output = UnsafeMutableRawBufferPointer(rebasing: queryBuffer[Self.framing...])
+    let output = UnsafeMutableRawBufferPointer(rebasing: buffers.query[Self.framing...])
     var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
     let validating = Self.validationIsBuiltIn && settings.dnssec
     flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
