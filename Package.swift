@@ -88,7 +88,7 @@ let package = Package(
       dependencies: ["DNSSEC", "DNSWire", "Crypto", "CompiledConfig", "TestSupport"],
       // The generator of ValidatorFixtures.swift (Knot DNS signed zones).
       exclude: ["make-fixtures.sh"]),
-    .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+    .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
     .testTarget(
       name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),
     // Real handshakes against `openssl s_server` with certificates made at test
@@ -97,7 +97,7 @@ let package = Package(
       name: "TLSTests",
       dependencies: ["TLS", "Platform", "CLinux", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
-    .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux", "TestSupport"]),
     .testTarget(
       name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire", "TestSupport"]),
     .testTarget(

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream httpdns` through the generator and the summary, and the

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import Foundation
+import TestSupport
 import XCTest
 
 /// `local-names`, `hosts`, `leases` and `domain`: values, errors with their

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream tls|https`, `path=`, `format=dns-message` and `ca-file`

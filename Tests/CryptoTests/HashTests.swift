@@ -1,4 +1,5 @@
 import Crypto
+import TestSupport
 import XCTest
 
 /// SHA-1, SHA-256, SHA-384 and SHA-512 against the FIPS 180-4 example messages

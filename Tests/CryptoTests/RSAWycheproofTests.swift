@@ -6,6 +6,7 @@
 // defines. Its "acceptable" small-exponent cases (e = 3) are correct signatures and verify.
 
 import Crypto
+import TestSupport
 import XCTest
 
 struct RSAWycheproofCase {

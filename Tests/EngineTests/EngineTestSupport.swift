@@ -509,13 +509,6 @@ func decoded(
     decode(bytes), "engine output does not validate: \(hexString(bytes))", file: file, line: line)
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
-  bytes.map { byte in
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
-  }.joined()
-}
-
 /// Checks a message against golden bytes, printing both on a mismatch.
 func assertBytes(
   _ actual: [UInt8], _ expected: [UInt8], file: StaticString = #filePath, line: UInt = #line

@@ -196,11 +196,3 @@ func decode(
     }
   }
 }
-
-/// Bytes from hex text; spaces ignored.
-func hex(_ text: String) -> [UInt8] {
-  let digits = Array(text.utf8.filter { $0 != 0x20 })
-  return stride(from: 0, to: digits.count, by: 2).map {
-    UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
-  }
-}
