@@ -7,8 +7,9 @@ import XCTest
 
 /// API bodies turned into DNS responses, decoded back with DNSWire.
 final class BodyTests: XCTestCase {
-  let aQuery = makeQuery("WwW.Example.com", type: .a, id: 0xBEEF, cd: true)
-  let aaaaQuery = makeQuery("www.example.com", type: .aaaa, id: 7, rd: false, edns: 1232)
+  let aQuery = dnsQuery("WwW.Example.com", type: RRType.a.rawValue, id: 0xBEEF, cd: true)
+  let aaaaQuery = dnsQuery(
+    "www.example.com", type: RRType.aaaa.rawValue, id: 7, rd: false, edns: 1232)
 
   func answer(
     _ query: [UInt8], _ http: [UInt8], _ format: HTTPDNSFormat,
@@ -122,7 +123,7 @@ final class BodyTests: XCTestCase {
       try XCTUnwrap(answer(aQuery, ok(#"{"Status":2,"Answer":null}"#), .json)).rcode, 2)
     // Above 15 the rcode needs an OPT: with one it is extended, without it SERVFAIL.
     XCTAssertEqual(
-      try XCTUnwrap(answer(makeQuery("x.com", edns: 512), ok(#"{"Status":23}"#), .json)).rcode, 23)
+      try XCTUnwrap(answer(dnsQuery("x.com", edns: 512), ok(#"{"Status":23}"#), .json)).rcode, 23)
     XCTAssertEqual(try XCTUnwrap(answer(aQuery, ok(#"{"Status":23}"#), .json)).rcode, 2)
     for bad in [#"{"Answer":[]}"#, #"{"Status":4096}"#, #"{"Status":-1}"#, #"{"Status":"0"}"#] {
       XCTAssertEqual(dnsResponse(aQuery, ok(bad), .json).failure, .malformedBody, bad)
@@ -130,7 +131,7 @@ final class BodyTests: XCTestCase {
   }
 
   func testJSONRecordTypes() throws {
-    let query = makeQuery("example.com", type: .any)
+    let query = dnsQuery("example.com", type: RRType.any.rawValue)
     func data(_ type: Int, _ text: String) throws -> Record {
       let body =
         #"{"Status":0,"Answer":[{"name":"example.com.","type":\#(type),"TTL":9,"data":\#(text)}]}"#
@@ -172,7 +173,7 @@ final class BodyTests: XCTestCase {
   }
 
   func testJSONUnsupportedAndBrokenRecords() {
-    let query = makeQuery("example.com", type: .https)
+    let query = dnsQuery("example.com", type: RRType.https.rawValue)
     func error(_ record: String) -> HTTPDNSError? {
       dnsResponse(query, ok(#"{"Status":0,"Answer":[\#(record)]}"#), .json).failure
     }
@@ -228,7 +229,7 @@ final class BodyTests: XCTestCase {
     XCTAssertEqual(
       dnsResponse(aQuery, Array("garbage\r\n\r\n".utf8), .json).failure, .malformedHTTP)
     // Not a question these formats can ask.
-    let mx = makeQuery("example.com", type: .mx)
+    let mx = dnsQuery("example.com", type: RRType.mx.rawValue)
     XCTAssertEqual(dnsResponse(mx, ok("{}"), .alibaba).failure, .unsupportedQuestion)
   }
 

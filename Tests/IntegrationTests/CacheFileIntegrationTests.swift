@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -51,7 +52,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertTrue(first.log.contains("no cached answers in \(cachePath) yet"), first.log)
-    let fresh = Reply(StubClient.udp(StubClient.query("Saved.Example"), port: first.port))
+    let fresh = Reply(StubClient.udp(dnsQuery("Saved.Example"), port: first.port))
     XCTAssertEqual(fresh?.addresses, ["192.0.2.70"])
     XCTAssertEqual(fresh?.firstTTL, 3600)
     stop(first, expecting: "saved 1 cached answers to \(cachePath)")
@@ -66,14 +67,14 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { second.stop() }
     XCTAssertTrue(second.log.contains("loaded 1 cached answers from \(cachePath)"), second.log)
     let stale = Reply(
-      StubClient.udp(StubClient.query("saved.example", id: 77), port: second.port))
+      StubClient.udp(dnsQuery("saved.example", id: 77), port: second.port))
     XCTAssertEqual(stale?.id, 77)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.70"])
     XCTAssertEqual(stale?.firstTTL, 30, "loaded answers are stale answers (RFC 8767)")
     XCTAssertGreaterThanOrEqual(silent.udpQueries, 1, "asked upstream first")
     // A name that was never cached still fails.
-    let unknown = Reply(StubClient.udp(StubClient.query("other.example"), port: second.port))
+    let unknown = Reply(StubClient.udp(dnsQuery("other.example"), port: second.port))
     XCTAssertEqual(unknown?.rcode, 2)
   }
 
@@ -84,7 +85,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("quick.example"), port: first.port))?.addresses,
+      Reply(StubClient.udp(dnsQuery("quick.example"), port: first.port))?.addresses,
       ["192.0.2.71"])
     stop(first, expecting: "saved 1 cached answers")
 
@@ -94,7 +95,7 @@ final class CacheFileIntegrationTests: XCTestCase {
       config: config(upstream: slow.port, timeout: "2500ms", extra: "stale-first on"))
     defer { second.stop() }
     let started = Date()
-    let reply = Reply(StubClient.udp(StubClient.query("quick.example"), port: second.port))
+    let reply = Reply(StubClient.udp(dnsQuery("quick.example"), port: second.port))
     XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
     XCTAssertEqual(reply?.addresses, ["192.0.2.71"])
     XCTAssertEqual(reply?.firstTTL, 30)
@@ -106,7 +107,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 72))
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("kept.example"), port: first.port)
+    _ = StubClient.udp(dnsQuery("kept.example"), port: first.port)
     stop(first, expecting: "saved 1 cached answers")
     var bytes = try XCTUnwrap(FileManager.default.contents(atPath: cachePath))
     bytes[bytes.count / 2] ^= 0x20
@@ -119,7 +120,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     XCTAssertTrue(
       second.log.contains("ignoring \(cachePath): checksum mismatch (truncated or corrupt)"),
       second.log)
-    let reply = Reply(StubClient.udp(StubClient.query("kept.example"), port: second.port))
+    let reply = Reply(StubClient.udp(dnsQuery("kept.example"), port: second.port))
     XCTAssertEqual(reply?.rcode, 2, "nothing of the corrupt file was trusted")
 
     // Truncated to a few bytes, and not a cache file at all.
@@ -140,7 +141,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 73))
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("private.example"), port: first.port)
+    _ = StubClient.udp(dnsQuery("private.example"), port: first.port)
     stop(first, expecting: "saved 1 cached answers")
     let attributes = try FileManager.default.attributesOfItem(atPath: cachePath)
     XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
@@ -155,7 +156,7 @@ final class CacheFileIntegrationTests: XCTestCase {
         "ignoring \(cachePath): not a regular file of this user or root, or writable by others"),
       second.log)
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("private.example"), port: second.port))?.rcode, 2)
+      Reply(StubClient.udp(dnsQuery("private.example"), port: second.port))?.rcode, 2)
   }
 
   /// A leftover `PATH.tmp` (a crash mid-save, or a symlink someone planted)
@@ -168,7 +169,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     try FileManager.default.createSymbolicLink(
       atPath: cachePath + ".tmp", withDestinationPath: victim.path)
     let dnsward = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     stop(dnsward, expecting: "saved 1 cached answers")
     XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "precious\n")
     XCTAssertFalse(FileManager.default.fileExists(atPath: cachePath + ".tmp"))
@@ -188,7 +189,7 @@ final class CacheFileIntegrationTests: XCTestCase {
         stale 1d
         cache-file \(missing)
         """)
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     stop(dnsward, expecting: "warning: cannot save cached answers to \(missing): ")
   }
 
@@ -204,7 +205,7 @@ final class CacheFileIntegrationTests: XCTestCase {
         cache-file \(cachePath)
         """)
     XCTAssertTrue(dnsward.log.contains("cache-file \(cachePath) is not used"), dnsward.log)
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     dnsward.process.terminate()
     XCTAssertEqual(dnsward.waitForExit(), 0)
     dnsward.stop()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The packet cache with the real binary: a warm cache asks nobody, and an
@@ -16,11 +17,11 @@ final class CacheIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     for index in 0..<20 {
       let reply = Reply(
-        StubClient.udp(StubClient.query("Warm.Example", id: UInt16(index)), port: dnsward.port))
+        StubClient.udp(dnsQuery("Warm.Example", id: UInt16(index)), port: dnsward.port))
       XCTAssertEqual(reply?.id, UInt16(index))
       XCTAssertEqual(reply?.addresses, ["192.0.2.60"])
     }
-    let overTCP = StubClient.tcp([StubClient.query("warm.example", id: 99)], port: dnsward.port)
+    let overTCP = StubClient.tcp([dnsQuery("warm.example", id: 99)], port: dnsward.port)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.60"])
     XCTAssertEqual(
       upstream.udpQueries + upstream.tcpQueries, 1, "one question upstream, 21 answers")
@@ -38,16 +39,16 @@ final class CacheIntegrationTests: XCTestCase {
         """)
     defer { dnsward.stop() }
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("known.example"), port: dnsward.port))?.addresses,
+      Reply(StubClient.udp(dnsQuery("known.example"), port: dnsward.port))?.addresses,
       ["192.0.2.61"])
     upstream.stop()  // the WAN goes away
     Thread.sleep(forTimeInterval: 1.2)  // and the entry expires
-    let stale = Reply(StubClient.udp(StubClient.query("known.example", id: 5), port: dnsward.port))
+    let stale = Reply(StubClient.udp(dnsQuery("known.example", id: 5), port: dnsward.port))
     XCTAssertEqual(stale?.id, 5)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.61"])
     XCTAssertEqual(stale?.firstTTL, 30, "stale answers carry TTL 30 (RFC 8767)")
-    let unknown = Reply(StubClient.udp(StubClient.query("unknown.example"), port: dnsward.port))
+    let unknown = Reply(StubClient.udp(dnsQuery("unknown.example"), port: dnsward.port))
     XCTAssertEqual(unknown?.rcode, 2)
   }
 }

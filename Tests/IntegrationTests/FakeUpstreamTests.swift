@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -29,9 +30,9 @@ final class FakeUpstreamTests: XCTestCase {
     defer { upstream.stop() }
     XCTAssertNotEqual(upstream.port, taken)
     let overUDP = Reply(
-      StubClient.udp(StubClient.query("same.example", id: 1), port: upstream.port))
+      StubClient.udp(dnsQuery("same.example", id: 1), port: upstream.port))
     XCTAssertEqual(overUDP?.addresses, ["192.0.2.77"])
-    let overTCP = StubClient.tcp([StubClient.query("same.example", id: 2)], port: upstream.port)
+    let overTCP = StubClient.tcp([dnsQuery("same.example", id: 2)], port: upstream.port)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.77"])
   }
 }

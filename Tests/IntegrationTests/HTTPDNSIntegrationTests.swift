@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `upstream httpdns` against a real HTTP server on loopback (issue 7): the
@@ -20,7 +21,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
   /// take long, and these tests are about what is answered, not how fast.
   func ask(_ name: String, type: UInt16 = 1, _ dnsward: DnswardProcess, id: UInt16 = 1) -> Reply? {
     Reply(
-      StubClient.udp(StubClient.query(name, type: type, id: id), port: dnsward.port, timeout: 8))
+      StubClient.udp(dnsQuery(name, type: type, id: id), port: dnsward.port, timeout: 8))
   }
 
   func testJSONFormatAnswersEveryTypeOverOneKeptAliveConnection() throws {
@@ -51,7 +52,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
       config: config(["httpdns 127.0.0.1:\(server.port) format=json"]))
     defer { dnsward.stop() }
     let questions = (0..<12).map {
-      StubClient.query("q\($0).burst.example.test", id: UInt16($0 + 1))
+      dnsQuery("q\($0).burst.example.test", id: UInt16($0 + 1))
     }
     let replies = StubClient.udpBurst(questions, port: dnsward.port, timeout: 8).compactMap {
       Reply($0)

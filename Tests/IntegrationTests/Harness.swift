@@ -129,28 +129,9 @@ final class DnswardProcess {
   deinit { stop() }
 }
 
-/// A stub client for the tests: builds a query, sends it over UDP or TCP to
-/// 127.0.0.1, and returns the reply bytes.
+/// A stub client for the tests: sends a query (see `dnsQuery`) over UDP or
+/// TCP to 127.0.0.1 or [::1], and returns the reply bytes.
 enum StubClient {
-  static func query(
-    _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
-    rd: Bool = true
-  ) -> [UInt8] {
-    var message: [UInt8] = [
-      UInt8(id >> 8), UInt8(id & 0xFF), rd ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0,
-    ]
-    message.append(edns == nil ? 0 : 1)
-    for label in name.split(separator: ".") {
-      message.append(UInt8(label.utf8.count))
-      message += Array(label.utf8)
-    }
-    message += [0, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
-    if let edns {
-      message += [0, 0, 41, UInt8(edns >> 8), UInt8(edns & 0xFF), 0, 0, 0, 0, 0, 0]
-    }
-    return message
-  }
-
   static func udp(_ packet: [UInt8], port: UInt16, timeout: TimeInterval = 3) -> [UInt8]? {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
@@ -317,75 +298,16 @@ enum StubClient {
   }
 }
 
-/// What a test wants to know about a reply.
-struct Reply {
-  let bytes: [UInt8]
-  var id: UInt16 { UInt16(bytes[0]) << 8 | UInt16(bytes[1]) }
-  var rcode: Int { Int(bytes[3] & 0x0F) }
-  var truncated: Bool { bytes[2] & 0x02 != 0 }
-  var answerCount: Int { Int(bytes[6]) << 8 | Int(bytes[7]) }
-
-  init?(_ bytes: [UInt8]?) {
-    guard let bytes, bytes.count >= 12 else { return nil }
-    self.bytes = bytes
-  }
-
-  /// A records' addresses, dotted.
-  var addresses: [String] {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return [] }
-      var result: [String] = []
-      var records = message.records()
-      while let record = records.next() {
-        if record.type == .a && record.rdataLength == 4 {
-          result.append((0..<4).map { String(raw[record.rdataOffset + $0]) }.joined(separator: "."))
-        } else if record.type == .aaaa && record.rdataLength == 16 {
-          result.append(
-            stride(from: 0, to: 16, by: 2).map {
-              String(
-                UInt16(raw[record.rdataOffset + $0]) << 8
-                  | UInt16(raw[record.rdataOffset + $0 + 1]), radix: 16)
-            }.joined(separator: ":"))
-        }
-      }
-      return result
-    }
-  }
-
-  /// TXT records' first character-strings, as UTF-8.
-  var texts: [String] {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return [] }
-      var result: [String] = []
-      var records = message.records()
-      while let record = records.next() {
-        guard record.type.rawValue == 16, record.rdataLength >= 1 else { continue }
-        let length = Int(raw[record.rdataOffset])
-        guard length < record.rdataLength else { continue }
-        let start = record.rdataOffset + 1
-        result.append(String(decoding: raw[start..<(start + length)], as: UTF8.self))
-      }
-      return result
-    }
-  }
-
+extension Reply {
+  /// Whether DNSWire, stricter than `PlainMessage`, accepts the reply.
   var isValid: Bool { bytes.withUnsafeBytes { (try? Message(validating: $0)) != nil } }
-
-  /// The TTL of the first record, if any.
-  var firstTTL: UInt32? {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return nil }
-      var records = message.records()
-      return records.next()?.ttl
-    }
-  }
 }
 
 extension DnswardProcess {
   /// dnsward's counters, asked over TCP as `stats.dnsward. CH TXT` (one
   /// `name=value` string per record); empty if it did not answer.
   func counters() -> [String: UInt64] {
-    var query = StubClient.query("stats.dnsward", type: 16, id: 0x5757)
+    var query = dnsQuery("stats.dnsward", type: 16, id: 0x5757)
     query[query.count - 1] = 3  // class CH
     guard let reply = Reply(StubClient.tcp([query], port: port).first) else { return [:] }
     var result: [String: UInt64] = [:]

@@ -23,10 +23,10 @@ final class ListenerTests: XCTestCase {
       config: "listen 127.0.0.1:0\nlisten [::1]:0\noverride printer.lan 192.168.1.20\n")
     defer { dnsward.stop() }
     let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
-    let reply = Reply(StubClient.udp6(StubClient.query("printer.lan", id: 61), port: port))
+    let reply = Reply(StubClient.udp6(dnsQuery("printer.lan", id: 61), port: port))
     XCTAssertEqual(reply?.id, 61)
     XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
-    let overTCP = StubClient.tcp([StubClient.query("printer.lan", id: 62)], port: port, ipv6: true)
+    let overTCP = StubClient.tcp([dnsQuery("printer.lan", id: 62)], port: port, ipv6: true)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.168.1.20"])
   }
 
@@ -41,16 +41,16 @@ final class ListenerTests: XCTestCase {
     defer { dnsward.stop() }
     let first = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
     let second = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertEqual(Reply(first.ask(StubClient.query("printer.lan", id: 1)))?.id, 1)
-    XCTAssertEqual(Reply(second.ask(StubClient.query("printer.lan", id: 2)))?.id, 2)
+    XCTAssertEqual(Reply(first.ask(dnsQuery("printer.lan", id: 1)))?.id, 1)
+    XCTAssertEqual(Reply(second.ask(dnsQuery("printer.lan", id: 2)))?.id, 2)
     // Both slots are taken: a third connection is accepted and closed at once.
     let third = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertNil(third.ask(StubClient.query("printer.lan", id: 3)))
+    XCTAssertNil(third.ask(dnsQuery("printer.lan", id: 3)))
     // Idle connections are closed after tcp-idle (checked once a second).
     Thread.sleep(forTimeInterval: 2.5)
-    XCTAssertNil(first.ask(StubClient.query("printer.lan", id: 4)))
+    XCTAssertNil(first.ask(dnsQuery("printer.lan", id: 4)))
     let fresh = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertEqual(Reply(fresh.ask(StubClient.query("printer.lan", id: 5)))?.id, 5)
+    XCTAssertEqual(Reply(fresh.ask(dnsQuery("printer.lan", id: 5)))?.id, 5)
   }
 
   /// Run as root (CI is): after binding, dnsward runs as `nobody` and still
@@ -73,7 +73,7 @@ final class ListenerTests: XCTestCase {
       .split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().map(String.init)
     let nobody = String(getpwnam("nobody").pointee.pw_uid)
     XCTAssertEqual(uids, [nobody, nobody, nobody, nobody])
-    let reply = Reply(StubClient.udp(StubClient.query("after-drop.example"), port: dnsward.port))
+    let reply = Reply(StubClient.udp(dnsQuery("after-drop.example"), port: dnsward.port))
     XCTAssertEqual(reply?.addresses, ["192.0.2.44"])
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `hosts`, `leases` and `domain` with the real binary: the files are read
@@ -39,7 +40,7 @@ final class LocalNamesIntegrationTests: XCTestCase {
   }
 
   func addresses(_ name: String, port: UInt16, type: UInt16 = 1) -> (rcode: Int, [String])? {
-    guard let reply = Reply(StubClient.udp(StubClient.query(name, type: type), port: port)) else {
+    guard let reply = Reply(StubClient.udp(dnsQuery(name, type: type), port: port)) else {
       return nil
     }
     return (reply.rcode, reply.addresses)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real binary: single-label names, private reverse names and, with
@@ -18,7 +19,7 @@ final class NeverForwardedIntegrationTests: XCTestCase {
         """)
     defer { dnsward.stop() }
     func ask(_ name: String, type: UInt16, id: UInt16) -> Reply? {
-      Reply(StubClient.udp(StubClient.query(name, type: type, id: id), port: dnsward.port))
+      Reply(StubClient.udp(dnsQuery(name, type: type, id: id), port: dnsward.port))
     }
     let single = ask("printer", type: 1, id: 1)
     XCTAssertEqual(single?.id, 1)

@@ -101,13 +101,13 @@ final class NftSetIntegrationTests: XCTestCase {
         """)
     defer { dnsward.stop() }
 
-    let unlisted = Reply(StubClient.udp(StubClient.query("www.example.com"), port: dnsward.port))
+    let unlisted = Reply(StubClient.udp(dnsQuery("www.example.com"), port: dnsward.port))
     XCTAssertEqual(unlisted?.addresses, ["198.51.100.5"])
     let reply = Reply(
-      StubClient.udp(StubClient.query("www.video.example", id: 2), port: dnsward.port))
+      StubClient.udp(dnsQuery("www.video.example", id: 2), port: dnsward.port))
     XCTAssertEqual(reply?.addresses, ["192.0.2.77"], "the answer is not held back")
     let six = Reply(
-      StubClient.udp(StubClient.query("six.video.example", type: 28, id: 3), port: dnsward.port))
+      StubClient.udp(dnsQuery("six.video.example", type: 28, id: 3), port: dnsward.port))
     XCTAssertEqual(six?.rcode, 0)
 
     // The writer flushes at the end of the loop turn: poll, bounded.
@@ -118,7 +118,7 @@ final class NftSetIntegrationTests: XCTestCase {
 
     // A cache hit sends the address again (with the remaining TTL).
     let cached = Reply(
-      StubClient.udp(StubClient.query("www.video.example", id: 4), port: dnsward.port))
+      StubClient.udp(dnsQuery("www.video.example", id: 4), port: dnsward.port))
     XCTAssertEqual(cached?.addresses, ["192.0.2.77"])
 
     // The 3 s timeout empties the set (no more questions meanwhile).

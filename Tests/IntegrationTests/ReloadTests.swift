@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// SIGHUP with the real binary: the config file is read again and put in
@@ -7,7 +8,7 @@ import XCTest
 /// every worker reloads; `resolv-conf` is picked up when the file appears.
 final class ReloadTests: XCTestCase {
   func addresses(_ name: String, port: UInt16) -> (rcode: Int, [String])? {
-    guard let reply = Reply(StubClient.udp(StubClient.query(name), port: port)) else { return nil }
+    guard let reply = Reply(StubClient.udp(dnsQuery(name), port: port)) else { return nil }
     return (reply.rcode, reply.addresses)
   }
 

@@ -38,13 +38,13 @@ final class RoutingIntegrationTests: XCTestCase {
     let trustedNames = ["www.example.com", "baidu.example.com", "example.net"]
     for (index, name) in (domesticNames + trustedNames).enumerated() {
       let reply = Reply(
-        StubClient.udp(StubClient.query(name, id: UInt16(index + 1)), port: dnsward.port))
+        StubClient.udp(dnsQuery(name, id: UInt16(index + 1)), port: dnsward.port))
       XCTAssertEqual(reply?.rcode, 0, name)
       let expected = domesticNames.contains(name) ? "192.0.2.10" : "192.0.2.20"
       XCTAssertEqual(reply?.addresses, [expected], name)
     }
     let ptr = Reply(
-      StubClient.udp(StubClient.query("5.1.168.192.in-addr.arpa", type: 12), port: dnsward.port))
+      StubClient.udp(dnsQuery("5.1.168.192.in-addr.arpa", type: 12), port: dnsward.port))
     XCTAssertNotNil(ptr)
     XCTAssertEqual(domestic.udpQuestions, domesticNames + ["5.1.168.192.in-addr.arpa"])
     XCTAssertEqual(trusted.udpQuestions, trustedNames)

@@ -30,7 +30,7 @@ final class ShutdownTests: XCTestCase {
     defer { close(client) }
     var address = StubClient.loopback(dnsward.port)
     for index in 0..<udpCount {
-      let packet = StubClient.query("q\(index).pending.test", id: UInt16(index))
+      let packet = dnsQuery("q\(index).pending.test", id: UInt16(index))
       _ = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
           sendto(client, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -40,7 +40,7 @@ final class ShutdownTests: XCTestCase {
     // Two questions pending on one client TCP connection too.
     let connection = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
     for index in 0..<2 {
-      let query = StubClient.query("t\(index).pending.test", id: UInt16(1000 + index))
+      let query = dnsQuery("t\(index).pending.test", id: UInt16(1000 + index))
       connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
     }
 
@@ -102,7 +102,7 @@ final class ShutdownTests: XCTestCase {
       let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
       clients.append(fd)
       for question in 0..<2 {
-        let packet = StubClient.query(
+        let packet = dnsQuery(
           "w\(client)-\(question).pending.test", id: UInt16(client * 2 + question))
         _ = withUnsafePointer(to: &address) {
           $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

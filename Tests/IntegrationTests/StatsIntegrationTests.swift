@@ -33,12 +33,12 @@ final class StatsIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(config: Self.config + "\nedns-size 4096\n")
     defer { dnsward.stop() }
     for (index, name) in ["printer.lan", "NAS.lan", "tv.lan", "printer.lan"].enumerated() {
-      let query = StubClient.query(name, id: UInt16(index))
+      let query = dnsQuery(name, id: UInt16(index))
       let reply = Reply(StubClient.udp(query, port: dnsward.port))
       XCTAssertEqual(reply?.rcode, 0, name)
     }
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("ads.example", id: 9), port: dnsward.port))?.rcode, 3)
+      Reply(StubClient.udp(dnsQuery("ads.example", id: 9), port: dnsward.port))?.rcode, 3)
 
     let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(run.status, 0, run.errors)
@@ -58,7 +58,7 @@ final class StatsIntegrationTests: XCTestCase {
     // With a 512-byte EDNS limit the list never fits in UDP.
     let dnsward = try DnswardProcess(config: Self.config + "\nedns-size 512\n")
     defer { dnsward.stop() }
-    _ = StubClient.udp(StubClient.query("printer.lan"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("printer.lan"), port: dnsward.port)
     let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(run.status, 0, run.errors)
     let values = run.values
@@ -80,7 +80,7 @@ final class StatsIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(config: Self.config + "\nlisten [::1]:0\n")
     defer { dnsward.stop() }
     let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
-    _ = StubClient.udp6(StubClient.query("tv.lan"), port: port)
+    _ = StubClient.udp6(dnsQuery("tv.lan"), port: port)
     let run = try runDnsward(["stats", "[::1]:\(port)"])
     XCTAssertEqual(run.status, 0, run.errors)
     XCTAssertEqual(run.values["overridden"], 1)
@@ -117,7 +117,7 @@ final class StatsIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     for (index, name) in ["printer.lan", "www.example", "ads.example"].enumerated() {
       XCTAssertNotNil(
-        Reply(StubClient.udp(StubClient.query(name, id: UInt16(index)), port: dnsward.port)))
+        Reply(StubClient.udp(dnsQuery(name, id: UInt16(index)), port: dnsward.port)))
     }
     let json = try runDnsward(["stats", "--json", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(json.status, 0, json.errors)

@@ -82,14 +82,14 @@ import XCTest
       _ name: String, type: UInt16 = 1, edns: UInt16? = nil, id: UInt16 = 1,
       _ dnsward: DnswardProcess
     ) -> Reply? {
-      let query = StubClient.query(name, type: type, id: id, edns: edns)
+      let query = dnsQuery(name, type: type, id: id, edns: edns)
       return Reply(StubClient.udp(query, port: dnsward.port, timeout: 8))
     }
 
     func tcp(_ name: String, type: UInt16 = 1, id: UInt16 = 1, _ dnsward: DnswardProcess)
       -> Reply?
     {
-      Reply(StubClient.tcp([StubClient.query(name, type: type, id: id)], port: dnsward.port).first)
+      Reply(StubClient.tcp([dnsQuery(name, type: type, id: id)], port: dnsward.port).first)
     }
 
     /// Every answer of TestZone through `dnsward`, asked over UDP and over TCP.
@@ -245,7 +245,7 @@ import XCTest
         var tv = timeval(tv_sec: 8, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var address = StubClient.loopback(dnsward.port)
-        let query = StubClient.query(name, id: UInt16(index + 1))
+        let query = dnsQuery(name, id: UInt16(index + 1))
         _ = withUnsafePointer(to: &address) {
           $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             sendto(fd, query, query.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

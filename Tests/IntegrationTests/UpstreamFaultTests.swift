@@ -29,7 +29,7 @@ final class UpstreamFaultTests: XCTestCase {
   }
 
   func ask(_ name: String, _ dnsward: DnswardProcess, id: UInt16 = 0x4444) -> Reply? {
-    Reply(StubClient.udp(StubClient.query(name, id: id), port: dnsward.port, timeout: 5))
+    Reply(StubClient.udp(dnsQuery(name, id: id), port: dnsward.port, timeout: 5))
   }
 
   /// Waits until `condition` holds (log lines are written asynchronously).
@@ -96,7 +96,7 @@ final class UpstreamFaultTests: XCTestCase {
     }
     // Eight at once as well: the resets fail over every question pipelined.
     let burst = StubClient.udpBurst(
-      (0..<8).map { StubClient.query("reset-burst-\($0).example", id: UInt16($0)) },
+      (0..<8).map { dnsQuery("reset-burst-\($0).example", id: UInt16($0)) },
       port: dnsward.port, timeout: 5)
     XCTAssertEqual(burst.count, 8)
     XCTAssertTrue(burst.allSatisfy { Reply($0)?.addresses == ["192.0.2.3"] })
@@ -124,7 +124,7 @@ final class UpstreamFaultTests: XCTestCase {
     let descriptors = try XCTUnwrap(dnsward.openDescriptors)
     // Three at once: every liar misses three deadlines and is marked down.
     let first = StubClient.udpBurst(
-      (0..<3).map { StubClient.query("garbage-\($0).example", id: UInt16($0)) },
+      (0..<3).map { dnsQuery("garbage-\($0).example", id: UInt16($0)) },
       port: dnsward.port, timeout: 5)
     XCTAssertEqual(first.count, 3)
     XCTAssertTrue(first.allSatisfy { Reply($0)?.addresses == ["192.0.2.4"] }, "\(first)")
@@ -152,7 +152,7 @@ final class UpstreamFaultTests: XCTestCase {
         ["udp 127.0.0.1:\(late.port)", "udp 127.0.0.1:\(honest.port)"], timeout: "300ms"))
     defer { dnsward.stop() }
     let replies = StubClient.udpBurst(
-      (0..<4).map { StubClient.query("late-\($0).example", id: UInt16($0)) }, port: dnsward.port,
+      (0..<4).map { dnsQuery("late-\($0).example", id: UInt16($0)) }, port: dnsward.port,
       timeout: 5)
     XCTAssertEqual(replies.count, 4)
     XCTAssertTrue(replies.allSatisfy { Reply($0)?.addresses == ["192.0.2.5"] }, "\(replies)")
@@ -220,7 +220,7 @@ final class UpstreamFaultTests: XCTestCase {
   ) {
     fill.behaviour = .slow(milliseconds: 150)
     let replies = StubClient.udpBurst(
-      (0..<16).map { StubClient.query("fill-\($0).example", id: UInt16($0)) }, port: dnsward.port,
+      (0..<16).map { dnsQuery("fill-\($0).example", id: UInt16($0)) }, port: dnsward.port,
       timeout: 5)
     XCTAssertEqual(replies.count, 16, "the ring filled", file: file, line: line)
     var after = dnsward.openDescriptors

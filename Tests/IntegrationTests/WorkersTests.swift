@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `workers N`: N processes on one listen address through SO_REUSEPORT.
@@ -44,7 +45,7 @@ final class WorkersTests: XCTestCase {
     let queries = 64
     for id in 0..<queries {
       let reply = Reply(
-        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+        StubClient.udp(dnsQuery("printer.lan", id: UInt16(id)), port: dnsward.port))
       XCTAssertEqual(reply?.id, UInt16(id))
       XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
     }

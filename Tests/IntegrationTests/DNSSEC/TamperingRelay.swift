@@ -69,8 +69,10 @@ final class TamperingRelay: @unchecked Sendable {
     (socketFD, listenerFD, port) = try FakeUpstream.openSamePort()
     for rule in rules {
       guard case .swapRecords(let donor) = rule.tampering else { continue }
-      let query = DNSQuery.make(donor, type: rule.type, id: 0x0D0E)
-      guard let reply = DNSQuery.udp(query, port: upstream, timeout: 2).flatMap(PlainMessage.init)
+      let query = dnsQuery(donor, type: rule.type, id: 0x0D0E, edns: 1232, dnssecOK: true)
+      guard
+        let reply = StubClient.udpMatchingID(query, port: upstream, timeout: 2).flatMap(
+          PlainMessage.init)
       else { throw FixtureError("no \(donor) type \(rule.type) from knotd") }
       let records = reply.answer.filter { $0.type == rule.type }
       guard !records.isEmpty else { throw FixtureError("knotd has no \(donor) type \(rule.type)") }
@@ -166,7 +168,7 @@ final class TamperingRelay: @unchecked Sendable {
     let reply =
       overTCP
       ? StubClient.TCPConnection(port: upstream, timeout: 2)?.ask(query)
-      : DNSQuery.udp(query, port: upstream, timeout: 2)
+      : StubClient.udpMatchingID(query, port: upstream, timeout: 2)
     guard let reply else { return nil }
     guard let question = PlainMessage(query), var message = PlainMessage(reply),
       let rule = rules.first(where: {
@@ -195,7 +197,8 @@ final class TamperingRelay: @unchecked Sendable {
       message.additional.removeAll { $0.type == PlainRecord.rrsig }
     case .replayExpiredSignature:
       guard
-        let old = DNSQuery.udp(query, port: expiredUpstream, timeout: 2).flatMap(PlainMessage.init)
+        let old = StubClient.udpMatchingID(query, port: expiredUpstream, timeout: 2).flatMap(
+          PlainMessage.init)
       else { return false }
       let oldSignatures = old.answer.filter { $0.type == PlainRecord.rrsig }
       guard !oldSignatures.isEmpty else { return false }
