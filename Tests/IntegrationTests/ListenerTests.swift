@@ -89,15 +89,8 @@ final class ListenerTests: XCTestCase {
     let output = directory.appendingPathComponent("out.swift")
 
     func run() throws -> (status: Int32, errors: String) {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = [config.path, output.path]
-      let pipe = Pipe()
-      process.standardError = pipe
-      try process.run()
-      process.waitUntilExit()
-      let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return (process.terminationStatus, errors)
+      let result = try runProcess(binary, [config.path, output.path])
+      return (result.status, result.error)
     }
 
     try "listen 127.0.0.1:53\noverride printer.lan 192.168.1.999\n".write(

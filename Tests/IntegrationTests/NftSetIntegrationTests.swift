@@ -156,15 +156,12 @@ final class NftSetIntegrationTests: XCTestCase {
   }
 
   static func run(_ arguments: [String]) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    do { try process.run() } catch { return (-1, "\(error)") }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    do {
+      let result = try runProcess(
+        URL(fileURLWithPath: "/usr/bin/env"), arguments, mergingErrors: true)
+      return (result.status, result.outputText)
+    } catch {
+      return (-1, "\(error)")
+    }
   }
 }

@@ -159,17 +159,11 @@ import XCTest
       ]
       let server = try self.server
       for (kind, option) in [(Dnsdist.Kind.dot, "+tls"), (.doh, "+https=/dns-query")] {
-        let output = Pipe()
-        let kdig = Process()
-        kdig.executableURL = URL(fileURLWithPath: "/usr/bin/kdig")
-        kdig.arguments =
-          common + [option, "-p", "\(server.port(kind, "good"))", "alias.example.test", "A"]
-        kdig.standardOutput = output
-        kdig.standardError = output
-        try kdig.run()
-        let text = String(
-          decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        kdig.waitUntilExit()
+        let text = try runProcess(
+          URL(fileURLWithPath: "/usr/bin/kdig"),
+          common + [option, "-p", "\(server.port(kind, "good"))", "alias.example.test", "A"],
+          mergingErrors: true
+        ).outputText
         XCTAssertEqual(
           text, "alias2.example.test.\nwww.example.test.\n192.0.2.80\n",
           "\(option); dnsdist:\n\(server.log)")

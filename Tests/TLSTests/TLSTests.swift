@@ -37,10 +37,7 @@
     }
 
     override func tearDown() {
-      for server in servers where server.isRunning {
-        server.terminate()
-        server.waitUntilExit()
-      }
+      servers.forEach(stopProcess)
       servers = []
     }
 
@@ -89,13 +86,7 @@
     func runServer(_ executable: String, _ arguments: [String], listeningOn port: UInt16) throws
       -> Bool
     {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try launchProcess(URL(fileURLWithPath: executable), arguments)
       servers.append(process)
       for _ in 0..<100 {
         var address = sockaddr_in()
