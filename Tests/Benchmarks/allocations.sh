@@ -155,9 +155,7 @@
 # doh also openssl, dnsdist and libmbedtls-dev (or DNSWARD_TLS_BIN); dnssec
 # also keymgr. Takes 55 s after the builds, 70 s with dot and doh, and
 # dnssec about 45 s more. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 QUERIES=${QUERIES:-100000}
 ALL_WORKLOADS="hot nxdomain override mixed cold hot-do large truncated tcp upstream-tcp httpdns dot doh routed local nftset dead-upstream stale defended workers dnssec"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}

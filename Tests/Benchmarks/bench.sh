@@ -78,10 +78,8 @@
 #
 # Needs dnsperf, knot (knotd, knotc), dnsmasq, unbound, dnsdist, gcc, dig,
 # python3 (free_port from .ci/lib.sh). Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 HERE=$ROOT/Tests/Benchmarks/bench
-source "$ROOT/.ci/lib.sh"
 source "$HERE/proxies.sh"
 
 DURATION=${DURATION:-10}

@@ -25,9 +25,7 @@
 #
 # Needs cmake, ninja, dnsperf, dnsmasq, knot, python3, aarch64-linux-gnu-gcc
 # and qemu-aarch64. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${N:-1000000}
 RATE=${RATE:-20000}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}

@@ -10,9 +10,7 @@
 #   N=200000 bash Tests/Benchmarks/cache-memory.sh
 #
 # Needs dnsperf and knot. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${N:-1000000}
 RATE=${RATE:-10000}
 swift build -c release --package-path "$ROOT" --product dnsward >/dev/null

@@ -23,9 +23,7 @@
 # Columns: answered qps, dnsward CPU microseconds per answered query (from
 # /proc/PID/stat), dnsperf's average latency in ms. Only 127.0.0.1 is used.
 # Needs dnsperf, knotd and dig.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROUNDS=${ROUNDS:-3}
 COLD_QUERIES=${COLD_QUERIES:-20000}
 HOT_SECONDS=${HOT_SECONDS:-5}

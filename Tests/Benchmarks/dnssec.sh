@@ -70,9 +70,7 @@
 #
 # Needs dnsperf, knot (knotd, knotc, keymgr), unbound, dnsmasq, dig, cmake
 # and ninja (or DNSWARD_BIN), taskset. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION=${DURATION:-5}
 NAMES=${NAMES:-60000}

@@ -13,9 +13,7 @@
 # Needs dnsperf, dnsmasq-base and knot (apt-get install dnsperf dnsmasq-base
 # knot). Only 127.0.0.1 is used. Not a test: numbers go in
 # Tests/Benchmarks/README.md.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-15}
 QPS=${QPS:-4000}
 CLIENTS=${CLIENTS:-8}

@@ -43,9 +43,7 @@
 #     on the ring answered (the count from the log) before it exits.
 #
 # Needs dnsperf, gcc and python3. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-60}
 SAMPLE=${SAMPLE:-2}
 WARMUP=${WARMUP:-6}

@@ -23,9 +23,7 @@
 #
 # Needs dnsperf, gcc and python3 (valgrind for CALLGRIND=1). Only 127.0.0.1 is used. Not a test: the
 # figures go in Tests/Benchmarks/README.md and Sources/Config/README.md.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${N:-100000}
 DURATION=${DURATION:-10}
 QPS=${QPS:-4000}

@@ -11,9 +11,7 @@
 #   DNSWARD_BIN=/tmp/fw/dnsward.stripped ROUNDS=5 bash Tests/Benchmarks/seccomp.sh
 #
 # Needs dnsperf and a C compiler. Only 127.0.0.1 is used. Not a test.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-8}
 ROUNDS=${ROUNDS:-3}
 

@@ -47,9 +47,7 @@
 #   - dnsperf answering less than MIN_ANSWERED (95%) of what it sent.
 #
 # Needs dnsperf, knotd and python3. Only 127.0.0.1 is used.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-120}
 SAMPLE=${SAMPLE:-20}
 UP=${UP:-35}

@@ -25,8 +25,7 @@
 # Exits 1 if dnsward is ever poisoned, or if the control never is (then the
 # flood was too weak here to prove anything). Needs gcc, dnsmasq
 # (dnsmasq-base) and ip (iproute2).
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NAMES=${NAMES:-30}
 DELAY=${DELAY:-500}
 BIRTHDAY=${BIRTHDAY:-20}

@@ -11,9 +11,7 @@
 # only show whether the second process costs anything and how the kernel
 # spreads clients; real scaling needs a board with cores to spare. Only
 # 127.0.0.1 is used. Needs dnsperf and knot.
-set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$ROOT/.ci/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 DURATION=${DURATION:-10}
 if [ -z "${DNSWARD_BIN:-}" ]; then
   swift build -c release --package-path "$ROOT" --product dnsward \
