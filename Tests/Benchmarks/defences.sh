@@ -29,14 +29,7 @@ COLD_QUERIES=${COLD_QUERIES:-20000}
 HOT_SECONDS=${HOT_SECONDS:-5}
 PACED_QUERIES=${PACED_QUERIES:-5000}
 DNSWARD_BIN=$(release_dnsward /tmp/defences-build)
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+scratch_with_cleanup
 printf '*.cold A 192.0.2.2\n*.hot A 192.0.2.1\n' >"$WORK/extra.zone"
 UPSTREAM=$(free_port 29400)
 PROXY=$(free_port $((UPSTREAM + 1)))

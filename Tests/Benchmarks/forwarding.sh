@@ -24,14 +24,7 @@ done
 swift build -c release --package-path "$ROOT" --product dnsward >/dev/null
 DNSWARD=$(swift build -c release --package-path "$ROOT" --show-bin-path)/dnsward
 
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+scratch_with_cleanup
 
 UPSTREAM=$(free_port 27300)
 PROXY=$(free_port $((UPSTREAM + 1)))

@@ -19,14 +19,7 @@ if [ -z "${DNSWARD_BIN:-}" ]; then
   DNSWARD_BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path \
     --scratch-path /tmp/workers-build)/dnsward
 fi
-WORK=$(mktemp -d)
-PROXY_PID=
-cleanup() {
-  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null || true
-  stop_knot
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+scratch_with_cleanup
 UPSTREAM=$(free_port 29300)
 PROXY=$(free_port $((UPSTREAM + 1)))
 start_knot "$UPSTREAM"
