@@ -171,23 +171,10 @@ final class CacheDirectiveTests: XCTestCase {
 
   /// The shipped configs parse, with the cache sizes chosen for each.
   func testShippedConfigs() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let expected: [(String, Int, Int)] = [
-      ("Sources/DefaultConfig/dnsward.conf", 4096, 1 << 20),
-      ("Board/generic-aarch64/dnsward.conf", 2048, 512 << 10),
-      ("Board/generic-armv7/dnsward.conf", 1024, 256 << 10),
-      ("Board/openwrt/dnsward.conf", 1024, 256 << 10),
-    ]
-    for (path, entries, bytes) in expected {
-      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-      let settings: Settings
-      do throws(ConfigError) {
-        settings = try ConfigParser.parse(text, fileName: path)
-      } catch {
-        XCTFail(error.description)
-        continue
-      }
+    // Entries and bytes, in the order of shippedConfigPaths.
+    let sizes = [(4096, 1 << 20), (2048, 512 << 10), (1024, 256 << 10), (1024, 256 << 10)]
+    for (path, (entries, bytes)) in zip(shippedConfigPaths, sizes) {
+      guard let settings = try parsedShippedConfig(path) else { continue }
       XCTAssertEqual(settings.cacheEntries, entries, path)
       XCTAssertEqual(settings.cacheBytes, bytes, path)
       XCTAssertEqual(settings.minTTL, 0, path)

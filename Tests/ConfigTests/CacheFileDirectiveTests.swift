@@ -281,20 +281,8 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// The shipped configs still parse and leave persistence and prefetch off.
   func testShippedConfigs() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    for path in [
-      "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
-      "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
-    ] {
-      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-      let settings: Settings
-      do throws(ConfigError) {
-        settings = try ConfigParser.parse(text, fileName: path)
-      } catch {
-        XCTFail(error.description)
-        continue
-      }
+    for path in shippedConfigPaths {
+      guard let settings = try parsedShippedConfig(path) else { continue }
       XCTAssertEqual(settings.cacheFilePath, [], path)
       XCTAssertEqual(settings.cacheSaveSeconds, 300, path)
       XCTAssertEqual(settings.prefetchNames, [], path)
@@ -304,11 +292,7 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// The commented examples in the default config are valid directives.
   func testDefaultConfigExamplesParse() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let text = try String(
-      contentsOf: root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
-      encoding: .utf8)
+    let text = try defaultConfigText()
     let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
       for directive in ["cache-file", "cache-save-interval", "prefetch", "prefetch-hits"]
       where line.hasPrefix("# \(directive) ") {

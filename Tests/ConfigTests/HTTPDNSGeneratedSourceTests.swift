@@ -89,11 +89,7 @@ extension HTTPDNSDirectiveTests {
   /// The default config has the two public endpoints as commented
   /// examples; uncommented, they parse (and the default stays offline).
   func testDefaultConfigExamples() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let text = try String(
-      contentsOf: root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
-      encoding: .utf8)
+    let text = try defaultConfigText()
     let examples = [
       "upstream httpdns 119.29.29.29 format=dnspod", "upstream httpdns 223.5.5.5 format=json",
     ]

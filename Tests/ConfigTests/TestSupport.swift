@@ -1,6 +1,8 @@
 import CompiledConfig
 import Config
 import DNSWire
+import Foundation
+import TestSupport
 import XCTest
 
 /// The flat wire form of a presentation name, for lookups.
@@ -95,3 +97,26 @@ func assertBadLines(
 let upstreamUsage =
   "upstream udp|tcp ADDRESS[:PORT] [trusted], "
   + "upstream tls|https|httpdns ADDRESS[:PORT] [OPTION...] or upstream resolv-conf PATH"
+
+/// The configs the project ships, by path in the source tree.
+let shippedConfigPaths = [
+  "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
+  "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
+]
+
+/// The default config's text.
+func defaultConfigText() throws -> String {
+  try String(contentsOf: SourceTree.url(shippedConfigPaths[0]), encoding: .utf8)
+}
+
+/// The config at `path` in the source tree, parsed; nil, and a test
+/// failure with the parser's message, when it does not parse.
+func parsedShippedConfig(_ path: String) throws -> Settings? {
+  let text = try String(contentsOf: SourceTree.url(path), encoding: .utf8)
+  do throws(ConfigError) {
+    return try ConfigParser.parse(text, fileName: path)
+  } catch {
+    XCTFail(error.description)
+    return nil
+  }
+}

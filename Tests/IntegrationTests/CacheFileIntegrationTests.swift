@@ -13,9 +13,7 @@ final class CacheFileIntegrationTests: XCTestCase {
   var directory: URL!
 
   override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-cachefile-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try makeScratchDirectory("dnsward-cachefile")
   }
 
   override func tearDownWithError() throws {
@@ -183,12 +181,11 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let missing = directory.appendingPathComponent("no-such-dir/dnsward.cache").path
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(honest.port)
-        stale 1d
-        cache-file \(missing)
-        """)
+      forwardingTo: honest,
+      """
+      stale 1d
+      cache-file \(missing)
+      """)
     _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     stop(dnsward, expecting: "warning: cannot save cached answers to \(missing): ")
   }
@@ -199,11 +196,10 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest)
     defer { honest.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(honest.port)
-        cache-file \(cachePath)
-        """)
+      forwardingTo: honest,
+      """
+      cache-file \(cachePath)
+      """)
     XCTAssertTrue(dnsward.log.contains("cache-file \(cachePath) is not used"), dnsward.log)
     _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     dnsward.process.terminate()

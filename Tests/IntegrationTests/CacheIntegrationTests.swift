@@ -9,11 +9,10 @@ final class CacheIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 60))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        cache 128
-        """)
+      forwardingTo: upstream,
+      """
+      cache 128
+      """)
     defer { dnsward.stop() }
     for index in 0..<20 {
       let reply = Reply(
@@ -30,13 +29,12 @@ final class CacheIntegrationTests: XCTestCase {
   func testOutageStillAnswersKnownNamesWithStaleData() throws {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 61))
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 200ms
-        max-ttl 1s
-        stale 1d
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 200ms
+      max-ttl 1s
+      stale 1d
+      """)
     defer { dnsward.stop() }
     XCTAssertEqual(
       Reply(StubClient.udp(dnsQuery("known.example"), port: dnsward.port))?.addresses,

@@ -281,6 +281,37 @@ enum StubClient {
     return count > 0 ? Array(buffer[0..<count]) : nil
   }
 
+  /// Whether a UDP socket can be bound to [::1] here.
+  static var hasIPv6Loopback: Bool {
+    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(probe) }
+    var address = loopback6(0)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+      }
+    }
+  }
+
+  /// A UDP socket bound to 127.0.0.1 on a port the kernel chose, and that
+  /// port: something that holds the port and never answers. Nil if the
+  /// bind fails.
+  static func boundUDPSocket() -> (fd: Int32, port: UInt16)? {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = loopback(0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else {
+      close(fd)
+      return nil
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+  }
+
   static func loopback6(_ port: UInt16) -> sockaddr_in6 {
     var address = sockaddr_in6()
     address.sin6_family = sa_family_t(AF_INET6)
@@ -304,6 +335,13 @@ extension Reply {
 }
 
 extension DnswardProcess {
+  /// dnsward on `listen 127.0.0.1:0` forwarding over UDP to `upstream`,
+  /// `config` holding the rest of its config.
+  convenience init(forwardingTo upstream: FakeUpstream, _ config: String = "") throws {
+    try self.init(
+      config: "listen 127.0.0.1:0\nupstream udp 127.0.0.1:\(upstream.port)\n" + config)
+  }
+
   /// dnsward's counters, asked over TCP as `stats.dnsward. CH TXT` (one
   /// `name=value` string per record); empty if it did not answer.
   func counters() -> [String: UInt64] {

@@ -10,15 +10,7 @@ import XCTest
 /// with the real binaries.
 final class ListenerTests: XCTestCase {
   func testIPv6ListenerAnswersOverUDPAndTCP() throws {
-    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    var loopback = StubClient.loopback6(0)
-    let bound = withUnsafePointer(to: &loopback) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-      }
-    }
-    close(probe)
-    guard bound == 0 else { throw XCTSkip("no IPv6 loopback on this machine") }
+    guard StubClient.hasIPv6Loopback else { throw XCTSkip("no IPv6 loopback on this machine") }
     let dnsward = try DnswardProcess(
       config: "listen 127.0.0.1:0\nlisten [::1]:0\noverride printer.lan 192.168.1.20\n")
     defer { dnsward.stop() }
@@ -61,11 +53,10 @@ final class ListenerTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 44))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        user nobody
-        """)
+      forwardingTo: upstream,
+      """
+      user nobody
+      """)
     defer { dnsward.stop() }
     let status = try String(
       contentsOfFile: "/proc/\(dnsward.process.processIdentifier)/status", encoding: .utf8)
@@ -81,9 +72,7 @@ final class ListenerTests: XCTestCase {
   /// the parser's `file:line: error: message`, from dnsward-confgen.
   func testConfigCompilerFailsOnABadLineWithItsLocation() throws {
     let binary = try DnswardBinary.built("dnsward-confgen")
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "confgen-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeScratchDirectory("confgen")
     defer { try? FileManager.default.removeItem(at: directory) }
     let config = directory.appendingPathComponent("dnsward.conf")
     let output = directory.appendingPathComponent("out.swift")

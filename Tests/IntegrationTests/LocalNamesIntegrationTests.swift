@@ -10,9 +10,7 @@ final class LocalNamesIntegrationTests: XCTestCase {
   var directory: URL!
 
   override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-localnames-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try makeScratchDirectory("dnsward-localnames")
   }
 
   override func tearDownWithError() throws {
@@ -67,15 +65,14 @@ final class LocalNamesIntegrationTests: XCTestCase {
     let silent = try FakeUpstream(.silent)
     defer { silent.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(silent.port)
-        timeout 200ms
-        hosts \(hostsPath)
-        leases \(leasesPath)
-        hosts \(missingPath)
-        domain lan
-        """)
+      forwardingTo: silent,
+      """
+      timeout 200ms
+      hosts \(hostsPath)
+      leases \(leasesPath)
+      hosts \(missingPath)
+      domain lan
+      """)
     defer { dnsward.stop() }
     let port = dnsward.port
     XCTAssertTrue(dnsward.log.contains("\(hostsPath):3: not an IPv4 or IPv6 address"), dnsward.log)

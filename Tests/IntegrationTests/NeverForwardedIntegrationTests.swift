@@ -10,13 +10,12 @@ final class NeverForwardedIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 80))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 300ms
-        override printer.lan 192.168.1.20 fd00::20
-        filter-aaaa on
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 300ms
+      override printer.lan 192.168.1.20 fd00::20
+      filter-aaaa on
+      """)
     defer { dnsward.stop() }
     func ask(_ name: String, type: UInt16, id: UInt16) -> Reply? {
       Reply(StubClient.udp(dnsQuery(name, type: type, id: id), port: dnsward.port))

@@ -91,14 +91,13 @@ final class NftSetIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.custom(Self.answer))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        nftset inet fw vpn4,vpn6 for video.example
-        user nobody
-        seccomp on
-        timeout 500ms
-        """)
+      forwardingTo: upstream,
+      """
+      nftset inet fw vpn4,vpn6 for video.example
+      user nobody
+      seccomp on
+      timeout 500ms
+      """)
     defer { dnsward.stop() }
 
     let unlisted = Reply(StubClient.udp(dnsQuery("www.example.com"), port: dnsward.port))

@@ -209,9 +209,7 @@ final class ReloadTests: XCTestCase {
   /// dnsward runs on local answers and takes the nameservers once the file
   /// appears, and again when it changes.
   func testResolvConfIsPickedUpWhenItAppears() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-reload-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeScratchDirectory("dnsward-reload")
     defer { try? FileManager.default.removeItem(at: directory) }
     let resolvConf = directory.appendingPathComponent("resolv.conf.auto").path
     let dnsward = try DnswardProcess(

@@ -22,13 +22,12 @@ final class RoutingIntegrationTests: XCTestCase {
     """.write(to: list, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: list) }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(trusted.port)
-        upstream udp 127.0.0.1:\(domestic.port) for-list \(list.path) for 168.192.in-addr.arpa
-        timeout 500ms
-        cache 0
-        """)
+      forwardingTo: trusted,
+      """
+      upstream udp 127.0.0.1:\(domestic.port) for-list \(list.path) for 168.192.in-addr.arpa
+      timeout 500ms
+      cache 0
+      """)
     defer { dnsward.stop() }
     XCTAssertTrue(dnsward.log.contains("\(list.path):5: one domain per line"), dnsward.log)
 

@@ -20,16 +20,15 @@ final class SeccompTests: XCTestCase {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cacheFile = folder.appendingPathComponent("cache")
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(udpUpstream.port)
-        override printer.lan 192.168.1.20
-        verify bank.example
-        upstream tcp 127.0.0.1:\(tcpUpstream.port) trusted
-        cache-file \(cacheFile.path)
-        stale 1d
-        seccomp on
-        """)
+      forwardingTo: udpUpstream,
+      """
+      override printer.lan 192.168.1.20
+      verify bank.example
+      upstream tcp 127.0.0.1:\(tcpUpstream.port) trusted
+      cache-file \(cacheFile.path)
+      stale 1d
+      seccomp on
+      """)
     defer { dnsward.stop() }
 
     // The filter goes on after "listening on", just before the loop.

@@ -17,12 +17,11 @@ final class ShutdownTests: XCTestCase {
     defer { upstream.stop() }
     // A 10 s timeout keeps every question pending until the signal.
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 10s
-        inflight 64
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 10s
+      inflight 64
+      """)
     defer { dnsward.stop() }
 
     let udpCount = 48
@@ -84,13 +83,12 @@ final class ShutdownTests: XCTestCase {
     let upstream = try FakeUpstream(.silent)
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 10s
-        inflight 64
-        workers 2
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 10s
+      inflight 64
+      workers 2
+      """)
     defer { dnsward.stop() }
     dnsward.waitForLog("workers: 2", seconds: 10)
     // 16 client sockets (the kernel spreads them over the workers by port),

@@ -7,11 +7,10 @@ final class SourcePortTests: XCTestCase {
   /// dnsward forwarding every question (no cache) to `upstream` over UDP.
   func forwarder(to upstream: FakeUpstream) throws -> DnswardProcess {
     try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        cache 0
-        """)
+      forwardingTo: upstream,
+      """
+      cache 0
+      """)
   }
 
   func testEveryUpstreamQueryComesFromAFreshPort() throws {

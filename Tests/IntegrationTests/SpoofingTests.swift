@@ -31,11 +31,10 @@ final class SpoofingTests: XCTestCase {
     do {
       // A generous timeout: under qemu the answer must still beat it.
       let dnsward = try DnswardProcess(
-        config: """
-          listen 127.0.0.1:0
-          upstream udp 127.0.0.1:\(upstream.port)
-          timeout 4s
-          """)
+        forwardingTo: upstream,
+        """
+        timeout 4s
+        """)
       return (upstream, dnsward)
     } catch {
       upstream.stop()

@@ -68,15 +68,7 @@ final class StatsIntegrationTests: XCTestCase {
   }
 
   func testStatsCommandOverIPv6() throws {
-    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    var loopback = StubClient.loopback6(0)
-    let bound = withUnsafePointer(to: &loopback) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-      }
-    }
-    close(probe)
-    guard bound == 0 else { throw XCTSkip("no IPv6 loopback on this machine") }
+    guard StubClient.hasIPv6Loopback else { throw XCTSkip("no IPv6 loopback on this machine") }
     let dnsward = try DnswardProcess(config: Self.config + "\nlisten [::1]:0\n")
     defer { dnsward.stop() }
     let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
@@ -88,17 +80,8 @@ final class StatsIntegrationTests: XCTestCase {
 
   func testStatsCommandTimesOutWithExitStatus1() throws {
     // A UDP socket that never answers.
-    let silent = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let (silent, port) = try XCTUnwrap(StubClient.boundUDPSocket())
     defer { close(silent) }
-    var address = StubClient.loopback(0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(silent, $0, length) == 0 && getsockname(silent, $0, &length) == 0
-      }
-    }
-    XCTAssertTrue(bound)
-    let port = UInt16(bigEndian: address.sin_port)
     let started = Date()
     let run = try runDnsward(["stats", "127.0.0.1:\(port)"])
     XCTAssertEqual(run.status, 1)

@@ -11,3 +11,12 @@ public enum SourceTree {
   /// The file at `path`, relative to the package's root.
   public static func url(_ path: String) -> URL { root.appendingPathComponent(path) }
 }
+
+/// A new empty directory under the temporary directory, named `prefix` and
+/// a UUID; the caller removes it.
+public func makeScratchDirectory(_ prefix: String) throws -> URL {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "\(prefix)-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
