@@ -10,17 +10,10 @@ import XCTest
 /// DS/DNSKEY links it fetches — from the fixtures.
 final class ValidationFixtureTests: XCTestCase {
   static let anchor = ValidatorFixtures.anchorDS
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    timeout 1000ms
-    inflight 16
-    cache 256
-    cache-bytes 256k
-    dnssec on
-    dnssec-root off
-    trust-anchor example. DS \(anchor.keyTag) \(anchor.algorithm) \(anchor.digestType) \(anchor.digest)
-    """
+  static let config = engineConfig(
+    "cache 256", "cache-bytes 256k", "dnssec on", "dnssec-root off",
+    "trust-anchor example. DS \(anchor.keyTag) \(anchor.algorithm) \(anchor.digestType) \(anchor.digest)"
+  )
 
   static var withDO: EDNS {
     var edns = EDNS()
