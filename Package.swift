@@ -79,8 +79,9 @@ let package = Package(
       dependencies: [
         "Transports", "Platform", "Config", "DefaultConfig", "CompiledConfig", "DNSWire",
       ]),
-    // What more than one test target needs: messages as text, the binary under test,
-    // the test certificates, free ports, a seeded generator (Tests/README.md).
+    // What more than one test target needs: messages and hex as text, the query
+    // builder and reply decoder, the process launcher, the binary under test, the
+    // DNSSEC fixtures, test certificates, free ports, a seeded generator (Tests/README.md).
     .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
     .testTarget(

@@ -128,17 +128,6 @@ final class CacheDirectiveTests: XCTestCase {
           + "stale: 3600s, stale-first off\n"), tuned)
   }
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   /// Every cache field reaches the generated source, and reading the
   /// generated values back gives the parsed settings again.
   func testGeneratedSourceRoundTrips() throws {

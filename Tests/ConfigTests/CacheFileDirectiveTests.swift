@@ -177,17 +177,6 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   // MARK: - Generated source
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   /// The integers of `let NAME: [UInt8] = [...]`, comments ignored.
   func bytes(of name: String, in source: String) -> [UInt8]? {
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
@@ -229,9 +218,7 @@ final class CacheFileDirectiveTests: XCTestCase {
       XCTAssertEqual(bytes(of: "cacheFilePathBytes", in: source), settings.cacheFilePath, config)
       XCTAssertEqual(bytes(of: "prefetchNameBytes", in: source), settings.prefetchNames, config)
       assertNoStringValues(source)
-      for line in source.split(separator: "\n") {
-        XCTAssertLessThanOrEqual(line.count, 100, String(line))
-      }
+      assertLinesFit(source)
       let again = try XCTUnwrap(parse(config))
       XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "persist.conf"), source)
     }

@@ -38,17 +38,6 @@ extension DefenceDirectiveTests {
     filter-aaaa on
     """
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   func testGeneratedSourceRoundTrips() throws {
     for config in ["# defaults", Self.fullConfig] {
       let settings = try XCTUnwrap(parse(config))
@@ -80,9 +69,7 @@ extension DefenceDirectiveTests {
         integers(of: "rebindAllowNameBytes", type: "UInt8", in: source),
         settings.rebindAllowNames.map(UInt64.init))
       assertNoStringValues(source)
-      for line in source.split(separator: "\n") {
-        XCTAssertLessThanOrEqual(line.count, 100, String(line))
-      }
+      assertLinesFit(source)
       let again = try XCTUnwrap(parse(config))
       XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "defence.conf"), source)
     }

@@ -132,3 +132,21 @@ func integers(of name: String, type: String, in source: String) -> [UInt64]? {
   }
   return values
 }
+
+/// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
+func assignments(in source: String) -> [String: String] {
+  var values: [String: String] = [:]
+  for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
+    let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
+    guard parts.count == 2 else { continue }
+    values[String(parts[0])] = String(parts[1])
+  }
+  return values
+}
+
+/// Fails for each line of generated source longer than 100 columns.
+func assertLinesFit(_ source: String, file: StaticString = #filePath, line: UInt = #line) {
+  for text in source.split(separator: "\n") {
+    XCTAssertLessThanOrEqual(text.count, 100, String(text), file: file, line: line)
+  }
+}

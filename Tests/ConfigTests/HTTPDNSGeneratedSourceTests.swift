@@ -42,9 +42,7 @@ extension HTTPDNSDirectiveTests {
           + "        address: IPAddress(ipv4: 0x0909_0909),\n        port: 53),\n"
           + "      trusted: false),\n  ]\n"), source)
     assertNoStringValues(source)
-    for line in source.split(separator: "\n") {
-      XCTAssertLessThanOrEqual(line.count, 100, String(line))
-    }
+    assertLinesFit(source)
     let again = try XCTUnwrap(parse(Self.fullConfig))
     XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "httpdns.conf"), source)
   }

@@ -120,3 +120,25 @@ func parsedShippedConfig(_ path: String) throws -> Settings? {
     return nil
   }
 }
+
+/// Tests of directives that read other files (lists), parsing configs that
+/// `listen 127.0.0.1` first, with the files from a `FakeFiles`.
+protocol ParsesWithFakeFiles {}
+
+extension ParsesWithFakeFiles {
+  func parse(
+    _ config: String, files: BlockListDirectiveTests.FakeFiles = .init([:]),
+    lines: inout SourceLines
+  ) throws(ConfigError) -> Settings {
+    try ConfigParser.parse(
+      bytes: Array(("listen 127.0.0.1\n" + config + "\n").utf8), fileName: "conf/dnsward.conf",
+      readFile: files.read, lines: &lines)
+  }
+
+  func parse(
+    _ config: String, files: BlockListDirectiveTests.FakeFiles = .init([:])
+  ) throws(ConfigError) -> Settings {
+    var lines = SourceLines()
+    return try parse(config, files: files, lines: &lines)
+  }
+}

@@ -88,14 +88,11 @@ final class ValidationChaseTests: XCTestCase {
       let key =
         decoded.questionText.lowercased() + ". "
         + ValidationFixtureTests.typeName(decoded.questionType)
-      guard var bytes = answers[key] ?? ValidatorFixtures.answers[key].map({ wire($0) }) else {
+      guard let answer = answers[key] ?? ValidatorFixtures.answers[key].map({ wire($0) }) else {
         continue
       }
-      bytes[0] = query.bytes[0]
-      bytes[1] = query.bytes[1]
-      bytes.replaceSubrange(
-        HeaderField.size..<(HeaderField.size + decoded.questionBytes.count),
-        with: decoded.questionBytes)
+      var bytes = ValidationFixtureTests.fixtureAnswer(
+        answer, to: query, question: decoded.questionBytes)
       tamper(key, &bytes)
       replies += harness.answer(bytes, to: query)
     }

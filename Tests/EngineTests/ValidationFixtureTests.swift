@@ -53,16 +53,24 @@ final class ValidationFixtureTests: XCTestCase {
       guard let decoded = decode(query.bytes) else { continue }
       let key = decoded.questionText.lowercased() + ". " + Self.typeName(decoded.questionType)
       guard let hex = ValidatorFixtures.answers[key] else { continue }
-      var bytes = wire(hex)
-      bytes[0] = query.bytes[0]
-      bytes[1] = query.bytes[1]
-      bytes.replaceSubrange(
-        HeaderField.size..<(HeaderField.size + decoded.questionBytes.count),
-        with: decoded.questionBytes)
+      var bytes = Self.fixtureAnswer(wire(hex), to: query, question: decoded.questionBytes)
       tamper(key, &bytes)
       replies += harness.answer(bytes, to: query)
     }
     return replies
+  }
+
+  /// A fixture answer made the reply to `query`: its ID, and its question
+  /// as asked (`question`, with the query's letter case).
+  static func fixtureAnswer(_ answer: [UInt8], to query: SentQuery, question: [UInt8])
+    -> [UInt8]
+  {
+    var bytes = answer
+    bytes[0] = query.bytes[0]
+    bytes[1] = query.bytes[1]
+    bytes.replaceSubrange(
+      HeaderField.size..<(HeaderField.size + question.count), with: question)
+    return bytes
   }
 
   func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)

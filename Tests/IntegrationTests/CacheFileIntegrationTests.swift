@@ -50,7 +50,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertTrue(first.log.contains("no cached answers in \(cachePath) yet"), first.log)
-    let fresh = Reply(StubClient.udp(dnsQuery("Saved.Example"), port: first.port))
+    let fresh = first.ask("Saved.Example")
     XCTAssertEqual(fresh?.addresses, ["192.0.2.70"])
     XCTAssertEqual(fresh?.firstTTL, 3600)
     stop(first, expecting: "saved 1 cached answers to \(cachePath)")
@@ -64,15 +64,14 @@ final class CacheFileIntegrationTests: XCTestCase {
     let second = try DnswardProcess(config: config(upstream: silent.port))
     defer { second.stop() }
     XCTAssertTrue(second.log.contains("loaded 1 cached answers from \(cachePath)"), second.log)
-    let stale = Reply(
-      StubClient.udp(dnsQuery("saved.example", id: 77), port: second.port))
+    let stale = second.ask("saved.example", id: 77)
     XCTAssertEqual(stale?.id, 77)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.70"])
     XCTAssertEqual(stale?.firstTTL, 30, "loaded answers are stale answers (RFC 8767)")
     XCTAssertGreaterThanOrEqual(silent.udpQueries, 1, "asked upstream first")
     // A name that was never cached still fails.
-    let unknown = Reply(StubClient.udp(dnsQuery("other.example"), port: second.port))
+    let unknown = second.ask("other.example")
     XCTAssertEqual(unknown?.rcode, 2)
   }
 
@@ -83,7 +82,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertEqual(
-      Reply(StubClient.udp(dnsQuery("quick.example"), port: first.port))?.addresses,
+      first.ask("quick.example")?.addresses,
       ["192.0.2.71"])
     stop(first, expecting: "saved 1 cached answers")
 
@@ -93,7 +92,7 @@ final class CacheFileIntegrationTests: XCTestCase {
       config: config(upstream: slow.port, timeout: "2500ms", extra: "stale-first on"))
     defer { second.stop() }
     let started = Date()
-    let reply = Reply(StubClient.udp(dnsQuery("quick.example"), port: second.port))
+    let reply = second.ask("quick.example")
     XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
     XCTAssertEqual(reply?.addresses, ["192.0.2.71"])
     XCTAssertEqual(reply?.firstTTL, 30)
@@ -118,7 +117,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     XCTAssertTrue(
       second.log.contains("ignoring \(cachePath): checksum mismatch (truncated or corrupt)"),
       second.log)
-    let reply = Reply(StubClient.udp(dnsQuery("kept.example"), port: second.port))
+    let reply = second.ask("kept.example")
     XCTAssertEqual(reply?.rcode, 2, "nothing of the corrupt file was trusted")
 
     // Truncated to a few bytes, and not a cache file at all.
@@ -154,7 +153,7 @@ final class CacheFileIntegrationTests: XCTestCase {
         "ignoring \(cachePath): not a regular file of this user or root, or writable by others"),
       second.log)
     XCTAssertEqual(
-      Reply(StubClient.udp(dnsQuery("private.example"), port: second.port))?.rcode, 2)
+      second.ask("private.example")?.rcode, 2)
   }
 
   /// A leftover `PATH.tmp` (a crash mid-save, or a symlink someone planted)

@@ -15,8 +15,7 @@ final class CacheIntegrationTests: XCTestCase {
       """)
     defer { dnsward.stop() }
     for index in 0..<20 {
-      let reply = Reply(
-        StubClient.udp(dnsQuery("Warm.Example", id: UInt16(index)), port: dnsward.port))
+      let reply = dnsward.ask("Warm.Example", id: UInt16(index))
       XCTAssertEqual(reply?.id, UInt16(index))
       XCTAssertEqual(reply?.addresses, ["192.0.2.60"])
     }
@@ -37,16 +36,16 @@ final class CacheIntegrationTests: XCTestCase {
       """)
     defer { dnsward.stop() }
     XCTAssertEqual(
-      Reply(StubClient.udp(dnsQuery("known.example"), port: dnsward.port))?.addresses,
+      dnsward.ask("known.example")?.addresses,
       ["192.0.2.61"])
     upstream.stop()  // the WAN goes away
     Thread.sleep(forTimeInterval: 1.2)  // and the entry expires
-    let stale = Reply(StubClient.udp(dnsQuery("known.example", id: 5), port: dnsward.port))
+    let stale = dnsward.ask("known.example", id: 5)
     XCTAssertEqual(stale?.id, 5)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.61"])
     XCTAssertEqual(stale?.firstTTL, 30, "stale answers carry TTL 30 (RFC 8767)")
-    let unknown = Reply(StubClient.udp(dnsQuery("unknown.example"), port: dnsward.port))
+    let unknown = dnsward.ask("unknown.example")
     XCTAssertEqual(unknown?.rcode, 2)
   }
 }

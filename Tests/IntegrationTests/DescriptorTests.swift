@@ -58,7 +58,7 @@ final class DescriptorTests: XCTestCase {
     }
     XCTAssertEqual(after, before, "descriptors before and after 360 TCP clients")
     XCTAssertEqual(
-      Reply(StubClient.udp(dnsQuery("printer.lan", id: 7), port: dnsward.port))?.id, 7,
+      dnsward.ask("printer.lan", id: 7)?.id, 7,
       "still answering")
   }
 }

@@ -20,8 +20,7 @@ final class FakeUpstreamTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 77), firstPort: taken)
     defer { upstream.stop() }
     XCTAssertNotEqual(upstream.port, taken)
-    let overUDP = Reply(
-      StubClient.udp(dnsQuery("same.example", id: 1), port: upstream.port))
+    let overUDP = Reply(StubClient.udp(dnsQuery("same.example", id: 1), port: upstream.port))
     XCTAssertEqual(overUDP?.addresses, ["192.0.2.77"])
     let overTCP = StubClient.tcp([dnsQuery("same.example", id: 2)], port: upstream.port)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.77"])

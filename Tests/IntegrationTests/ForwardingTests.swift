@@ -19,17 +19,17 @@ final class ForwardingTests: XCTestCase {
   func testOverridesAndBlocksAreAnsweredWithoutUpstream() throws {
     let dnsward = try DnswardProcess(config: config(upstreams: []))
     defer { dnsward.stop() }
-    let a = Reply(StubClient.udp(dnsQuery("Printer.LAN", id: 7), port: dnsward.port))
+    let a = dnsward.ask("Printer.LAN", id: 7)
     XCTAssertEqual(a?.id, 7)
     XCTAssertEqual(a?.addresses, ["192.168.1.20"])
-    let aaaa = Reply(StubClient.udp(dnsQuery("printer.lan", type: 28), port: dnsward.port))
+    let aaaa = dnsward.ask("printer.lan", type: 28)
     XCTAssertEqual(aaaa?.addresses, ["fd00:0:0:0:0:0:0:20"])
-    let wildcard = Reply(StubClient.udp(dnsQuery("a.b.dev.lan"), port: dnsward.port))
+    let wildcard = dnsward.ask("a.b.dev.lan")
     XCTAssertEqual(wildcard?.addresses, ["192.168.1.30"])
-    let blocked = Reply(StubClient.udp(dnsQuery("x.ads.example"), port: dnsward.port))
+    let blocked = dnsward.ask("x.ads.example")
     XCTAssertEqual(blocked?.rcode, 3)
     // No upstream: forwarded names fail fast instead of hanging.
-    let forwarded = Reply(StubClient.udp(dnsQuery("www.example"), port: dnsward.port))
+    let forwarded = dnsward.ask("www.example")
     XCTAssertEqual(forwarded?.rcode, 2)
   }
 
@@ -38,16 +38,15 @@ final class ForwardingTests: XCTestCase {
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(
-      StubClient.udp(dnsQuery("WwW.Example.COM", id: 99), port: dnsward.port))
+    let reply = dnsward.ask("WwW.Example.COM", id: 99)
     XCTAssertEqual(reply?.id, 99)
     XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     // The client's question case comes back exactly.
     XCTAssertEqual(
       Array(reply?.bytes[12..<29] ?? []), Array(dnsQuery("WwW.Example.COM")[12..<29]))
-    let nx = Reply(StubClient.udp(dnsQuery("nxdomain.example"), port: dnsward.port))
+    let nx = dnsward.ask("nxdomain.example")
     XCTAssertEqual(nx?.rcode, 3)
-    let chain = Reply(StubClient.udp(dnsQuery("chain.example"), port: dnsward.port))
+    let chain = dnsward.ask("chain.example")
     XCTAssertEqual(chain?.answerCount, 2)
     XCTAssertEqual(chain?.addresses, ["192.0.2.80"])
     XCTAssertEqual(chain?.isValid, true)
@@ -67,7 +66,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["tcp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
     for index in 0..<5 {
-      let reply = Reply(StubClient.udp(dnsQuery("n\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("n\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.81"])
     }
     XCTAssertEqual(upstream.udpQueries, 0)
@@ -86,7 +85,7 @@ final class ForwardingTests: XCTestCase {
       ]))
     defer { dnsward.stop() }
     let started = Date()
-    let reply = Reply(StubClient.udp(dnsQuery("failover.example"), port: dnsward.port))
+    let reply = dnsward.ask("failover.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.7"])
     XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
     XCTAssertEqual(silent.udpQueries, 1)
@@ -98,8 +97,7 @@ final class ForwardingTests: XCTestCase {
     defer { silent.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(silent.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(
-      StubClient.udp(dnsQuery("nothing.example", id: 5), port: dnsward.port))
+    let reply = dnsward.ask("nothing.example", id: 5)
     XCTAssertEqual(reply?.id, 5)
     XCTAssertEqual(reply?.rcode, 2)
   }
@@ -110,7 +108,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(forging.port)"]))
     defer { dnsward.stop() }
     for index in 0..<5 {
-      let reply = Reply(StubClient.udp(dnsQuery("f\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("f\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.9"], "the forged 203.0.113.66 must never win")
     }
   }
@@ -126,7 +124,7 @@ final class ForwardingTests: XCTestCase {
         "udp 127.0.0.1:\(honest.port)",
       ]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(dnsQuery("mismatch.example"), port: dnsward.port))
+    let reply = dnsward.ask("mismatch.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.10"])
   }
 
@@ -136,7 +134,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: config(upstreams: ["udp 127.0.0.1:\(truncating.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(dnsQuery("tc.example"), port: dnsward.port))
+    let reply = dnsward.ask("tc.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.11"])
     XCTAssertEqual(reply?.truncated, false)
     XCTAssertEqual(truncating.tcpQueries, 1)
@@ -148,11 +146,10 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["tcp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
     // 60 A records: 12 + 17 + 60 * 16 = 989 octets, over 512.
-    let small = Reply(StubClient.udp(dnsQuery("big.example"), port: dnsward.port))
+    let small = dnsward.ask("big.example")
     XCTAssertEqual(small?.truncated, true)
     XCTAssertEqual(small?.answerCount, 0)
-    let edns = Reply(
-      StubClient.udp(dnsQuery("big.example", edns: 1232), port: dnsward.port))
+    let edns = dnsward.ask("big.example", edns: 1232)
     XCTAssertEqual(edns?.truncated, false)
     XCTAssertEqual(edns?.addresses.count, 60)
     let tcp = StubClient.tcp([dnsQuery("big.example")], port: dnsward.port)
@@ -165,8 +162,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(caseless.port)"]))
     defer { dnsward.stop() }
     for index in 0..<4 {
-      let reply = Reply(
-        StubClient.udp(dnsQuery("casetest-\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("casetest-\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.12"])
     }
   }
@@ -178,7 +174,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: config(upstreams: ["udp 127.0.0.1:\(failing.port)", "udp 127.0.0.1:\(honest.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(dnsQuery("sf.example"), port: dnsward.port))
+    let reply = dnsward.ask("sf.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.13"])
   }
 }

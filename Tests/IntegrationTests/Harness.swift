@@ -192,7 +192,7 @@ enum StubClient {
     guard let connection = TCPConnection(port: port, ipv6: ipv6) else { return [] }
     var out: [UInt8] = []
     for packet in packets {
-      out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+      out += framedMessage(packet)
     }
     connection.send(out)
     var replies: [[UInt8]] = []
@@ -220,12 +220,7 @@ enum StubClient {
           }
         }
       } else {
-        var address = loopback(port)
-        connected = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        connected = StubClient.connectToLoopback(fd, port: port)
       }
       if connected != 0 {
         close(fd)
@@ -241,28 +236,14 @@ enum StubClient {
 
     /// One length-framed message, or nil on EOF, reset or timeout.
     func receive() -> [UInt8]? {
-      guard let header = readExactly(fd, 2) else { return nil }
-      return readExactly(fd, Int(header[0]) << 8 | Int(header[1]))
+      readFramedMessage(fd)
     }
 
     /// Sends one query and waits for one reply.
     func ask(_ query: [UInt8]) -> [UInt8]? {
-      send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+      send(framedMessage(query))
       return receive()
     }
-  }
-
-  static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-    var result = [UInt8](repeating: 0, count: count)
-    var filled = 0
-    while filled < count {
-      let received = result.withUnsafeMutableBytes {
-        recv(fd, $0.baseAddress! + filled, count - filled, 0)
-      }
-      if received <= 0 { return nil }
-      filled += received
-    }
-    return result
   }
 
   static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
@@ -312,6 +293,16 @@ enum StubClient {
     return (fd, UInt16(bigEndian: address.sin_port))
   }
 
+  /// connect(2) of the socket `fd` to 127.0.0.1:`port`: 0, or -1 and errno.
+  static func connectToLoopback(_ fd: Int32, port: UInt16) -> Int32 {
+    var address = loopback(port)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+  }
+
   static func loopback6(_ port: UInt16) -> sockaddr_in6 {
     var address = sockaddr_in6()
     address.sin6_family = sa_family_t(AF_INET6)
@@ -340,6 +331,16 @@ extension DnswardProcess {
   convenience init(forwardingTo upstream: FakeUpstream, _ config: String = "") throws {
     try self.init(
       config: "listen 127.0.0.1:0\nupstream udp 127.0.0.1:\(upstream.port)\n" + config)
+  }
+
+  /// The reply to `dnsQuery(name, type:, id:, edns:)` asked over UDP,
+  /// waiting up to `timeout` seconds.
+  func ask(
+    _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
+    timeout: TimeInterval = 3
+  ) -> Reply? {
+    Reply(
+      StubClient.udp(dnsQuery(name, type: type, id: id, edns: edns), port: port, timeout: timeout))
   }
 
   /// dnsward's counters, asked over TCP as `stats.dnsward. CH TXT` (one

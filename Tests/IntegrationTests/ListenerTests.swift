@@ -64,7 +64,7 @@ final class ListenerTests: XCTestCase {
       .split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().map(String.init)
     let nobody = String(getpwnam("nobody").pointee.pw_uid)
     XCTAssertEqual(uids, [nobody, nobody, nobody, nobody])
-    let reply = Reply(StubClient.udp(dnsQuery("after-drop.example"), port: dnsward.port))
+    let reply = dnsward.ask("after-drop.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.44"])
   }
 

@@ -36,14 +36,12 @@ final class RoutingIntegrationTests: XCTestCase {
     ]
     let trustedNames = ["www.example.com", "baidu.example.com", "example.net"]
     for (index, name) in (domesticNames + trustedNames).enumerated() {
-      let reply = Reply(
-        StubClient.udp(dnsQuery(name, id: UInt16(index + 1)), port: dnsward.port))
+      let reply = dnsward.ask(name, id: UInt16(index + 1))
       XCTAssertEqual(reply?.rcode, 0, name)
       let expected = domesticNames.contains(name) ? "192.0.2.10" : "192.0.2.20"
       XCTAssertEqual(reply?.addresses, [expected], name)
     }
-    let ptr = Reply(
-      StubClient.udp(dnsQuery("5.1.168.192.in-addr.arpa", type: 12), port: dnsward.port))
+    let ptr = dnsward.ask("5.1.168.192.in-addr.arpa", type: 12)
     XCTAssertNotNil(ptr)
     XCTAssertEqual(domestic.udpQuestions, domesticNames + ["5.1.168.192.in-addr.arpa"])
     XCTAssertEqual(trusted.udpQuestions, trustedNames)

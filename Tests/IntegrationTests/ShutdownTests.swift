@@ -12,16 +12,23 @@ import XCTest
 /// moves on to the next DNS server at once instead of after its own timeout
 /// (glibc: 5 s).
 final class ShutdownTests: XCTestCase {
-  func testSIGTERMUnderLoadAnswersEveryPendingClientAndExitsWithinASecond() throws {
+  /// dnsward forwarding to a silent upstream with a 10 s timeout, which
+  /// keeps every question pending until the signal; `config` adds lines.
+  func startWithPendingQuestions(_ config: String = "") throws -> (DnswardProcess, FakeUpstream) {
     let upstream = try FakeUpstream(.silent)
+    do {
+      return (
+        try DnswardProcess(forwardingTo: upstream, "timeout 10s\ninflight 64\n" + config), upstream
+      )
+    } catch {
+      upstream.stop()
+      throw error
+    }
+  }
+
+  func testSIGTERMUnderLoadAnswersEveryPendingClientAndExitsWithinASecond() throws {
+    let (dnsward, upstream) = try startWithPendingQuestions()
     defer { upstream.stop() }
-    // A 10 s timeout keeps every question pending until the signal.
-    let dnsward = try DnswardProcess(
-      forwardingTo: upstream,
-      """
-      timeout 10s
-      inflight 64
-      """)
     defer { dnsward.stop() }
 
     let udpCount = 48
@@ -40,7 +47,7 @@ final class ShutdownTests: XCTestCase {
     let connection = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
     for index in 0..<2 {
       let query = dnsQuery("t\(index).pending.test", id: UInt16(1000 + index))
-      connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+      connection.send(framedMessage(query))
     }
 
     // Every question has reached the upstream: all of them are in flight.
@@ -80,15 +87,8 @@ final class ShutdownTests: XCTestCase {
   /// the clients waiting in either worker are answered, and the whole group
   /// is gone within the second.
   func testSIGTERMWithWorkersAnswersTheClientsOfBothWorkers() throws {
-    let upstream = try FakeUpstream(.silent)
+    let (dnsward, upstream) = try startWithPendingQuestions("workers 2")
     defer { upstream.stop() }
-    let dnsward = try DnswardProcess(
-      forwardingTo: upstream,
-      """
-      timeout 10s
-      inflight 64
-      workers 2
-      """)
     defer { dnsward.stop() }
     dnsward.waitForLog("workers: 2", seconds: 10)
     // 16 client sockets (the kernel spreads them over the workers by port),

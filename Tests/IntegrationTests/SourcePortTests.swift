@@ -21,7 +21,7 @@ final class SourcePortTests: XCTestCase {
     let queries = 40
     for index in 0..<queries {
       // One at a time: each reuses the ring slot (and socket) of the last.
-      let reply = Reply(StubClient.udp(dnsQuery("n\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("n\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     }
     let ports = upstream.udpSourcePorts
@@ -44,7 +44,7 @@ final class SourcePortTests: XCTestCase {
     let dnsward = try forwarder(to: upstream)
     defer { dnsward.stop() }
     for index in 0..<20 {
-      let reply = Reply(StubClient.udp(dnsQuery("d\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("d\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     }
     func cpuTicks() -> Int {

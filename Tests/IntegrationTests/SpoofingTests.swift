@@ -114,7 +114,7 @@ final class SpoofingTests: XCTestCase {
         upstream.udpQuestions.filter { $0 == name }.count, 1,
         "\(name): one upstream query for 64 clients")
       XCTAssertEqual(
-        Reply(StubClient.udp(dnsQuery(name), port: dnsward.port))?.addresses,
+        dnsward.ask(name)?.addresses,
         [Self.trueAddress], "\(name) in the cache")
     }
     let counters = dnsward.counters()

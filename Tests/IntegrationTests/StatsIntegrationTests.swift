@@ -38,7 +38,7 @@ final class StatsIntegrationTests: XCTestCase {
       XCTAssertEqual(reply?.rcode, 0, name)
     }
     XCTAssertEqual(
-      Reply(StubClient.udp(dnsQuery("ads.example", id: 9), port: dnsward.port))?.rcode, 3)
+      dnsward.ask("ads.example", id: 9)?.rcode, 3)
 
     let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(run.status, 0, run.errors)
@@ -100,7 +100,7 @@ final class StatsIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     for (index, name) in ["printer.lan", "www.example", "ads.example"].enumerated() {
       XCTAssertNotNil(
-        Reply(StubClient.udp(dnsQuery(name, id: UInt16(index)), port: dnsward.port)))
+        dnsward.ask(name, id: UInt16(index)))
     }
     let json = try runDnsward(["stats", "--json", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(json.status, 0, json.errors)

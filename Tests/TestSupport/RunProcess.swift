@@ -30,12 +30,7 @@ public func runProcess(
   environment: [String: String] = [:], mergingErrors: Bool = false,
   timeout: TimeInterval? = nil
 ) throws -> ProcessResult {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  if !environment.isEmpty {
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-  }
+  let process = makeProcess(executable, arguments, environment: environment)
   let output = Pipe()
   let error = Pipe()
   let inputPipe = Pipe()
@@ -77,6 +72,23 @@ public func runProcess(
     error: String(decoding: errorText.data, as: UTF8.self), timedOut: timedOut)
 }
 
+/// Runs `arguments` (the program found on PATH) to its exit: its status,
+/// and its output and errors merged; -1 and the error when it cannot start.
+public func runCommand(_ arguments: [String]) -> (status: Int32, output: String) {
+  do {
+    let result = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/env"), arguments, mergingErrors: true)
+    return (result.status, result.outputText)
+  } catch {
+    return (-1, "\(error)")
+  }
+}
+
+/// `nft COMMAND` in the network namespace `namespace` (needs root).
+public func nft(_ command: String, in namespace: String) -> (status: Int32, output: String) {
+  runCommand(["ip", "netns", "exec", namespace, "nft", command])
+}
+
 /// Starts `executable` with `arguments` and returns it running: a server a
 /// test stops with `stopProcess`. Its standard input is /dev/null; its
 /// output and errors are appended to `logPath` (created if need be), or
@@ -85,12 +97,7 @@ public func launchProcess(
   _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
   logPath: String? = nil
 ) throws -> Process {
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  if !environment.isEmpty {
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-  }
+  let process = makeProcess(executable, arguments, environment: environment)
   var log: FileHandle?
   if let logPath {
     if !FileManager.default.fileExists(atPath: logPath) {
@@ -103,6 +110,20 @@ public func launchProcess(
   process.standardOutput = log ?? FileHandle.nullDevice
   process.standardError = log ?? FileHandle.nullDevice
   try process.run()
+  return process
+}
+
+/// A `Process` for `executable` and `arguments`, with `environment` added
+/// to this process's.
+private func makeProcess(
+  _ executable: URL, _ arguments: [String], environment: [String: String]
+) -> Process {
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  if !environment.isEmpty {
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  }
   return process
 }
 

@@ -149,11 +149,10 @@ final class TamperingRelay: @unchecked Sendable {
         var wait = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(
           connection, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        while let header = StubClient.readExactly(connection, 2),
-          let query = StubClient.readExactly(connection, Int(header[0]) << 8 | Int(header[1])),
+        while let query = readFramedMessage(connection),
           let reply = answer(query, overTCP: true)
         {
-          let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+          let framed = framedMessage(reply)
           guard send(connection, framed, framed.count, Int32(MSG_NOSIGNAL)) == framed.count else {
             return
           }
