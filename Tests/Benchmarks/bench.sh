@@ -234,14 +234,6 @@ fi
 taskset -a -p -c "$LOAD_CPU" "$KNOT_PID" >/dev/null
 
 # --- measurements --------------------------------------------------------------
-stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-  fi
-}
-
 # start_server NAME: launches it and waits until it answers.
 start_server() {
   "start_$1"

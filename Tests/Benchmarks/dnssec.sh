@@ -198,22 +198,7 @@ start_dnsward-off() { start_dnsward off; }
 start_unbound() {
   read -r ds_owner _ ds_rest <<<"$SIGNED_KNOT_ANCHOR"
   cat >"$WORK/unbound.conf" <<CONF
-server:
-  verbosity: 0
-  use-syslog: no
-  logfile: ""
-  do-daemonize: no
-  chroot: ""
-  username: ""
-  directory: "$WORK"
-  pidfile: "$WORK/unbound.pid"
-  interface: 127.0.0.1
-  port: $PROXY_PORT
-  do-ip6: no
-  access-control: 127.0.0.0/8 allow
-  num-threads: 1
-  num-queries-per-thread: 1024
-  outgoing-range: 2048
+$(unbound_server_lines)
   module-config: "validator iterator"
   trust-anchor: "$ds_owner DS $ds_rest"
   trust-anchor-signaling: no
@@ -270,14 +255,6 @@ version() {
     unbound) unbound -V | awk 'NR == 1 {print "unbound " $2}' ;;
     dnsmasq) dnsmasq --version | awk 'NR == 1 {print "dnsmasq " $3}' ;;
   esac
-}
-
-stop_server() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-  fi
 }
 
 # start_server PROXY: launches it and waits until it answers; then the

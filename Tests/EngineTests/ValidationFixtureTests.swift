@@ -45,15 +45,28 @@ final class ValidationFixtureTests: XCTestCase {
     _ harness: Harness, from start: Int = 0,
     tamper: (String, inout [UInt8]) -> Void = { _, _ in }
   ) -> [SentReply] {
+    Self.serve(harness, answers: [:], from: start, tamper: tamper)
+  }
+
+  /// Answers every upstream query from `start` on: from `answers` (by key,
+  /// "name. TYPE") first, else from the fixtures, each with the query's ID
+  /// and question bytes; repeated while answers cause more queries.
+  /// `tamper` may change an answer first.
+  static func serve(
+    _ harness: Harness, answers: [String: [UInt8]], from start: Int,
+    tamper: (String, inout [UInt8]) -> Void
+  ) -> [SentReply] {
     var replies: [SentReply] = []
     var next = start
     while next < harness.queries.count {
       let query = harness.queries[next]
       next += 1
       guard let decoded = decode(query.bytes) else { continue }
-      let key = decoded.questionText.lowercased() + ". " + Self.typeName(decoded.questionType)
-      guard let hex = ValidatorFixtures.answers[key] else { continue }
-      var bytes = Self.fixtureAnswer(wire(hex), to: query, question: decoded.questionBytes)
+      let key = decoded.questionText.lowercased() + ". " + typeName(decoded.questionType)
+      guard let answer = answers[key] ?? ValidatorFixtures.answers[key].map({ wire($0) }) else {
+        continue
+      }
+      var bytes = fixtureAnswer(answer, to: query, question: decoded.questionBytes)
       tamper(key, &bytes)
       replies += harness.answer(bytes, to: query)
     }

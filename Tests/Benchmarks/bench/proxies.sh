@@ -68,22 +68,7 @@ start_dnsmasq() {
 # local zones (RFC 6761), so it is switched off to let bench.test through.
 start_unbound() {
   cat >"$WORK/unbound.conf" <<CONF
-server:
-  verbosity: 0
-  use-syslog: no
-  logfile: ""
-  do-daemonize: no
-  chroot: ""
-  username: ""
-  directory: "$WORK"
-  pidfile: "$WORK/unbound.pid"
-  interface: 127.0.0.1
-  port: $PROXY_PORT
-  do-ip6: no
-  access-control: 127.0.0.0/8 allow
-  num-threads: 1
-  num-queries-per-thread: 1024
-  outgoing-range: 2048
+$(unbound_server_lines)
   module-config: "iterator"
   do-not-query-localhost: no
   local-zone: "test." nodefault
