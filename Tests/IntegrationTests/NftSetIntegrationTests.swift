@@ -26,24 +26,14 @@ final class NftSetIntegrationTests: XCTestCase {
     guard !DnswardBinary.isEmulated else {
       throw XCTSkip("qemu-user does not pass netlink through")
     }
-    guard runCommand(["nft", "--version"]).status == 0 else {
-      throw XCTSkip("nft is not installed (apt-get install nftables)")
-    }
-    namespace = "dwnftset-\(getpid())"
-    _ = runCommand(["ip", "netns", "del", namespace])  // left by a crashed run
-    guard runCommand(["ip", "netns", "add", namespace]).status == 0 else {
-      namespace = ""
-      throw XCTSkip("cannot create a network namespace (ip netns add)")
-    }
-    XCTAssertEqual(runCommand(["ip", "-n", namespace, "link", "set", "lo", "up"]).status, 0)
-    let loaded = nft(
-      """
-      table inet fw {
-        set vpn4 { type ipv4_addr; flags timeout; }
-        set vpn6 { type ipv6_addr; flags timeout; }
-      }
-      """, in: namespace)
-    XCTAssertEqual(loaded.status, 0, loaded.output)
+    namespace = try makeNftablesNamespace(
+      "dwnftset", loopbackUp: true,
+      ruleset: """
+        table inet fw {
+          set vpn4 { type ipv4_addr; flags timeout; }
+          set vpn6 { type ipv6_addr; flags timeout; }
+        }
+        """)
   }
 
   override func tearDown() {

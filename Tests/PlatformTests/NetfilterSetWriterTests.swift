@@ -16,26 +16,15 @@ final class NetfilterSetWriterTests: XCTestCase {
   let log = LogLine(threshold: .info)
 
   override func setUpWithError() throws {
-    guard getuid() == 0 else {
-      throw XCTSkip("needs root: it creates a network namespace and nftables sets")
-    }
-    guard runCommand(["nft", "--version"]).status == 0 else {
-      throw XCTSkip("nft is not installed (apt-get install nftables)")
-    }
-    namespace = "dwnft-\(getpid())"
-    _ = runCommand(["ip", "netns", "del", namespace])  // left by a crashed run
-    guard runCommand(["ip", "netns", "add", namespace]).status == 0 else {
-      throw XCTSkip("cannot create a network namespace (ip netns add)")
-    }
-    let ruleset = """
-      table inet t {
-        set s4 { type ipv4_addr; flags timeout; }
-        set s6 { type ipv6_addr; }
-        set si { type ipv4_addr; flags interval; }
-      }
-      """
-    let loaded = nft(ruleset, in: namespace)
-    XCTAssertEqual(loaded.status, 0, loaded.output)
+    namespace = try makeNftablesNamespace(
+      "dwnft",
+      ruleset: """
+        table inet t {
+          set s4 { type ipv4_addr; flags timeout; }
+          set s6 { type ipv6_addr; }
+          set si { type ipv4_addr; flags interval; }
+        }
+        """)
   }
 
   override func tearDown() {

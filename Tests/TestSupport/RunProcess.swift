@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 #if canImport(Glibc)
   import Glibc
@@ -87,6 +88,35 @@ public func runCommand(_ arguments: [String]) -> (status: Int32, output: String)
 /// `nft COMMAND` in the network namespace `namespace` (needs root).
 public func nft(_ command: String, in namespace: String) -> (status: Int32, output: String) {
   runCommand(["ip", "netns", "exec", namespace, "nft", command])
+}
+
+/// A network namespace for nftables tests, named `prefix` and this process's
+/// ID (so that one a crashed run left is replaced), with `ruleset` loaded and,
+/// with `loopbackUp`, its loopback up; its caller removes it with `ip netns
+/// del`. Skips the test without root, nft, or the right to make one.
+public func makeNftablesNamespace(
+  _ prefix: String, loopbackUp: Bool = false, ruleset: String,
+  file: StaticString = #filePath, line: UInt = #line
+) throws -> String {
+  guard getuid() == 0 else {
+    throw XCTSkip("needs root: it creates a network namespace and nftables sets")
+  }
+  guard runCommand(["nft", "--version"]).status == 0 else {
+    throw XCTSkip("nft is not installed (apt-get install nftables)")
+  }
+  let namespace = "\(prefix)-\(getpid())"
+  _ = runCommand(["ip", "netns", "del", namespace])
+  guard runCommand(["ip", "netns", "add", namespace]).status == 0 else {
+    throw XCTSkip("cannot create a network namespace (ip netns add)")
+  }
+  if loopbackUp {
+    XCTAssertEqual(
+      runCommand(["ip", "-n", namespace, "link", "set", "lo", "up"]).status, 0, file: file,
+      line: line)
+  }
+  let loaded = nft(ruleset, in: namespace)
+  XCTAssertEqual(loaded.status, 0, loaded.output, file: file, line: line)
+  return namespace
 }
 
 /// Starts `executable` with `arguments` and returns it running: a server a
