@@ -172,12 +172,7 @@ final class FakeUpstream: @unchecked Sendable {
       let replies = answers(to: query, overTCP: false, behaviour: behaviour)
       let send = { [udp] in
         for reply in replies {
-          var target = peer
-          _ = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-              sendto(udp, reply, reply.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-          }
+          StubClient.sendDatagram(reply, from: udp, to: peer)
         }
       }
       if case .slow(let milliseconds) = behaviour {

@@ -133,19 +133,12 @@ final class DnswardProcess {
 /// TCP to 127.0.0.1 or [::1], and returns the reply bytes.
 enum StubClient {
   static func udp(_ packet: [UInt8], port: UInt16, timeout: TimeInterval = 3) -> [UInt8]? {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port)
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var buffer = [UInt8](repeating: 0, count: 65535)
-    let count = recv(fd, &buffer, buffer.count, 0)
-    return count > 0 ? Array(buffer[0..<count]) : nil
+    udpBurst([packet], to: loopback(port), family: AF_INET, timeout: timeout).first
+  }
+
+  static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
+    udpBurst([packet], to: loopback6(port), family: AF_INET6, timeout: TimeInterval(timeout))
+      .first
   }
 
   /// Sends every packet from one socket at once, then collects the
@@ -154,18 +147,18 @@ enum StubClient {
   static func udpBurst(_ packets: [[UInt8]], port: UInt16, timeout: TimeInterval = 3)
     -> [[UInt8]]
   {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    udpBurst(packets, to: loopback(port), family: AF_INET, timeout: timeout)
+  }
+
+  /// `udpBurst` to `address`, a `sockaddr_in` or `sockaddr_in6` of `family`.
+  private static func udpBurst<Address>(
+    _ packets: [[UInt8]], to address: Address, family: Int32, timeout: TimeInterval
+  ) -> [[UInt8]] {
+    let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = loopback(port)
     var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    for packet in packets {
-      _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-    }
+    for packet in packets { sendDatagram(packet, from: fd, to: address) }
     var replies: [[UInt8]] = []
     var buffer = [UInt8](repeating: 0, count: 65535)
     while replies.count < packets.count {
@@ -176,16 +169,22 @@ enum StubClient {
     return replies
   }
 
+  /// One datagram from the socket `fd` to `address` (a `sockaddr_in` or
+  /// `sockaddr_in6`), its outcome ignored.
+  static func sendDatagram<Address>(_ packet: [UInt8], from fd: Int32, to address: Address) {
+    var address = address
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<Address>.size))
+      }
+    }
+  }
+
   /// Sends raw bytes without waiting for anything.
   static func fire(_ packet: [UInt8], port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = loopback(port)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    sendDatagram(packet, from: fd, to: loopback(port))
   }
 
   static func tcp(_ packets: [[UInt8]], port: UInt16, ipv6: Bool = false) -> [[UInt8]] {
@@ -244,22 +243,6 @@ enum StubClient {
       send(framedMessage(query))
       return receive()
     }
-  }
-
-  static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
-    let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback6(port)
-    var tv = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-      }
-    }
-    var buffer = [UInt8](repeating: 0, count: 65535)
-    let count = recv(fd, &buffer, buffer.count, 0)
-    return count > 0 ? Array(buffer[0..<count]) : nil
   }
 
   /// Whether a UDP socket can be bound to [::1] here.

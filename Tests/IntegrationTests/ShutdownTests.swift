@@ -49,14 +49,10 @@ final class ShutdownTests: XCTestCase {
     let udpCount = 48
     let client = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(client) }
-    var address = StubClient.loopback(dnsward.port)
+    let address = StubClient.loopback(dnsward.port)
     for index in 0..<udpCount {
       let packet = dnsQuery("q\(index).pending.test", id: UInt16(index))
-      _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(client, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      StubClient.sendDatagram(packet, from: client, to: address)
     }
     // Two questions pending on one client TCP connection too.
     let connection = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
@@ -103,18 +99,14 @@ final class ShutdownTests: XCTestCase {
     // two questions each.
     var clients: [Int32] = []
     defer { for fd in clients { close(fd) } }
-    var address = StubClient.loopback(dnsward.port)
+    let address = StubClient.loopback(dnsward.port)
     for client in 0..<16 {
       let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
       clients.append(fd)
       for question in 0..<2 {
         let packet = dnsQuery(
           "w\(client)-\(question).pending.test", id: UInt16(client * 2 + question))
-        _ = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        StubClient.sendDatagram(packet, from: fd, to: address)
       }
     }
     let sentDeadline = Date().addingTimeInterval(10)

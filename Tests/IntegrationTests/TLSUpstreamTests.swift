@@ -238,13 +238,9 @@ import XCTest
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var tv = timeval(tv_sec: 8, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = StubClient.loopback(dnsward.port)
+        let address = StubClient.loopback(dnsward.port)
         let query = dnsQuery(name, id: UInt16(index + 1))
-        _ = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, query, query.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        StubClient.sendDatagram(query, from: fd, to: address)
         return fd
       }
       defer { sockets.forEach { close($0) } }

@@ -125,11 +125,7 @@ final class TamperingRelay: @unchecked Sendable {
       Thread.detachNewThread { [self] in
         defer { lock.withLock { inFlight -= 1 } }
         guard let reply = answer(query) else { return }
-        _ = withUnsafePointer(to: destination) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(socketFD, reply, reply.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        StubClient.sendDatagram(reply, from: socketFD, to: destination)
       }
     }
   }
