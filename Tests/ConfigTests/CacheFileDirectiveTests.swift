@@ -12,8 +12,6 @@ final class CacheFileDirectiveTests: XCTestCase {
     parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
   }
 
-  func flat(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
-
   func testDefaults() throws {
     let defaults = Settings()
     XCTAssertEqual(defaults.cacheFilePath, [])
@@ -47,16 +45,16 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// Names are lower-cased flat wire names, concatenated in config order.
   func testPrefetchNames() {
-    XCTAssertEqual(parse("prefetch example.com")?.prefetchNames, flat("example.com"))
+    XCTAssertEqual(parse("prefetch example.com")?.prefetchNames, flatNames("example.com"))
     XCTAssertEqual(
       parse("prefetch WWW.Example.COM.\nprefetch a.b\nprefetch _srv-1.lan")?.prefetchNames,
-      flat("www.example.com", "a.b", "_srv-1.lan"))
+      flatNames("www.example.com", "a.b", "_srv-1.lan"))
     XCTAssertEqual(
       parse("prefetch a.b")?.prefetchNames,
       [1, UInt8(ascii: "a"), 1, UInt8(ascii: "b"), 0])
     // A prefetched name may also be overridden or blocked elsewhere.
     XCTAssertEqual(
-      parse("block ads.example\nprefetch ads.example")?.prefetchNames, flat("ads.example"))
+      parse("block ads.example\nprefetch ads.example")?.prefetchNames, flatNames("ads.example"))
   }
 
   func testPrefetchHits() {

@@ -18,6 +18,9 @@ func flatName(_ text: String) -> [UInt8] {
   return Array(output[..<count])
 }
 
+/// The flat wire forms of `names`, one after another.
+func flatNames(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
+
 func lookup(_ table: OverrideTable, _ name: String) -> OverrideMatch? {
   flatName(name).withUnsafeBytes { table.lookup($0) }
 }
