@@ -79,8 +79,9 @@ let package = Package(
       dependencies: [
         "Transports", "Platform", "Config", "DefaultConfig", "CompiledConfig", "DNSWire",
       ]),
-    // What more than one test target needs: messages as text, the binary under test,
-    // the test certificates, free ports, a seeded generator (Tests/README.md).
+    // What more than one test target needs: messages and hex as text, the query
+    // builder and reply decoder, the process launcher, the binary under test, the
+    // DNSSEC fixtures, test certificates, free ports, a seeded generator (Tests/README.md).
     .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
     .testTarget(
@@ -88,7 +89,7 @@ let package = Package(
       dependencies: ["DNSSEC", "DNSWire", "Crypto", "CompiledConfig", "TestSupport"],
       // The generator of ValidatorFixtures.swift (Knot DNS signed zones).
       exclude: ["make-fixtures.sh"]),
-    .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+    .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
     .testTarget(
       name: "HTTPDNSTests", dependencies: ["HTTPDNS", "DNSWire", "CompiledConfig", "TestSupport"]),
     // Real handshakes against `openssl s_server` with certificates made at test
@@ -97,7 +98,7 @@ let package = Package(
       name: "TLSTests",
       dependencies: ["TLS", "Platform", "CLinux", "TestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
-    .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux"]),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "CLinux", "TestSupport"]),
     .testTarget(
       name: "ConfigTests", dependencies: ["Config", "CompiledConfig", "DNSWire", "TestSupport"]),
     .testTarget(

@@ -128,17 +128,6 @@ final class CacheDirectiveTests: XCTestCase {
           + "stale: 3600s, stale-first off\n"), tuned)
   }
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   /// Every cache field reaches the generated source, and reading the
   /// generated values back gives the parsed settings again.
   func testGeneratedSourceRoundTrips() throws {
@@ -171,23 +160,10 @@ final class CacheDirectiveTests: XCTestCase {
 
   /// The shipped configs parse, with the cache sizes chosen for each.
   func testShippedConfigs() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let expected: [(String, Int, Int)] = [
-      ("Sources/DefaultConfig/dnsward.conf", 4096, 1 << 20),
-      ("Board/generic-aarch64/dnsward.conf", 2048, 512 << 10),
-      ("Board/generic-armv7/dnsward.conf", 1024, 256 << 10),
-      ("Board/openwrt/dnsward.conf", 1024, 256 << 10),
-    ]
-    for (path, entries, bytes) in expected {
-      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-      let settings: Settings
-      do throws(ConfigError) {
-        settings = try ConfigParser.parse(text, fileName: path)
-      } catch {
-        XCTFail(error.description)
-        continue
-      }
+    // Entries and bytes, in the order of shippedConfigPaths.
+    let sizes = [(4096, 1 << 20), (2048, 512 << 10), (1024, 256 << 10), (1024, 256 << 10)]
+    for (path, (entries, bytes)) in zip(shippedConfigPaths, sizes) {
+      guard let settings = try parsedShippedConfig(path) else { continue }
       XCTAssertEqual(settings.cacheEntries, entries, path)
       XCTAssertEqual(settings.cacheBytes, bytes, path)
       XCTAssertEqual(settings.minTTL, 0, path)

@@ -12,8 +12,6 @@ final class CacheFileDirectiveTests: XCTestCase {
     parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
   }
 
-  func flat(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
-
   func testDefaults() throws {
     let defaults = Settings()
     XCTAssertEqual(defaults.cacheFilePath, [])
@@ -47,16 +45,16 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// Names are lower-cased flat wire names, concatenated in config order.
   func testPrefetchNames() {
-    XCTAssertEqual(parse("prefetch example.com")?.prefetchNames, flat("example.com"))
+    XCTAssertEqual(parse("prefetch example.com")?.prefetchNames, flatNames("example.com"))
     XCTAssertEqual(
       parse("prefetch WWW.Example.COM.\nprefetch a.b\nprefetch _srv-1.lan")?.prefetchNames,
-      flat("www.example.com", "a.b", "_srv-1.lan"))
+      flatNames("www.example.com", "a.b", "_srv-1.lan"))
     XCTAssertEqual(
       parse("prefetch a.b")?.prefetchNames,
       [1, UInt8(ascii: "a"), 1, UInt8(ascii: "b"), 0])
     // A prefetched name may also be overridden or blocked elsewhere.
     XCTAssertEqual(
-      parse("block ads.example\nprefetch ads.example")?.prefetchNames, flat("ads.example"))
+      parse("block ads.example\nprefetch ads.example")?.prefetchNames, flatNames("ads.example"))
   }
 
   func testPrefetchHits() {
@@ -177,17 +175,6 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   // MARK: - Generated source
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   /// The integers of `let NAME: [UInt8] = [...]`, comments ignored.
   func bytes(of name: String, in source: String) -> [UInt8]? {
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
@@ -229,9 +216,7 @@ final class CacheFileDirectiveTests: XCTestCase {
       XCTAssertEqual(bytes(of: "cacheFilePathBytes", in: source), settings.cacheFilePath, config)
       XCTAssertEqual(bytes(of: "prefetchNameBytes", in: source), settings.prefetchNames, config)
       assertNoStringValues(source)
-      for line in source.split(separator: "\n") {
-        XCTAssertLessThanOrEqual(line.count, 100, String(line))
-      }
+      assertLinesFit(source)
       let again = try XCTUnwrap(parse(config))
       XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "persist.conf"), source)
     }
@@ -281,20 +266,8 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// The shipped configs still parse and leave persistence and prefetch off.
   func testShippedConfigs() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    for path in [
-      "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
-      "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
-    ] {
-      let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-      let settings: Settings
-      do throws(ConfigError) {
-        settings = try ConfigParser.parse(text, fileName: path)
-      } catch {
-        XCTFail(error.description)
-        continue
-      }
+    for path in shippedConfigPaths {
+      guard let settings = try parsedShippedConfig(path) else { continue }
       XCTAssertEqual(settings.cacheFilePath, [], path)
       XCTAssertEqual(settings.cacheSaveSeconds, 300, path)
       XCTAssertEqual(settings.prefetchNames, [], path)
@@ -304,11 +277,7 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   /// The commented examples in the default config are valid directives.
   func testDefaultConfigExamplesParse() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let text = try String(
-      contentsOf: root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
-      encoding: .utf8)
+    let text = try defaultConfigText()
     let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
       for directive in ["cache-file", "cache-save-interval", "prefetch", "prefetch-hits"]
       where line.hasPrefix("# \(directive) ") {

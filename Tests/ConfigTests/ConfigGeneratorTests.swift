@@ -44,9 +44,7 @@ final class ConfigGeneratorTests: XCTestCase {
       source.contains("\n@export(interface)\npublic func compiledSettings() -> Settings {\n"))
     assertNoStringValues(source)
     XCTAssertFalse(source.contains("Foundation"))
-    for line in source.split(separator: "\n") {
-      XCTAssertLessThanOrEqual(line.count, 100, String(line))
-    }
+    assertLinesFit(source)
     // Scalar settings, spelled as the initializers the Embedded build has.
     let expectedLines = [
       "  settings.resolvConfPosition = 1",

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `dnssec`, `dnssec-root`, `trust-anchor` and `trust-anchor-file`: the
@@ -18,13 +19,6 @@ final class DNSSECDirectiveTests: XCTestCase {
     [0xEC, 0x45, 5, 1] + hexBytes("2BB183AF5F22588179A53B0A98631FAD1A292118")
   /// Bytes 0...31 in base64: a made-up 32-byte public key.
   static let keyBase64 = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
-
-  static func hexBytes(_ text: String) -> [UInt8] {
-    let digits = Array(text.utf8)
-    return stride(from: 0, to: digits.count, by: 2).map {
-      UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
-    }
-  }
 
   /// Each anchor as (owner in presentation form, type, RDATA).
   static func entries(_ anchors: TrustAnchors) -> [(String, TrustAnchorType, [UInt8])] {

@@ -15,8 +15,6 @@ final class DefenceDirectiveTests: XCTestCase {
     parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
   }
 
-  func flat(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
-
   func prefix(_ text: String, file: StaticString = #filePath, line: UInt = #line)
     -> AddressPrefix?
   {
@@ -99,7 +97,7 @@ final class DefenceDirectiveTests: XCTestCase {
   func testVerifyNames() {
     XCTAssertEqual(
       parse("verify Bank.Example.\nverify update.example.org\n" + Self.trusted)?.verifyNames,
-      flat("bank.example", "update.example.org"))
+      flatNames("bank.example", "update.example.org"))
     XCTAssertEqual(
       parse(Self.trusted + "\nverify a.b")?.verifyNames,
       [1, UInt8(ascii: "a"), 1, UInt8(ascii: "b"), 0])
@@ -107,15 +105,15 @@ final class DefenceDirectiveTests: XCTestCase {
     XCTAssertEqual(
       parse(
         "prefetch bank.example\noverride bank.example 192.0.2.1\nrebind-allow bank.example\n"
-          + "verify bank.example\n" + Self.trusted)?.verifyNames, flat("bank.example"))
+          + "verify bank.example\n" + Self.trusted)?.verifyNames, flatNames("bank.example"))
   }
 
   func testRebindAllowNames() {
     XCTAssertEqual(
       parse("rebind-protection on\nrebind-allow LAN\nrebind-allow plex.direct")?
-        .rebindAllowNames, flat("lan", "plex.direct"))
+        .rebindAllowNames, flatNames("lan", "plex.direct"))
     // Allowed without rebind-protection: it then does nothing (see the summary).
-    XCTAssertEqual(parse("rebind-allow home.arpa")?.rebindAllowNames, flat("home.arpa"))
+    XCTAssertEqual(parse("rebind-allow home.arpa")?.rebindAllowNames, flatNames("home.arpa"))
   }
 
   func testHoldOn() {

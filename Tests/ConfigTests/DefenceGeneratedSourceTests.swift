@@ -38,17 +38,6 @@ extension DefenceDirectiveTests {
     filter-aaaa on
     """
 
-  /// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
-  func assignments(in source: String) -> [String: String] {
-    var values: [String: String] = [:]
-    for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
-      let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      values[String(parts[0])] = String(parts[1])
-    }
-    return values
-  }
-
   func testGeneratedSourceRoundTrips() throws {
     for config in ["# defaults", Self.fullConfig] {
       let settings = try XCTUnwrap(parse(config))
@@ -80,9 +69,7 @@ extension DefenceDirectiveTests {
         integers(of: "rebindAllowNameBytes", type: "UInt8", in: source),
         settings.rebindAllowNames.map(UInt64.init))
       assertNoStringValues(source)
-      for line in source.split(separator: "\n") {
-        XCTAssertLessThanOrEqual(line.count, 100, String(line))
-      }
+      assertLinesFit(source)
       let again = try XCTUnwrap(parse(config))
       XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "defence.conf"), source)
     }
@@ -123,41 +110,9 @@ extension DefenceDirectiveTests {
   /// The generated source compiled by swiftc and run prints the same
   /// settings as the parsed ones (see GeneratedSourceCompileTests).
   func testCompiledSettingsMatchTheParsedOnes() throws {
-    guard let swiftc = swiftCompiler() else { throw XCTSkip("swiftc not found") }
     let settings = try XCTUnwrap(parse(Self.fullConfig))
     let generated = ConfigGenerator.swiftSource(settings, sourceName: "defence.conf")
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let work = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dnsward-defence-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
-    var sources: [String] = []
-    for module in ["DNSWire", "CompiledConfig"] {
-      let folder = root.appendingPathComponent("Sources/\(module)")
-      for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-      where file.hasSuffix(".swift") {
-        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-        let copy = work.appendingPathComponent("\(module)-\(file)")
-        try withoutImports(text).write(to: copy, atomically: true, encoding: .utf8)
-        sources.append(copy.path)
-      }
-    }
-    let generatedFile = work.appendingPathComponent("Generated.swift")
-    try withoutImports(generated).write(to: generatedFile, atomically: true, encoding: .utf8)
-    let mainFile = work.appendingPathComponent("main.swift")
-    try Self.probeMain.write(to: mainFile, atomically: true, encoding: .utf8)
-    let probe = work.appendingPathComponent("probe")
-    let compile = try runProcess(
-      swiftc,
-      ["-Onone", "-module-name", "Probe", "-o", probe.path, generatedFile.path, mainFile.path]
-        + sources)
-    XCTAssertEqual(compile.status, 0, compile.error)
-    guard compile.status == 0 else { return }
-    let result = try runProcess(probe, [])
-    XCTAssertEqual(result.status, 0, result.error)
-    let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(
-      String.init)
+    guard let lines = try runGeneratedSource(generated, main: Self.probeMain) else { return }
     XCTAssertEqual(lines, Self.probeLines(settings))
   }
 
@@ -206,11 +161,4 @@ extension DefenceDirectiveTests {
     print("\(settings.rateLimitPerSecond) \(settings.refuseAny)")
     print("\(settings.forwardSingleLabel) \(settings.forwardPrivateReverse) \(settings.filterAAAA)")
     """#
-
-  /// The text without its `import` lines: every module is one here.
-  func withoutImports(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("import ") }
-      .joined(separator: "\n")
-  }
 }

@@ -88,28 +88,12 @@ extension DefenceDirectiveTests {
 
   // MARK: - Shipped configs
 
-  static var root: URL {
-    URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  }
-
   /// The shipped configs still parse and leave the defences that need the
   /// internet or a chosen trusted upstream off; the board configs turn
   /// rebind protection on.
   func testShippedConfigs() throws {
-    for path in [
-      "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
-      "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
-    ] {
-      let text = try String(
-        contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
-      let settings: Settings
-      do throws(ConfigError) {
-        settings = try ConfigParser.parse(text, fileName: path)
-      } catch {
-        XCTFail(error.description)
-        continue
-      }
+    for path in shippedConfigPaths {
+      guard let settings = try parsedShippedConfig(path) else { continue }
       XCTAssertEqual(settings.detectNXDomainRedirect, false, path)
       XCTAssertEqual(settings.verifyNames, [], path)
       XCTAssertEqual(settings.overrideCheckPort, 0, path)
@@ -123,9 +107,7 @@ extension DefenceDirectiveTests {
 
   /// The commented examples in the default config are valid directives.
   func testDefaultConfigExamplesParse() throws {
-    let text = try String(
-      contentsOf: Self.root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
-      encoding: .utf8)
+    let text = try defaultConfigText()
     let directives = [
       "upstream", "bogus", "bogus-nxdomain", "detect-nxdomain-redirect", "verify", "hold-on",
       "rebind-protection", "rebind-allow", "override-check", "override-check-interval",

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import Config
@@ -8,9 +9,7 @@ import XCTest
 /// must agree with: `Settings()`, the reference (Sources/Config/README.md)
 /// and `--help-config`.
 final class DirectiveReferenceTests: XCTestCase {
-  static let readme = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Sources/Config/README.md")
+  static let readme = SourceTree.url("Sources/Config/README.md")
 
   /// A row of the reference's directive table: `| `DIRECTIVE ...` | meaning | default |`.
   struct Row {

@@ -47,91 +47,38 @@ final class GeneratedSourceCompileTests: XCTestCase {
     return builder.build()
   }
 
-  static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-  }
-
   /// What the probe prints for `query`: the kind and address bytes, or `-`.
   static func answer(_ table: OverrideTable, _ query: [UInt8]) -> String {
     guard let match = query.withUnsafeBytes({ table.lookup($0) }) else { return "-" }
     let end = match.ipv6Offset + 16 * match.ipv6Count
-    return "\(match.kind.rawValue) " + hex(Array(table.addressBytes[match.ipv4Offset..<end]))
+    return "\(match.kind.rawValue) " + hexString(table.addressBytes[match.ipv4Offset..<end])
   }
 
   static let probeMain = #"""
     // Prints the compiled table's bytes, then answers one hex query per line.
-    func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-      let digits = Array("0123456789abcdef".utf8)
-      var text: [UInt8] = []
-      for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0xF)])
-      }
-      return String(decoding: text, as: UTF8.self)
-    }
-    func bytes(_ hexText: Substring) -> [UInt8] {
-      var result: [UInt8] = []
-      var index = hexText.startIndex
-      while index < hexText.endIndex {
-        let next = hexText.index(index, offsetBy: 2)
-        result.append(UInt8(hexText[index..<next], radix: 16)!)
-        index = next
-      }
-      return result
-    }
     let table = compiledSettings().overrides
     let isLiteral = table.records.isLiteral && table.index.isLiteral && table.fences.isLiteral
     print(isLiteral ? "literal" : "array")
-    print(hex(table.records))
-    print(hex(table.index))
-    print(hex(table.fences))
+    print(hexString(table.records))
+    print(hexString(table.index))
+    print(hexString(table.fences))
     while let line = readLine() {
-      let query = bytes(Substring(line))
+      let query = hexBytes(line)
       guard let match = query.withUnsafeBytes({ table.lookup($0) }) else {
         print("-")
         continue
       }
       let end = match.ipv6Offset + 16 * match.ipv6Count
-      print("\(match.kind.rawValue) " + hex(table.addressBytes[match.ipv4Offset..<end]))
+      print("\(match.kind.rawValue) " + hexString(table.addressBytes[match.ipv4Offset..<end]))
     }
     """#
 
   func testCompiledTableHasTheSameBytesAndAnswers() throws {
-    guard let swiftc = swiftCompiler() else { throw XCTSkip("swiftc not found") }
     let table = try table()
     var settings = Settings()
     settings.overrides = table
     let generated = ConfigGenerator.swiftSource(settings, sourceName: "probe.conf")
     XCTAssertTrue(generated.contains("let overrideRecords: StaticString = \"\"\""))
-
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let work = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dnsward-probe-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
-    var sources: [String] = []
-    for module in ["DNSWire", "CompiledConfig"] {
-      let folder = root.appendingPathComponent("Sources/\(module)")
-      for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-      where file.hasSuffix(".swift") {
-        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-        let copy = work.appendingPathComponent("\(module)-\(file)")
-        try withoutImports(text).write(to: copy, atomically: true, encoding: .utf8)
-        sources.append(copy.path)
-      }
-    }
-    let generatedFile = work.appendingPathComponent("Generated.swift")
-    try withoutImports(generated).write(to: generatedFile, atomically: true, encoding: .utf8)
-    let mainFile = work.appendingPathComponent("main.swift")
-    try Self.probeMain.write(to: mainFile, atomically: true, encoding: .utf8)
-    let probe = work.appendingPathComponent("probe")
-    let compile = try runProcess(
-      swiftc,
-      ["-Onone", "-module-name", "Probe", "-o", probe.path, generatedFile.path, mainFile.path]
-        + sources)
-    XCTAssertEqual(compile.status, 0, compile.error)
-    guard compile.status == 0 else { return }
 
     var queries: [[UInt8]] = []
     for index in 0..<table.count {
@@ -139,27 +86,15 @@ final class GeneratedSourceCompileTests: XCTestCase {
       queries += [name, [1, 0x41] + name, name.map { $0 == 0x61 ? 0x41 : $0 }]
     }
     queries += [flatName("unknown.example"), flatName("lan"), [0]]
-    let input = work.appendingPathComponent("queries")
-    try queries.map { Self.hex($0) + "\n" }.joined().write(
-      to: input, atomically: true, encoding: .utf8)
-    let result = try runProcess(
-      URL(fileURLWithPath: "/bin/sh"), ["-c", "'\(probe.path)' < '\(input.path)'"])
-    XCTAssertEqual(result.status, 0, result.error)
-    let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(
-      String.init)
+    guard
+      let lines = try runGeneratedSource(
+        generated, main: Self.probeMain, input: queries.map { hexString($0) })
+    else { return }
     let expected =
       [
-        "literal", Self.hex(Array(table.records)), Self.hex(Array(table.index)),
-        Self.hex(Array(table.fences)),
+        "literal", hexString(table.records), hexString(table.index), hexString(table.fences),
       ]
       + queries.map { Self.answer(table, $0) }
     XCTAssertEqual(lines, expected)
-  }
-
-  /// The text without its `import` lines: every module is one here.
-  func withoutImports(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("import ") }
-      .joined(separator: "\n")
   }
 }

@@ -133,62 +133,20 @@ func integers(of name: String, type: String, in source: String) -> [UInt64]? {
   return values
 }
 
-/// The path of the Swift compiler that runs the tests, if it can be found.
-func swiftCompiler() -> URL? {
-  let environment = ProcessInfo.processInfo.environment
-  var directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-  directories.append("/opt/swift/usr/bin")
-  for directory in directories {
-    let candidate = URL(fileURLWithPath: directory).appendingPathComponent("swiftc")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+/// The `settings.NAME = VALUE` lines of `compiledSettings()`, by name.
+func assignments(in source: String) -> [String: String] {
+  var values: [String: String] = [:]
+  for line in source.split(separator: "\n") where line.hasPrefix("  settings.") {
+    let parts = line.dropFirst("  settings.".count).split(separator: " = ", maxSplits: 1)
+    guard parts.count == 2 else { continue }
+    values[String(parts[0])] = String(parts[1])
   }
-  return nil
+  return values
 }
 
-/// Compiles `generated` (a `ConfigGenerator.swiftSource` output) with
-/// `main` and the DNSWire and CompiledConfig sources into one module (their
-/// imports removed, so nothing but the compiler is needed), runs it and
-/// returns its output lines; nil after a test failure when it does not
-/// compile or run.
-func runGeneratedSource(
-  _ generated: String, main: String, file: StaticString = #filePath, line: UInt = #line
-) throws -> [String]? {
-  guard let swiftc = swiftCompiler() else { throw XCTSkip("swiftc not found") }
-  func withoutImports(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("import ") }
-      .joined(separator: "\n")
+/// Fails for each line of generated source longer than 100 columns.
+func assertLinesFit(_ source: String, file: StaticString = #filePath, line: UInt = #line) {
+  for text in source.split(separator: "\n") {
+    XCTAssertLessThanOrEqual(text.count, 100, String(text), file: file, line: line)
   }
-  let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  let work = FileManager.default.temporaryDirectory
-    .appendingPathComponent("dnsward-generated-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: work) }
-  var sources: [String] = []
-  for module in ["DNSWire", "CompiledConfig"] {
-    let folder = root.appendingPathComponent("Sources/\(module)")
-    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-    where name.hasSuffix(".swift") {
-      let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-      let copy = work.appendingPathComponent("\(module)-\(name)")
-      try withoutImports(text).write(to: copy, atomically: true, encoding: .utf8)
-      sources.append(copy.path)
-    }
-  }
-  let generatedFile = work.appendingPathComponent("Generated.swift")
-  try withoutImports(generated).write(to: generatedFile, atomically: true, encoding: .utf8)
-  let mainFile = work.appendingPathComponent("main.swift")
-  try main.write(to: mainFile, atomically: true, encoding: .utf8)
-  let probe = work.appendingPathComponent("probe")
-  let compile = try runProcess(
-    swiftc,
-    ["-Onone", "-module-name", "Probe", "-o", probe.path, generatedFile.path, mainFile.path]
-      + sources)
-  XCTAssertEqual(compile.status, 0, compile.error, file: file, line: line)
-  guard compile.status == 0 else { return nil }
-  let result = try runProcess(probe, [])
-  XCTAssertEqual(result.status, 0, result.error, file: file, line: line)
-  guard result.status == 0 else { return nil }
-  return String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
 }

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream httpdns` through the generator and the summary, and the
@@ -41,9 +42,7 @@ extension HTTPDNSDirectiveTests {
           + "        address: IPAddress(ipv4: 0x0909_0909),\n        port: 53),\n"
           + "      trusted: false),\n  ]\n"), source)
     assertNoStringValues(source)
-    for line in source.split(separator: "\n") {
-      XCTAssertLessThanOrEqual(line.count, 100, String(line))
-    }
+    assertLinesFit(source)
     let again = try XCTUnwrap(parse(Self.fullConfig))
     XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "httpdns.conf"), source)
   }
@@ -88,11 +87,7 @@ extension HTTPDNSDirectiveTests {
   /// The default config has the two public endpoints as commented
   /// examples; uncommented, they parse (and the default stays offline).
   func testDefaultConfigExamples() throws {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let text = try String(
-      contentsOf: root.appendingPathComponent("Sources/DefaultConfig/dnsward.conf"),
-      encoding: .utf8)
+    let text = try defaultConfigText()
     let examples = [
       "upstream httpdns 119.29.29.29 format=dnspod", "upstream httpdns 223.5.5.5 format=json",
     ]

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import Foundation
+import TestSupport
 import XCTest
 
 /// `local-names`, `hosts`, `leases` and `domain`: values, errors with their
@@ -85,9 +86,7 @@ final class LocalNamesDirectiveTests: XCTestCase {
       source.contains("\n  settings.hostsFiles = [\n    // /etc/hosts\n    [\n"), source)
     XCTAssertTrue(source.contains("\n  // domain home.lan.\n  settings.localDomain = [\n"), source)
     assertNoStringValues(source)
-    for line in source.split(separator: "\n") {
-      XCTAssertLessThanOrEqual(line.count, 100, String(line))
-    }
+    assertLinesFit(source)
     let defaults = ConfigGenerator.swiftSource(try XCTUnwrap(parse("")), sourceName: "d.conf")
     XCTAssertTrue(defaults.contains("\n  settings.hostsFiles = []\n"), defaults)
     XCTAssertTrue(defaults.contains("\n  settings.leaseFiles = []\n"), defaults)

@@ -7,21 +7,8 @@ import XCTest
 /// and their sets, the domains in their own route-style table (longest
 /// match, groups of directives), dnsmasq `nftset=` list lines, bad lines,
 /// the `--check` summary and the generated source.
-final class NftSetDirectiveTests: XCTestCase {
+final class NftSetDirectiveTests: XCTestCase, ParsesWithFakeFiles {
   typealias FakeFiles = BlockListDirectiveTests.FakeFiles
-
-  func parse(
-    _ config: String, files: FakeFiles = FakeFiles([:]), lines: inout SourceLines
-  ) throws(ConfigError) -> Settings {
-    try ConfigParser.parse(
-      bytes: Array(("listen 127.0.0.1\n" + config + "\n").utf8), fileName: "conf/dnsward.conf",
-      readFile: files.read, lines: &lines)
-  }
-
-  func parse(_ config: String, files: FakeFiles = FakeFiles([:])) throws(ConfigError) -> Settings {
-    var lines = SourceLines()
-    return try parse(config, files: files, lines: &lines)
-  }
 
   /// The directives (indices) whose sets `name` fills.
   func directives(_ settings: Settings, _ name: String) -> [Int] {

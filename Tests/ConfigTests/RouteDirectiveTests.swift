@@ -6,21 +6,8 @@ import XCTest
 /// `upstream ... for DOMAIN` and `for-list PATH`: the syntax on every kind,
 /// route groups, dnsmasq `server=` lines, bad lines (`file:line`, skipped in
 /// lists), and the `--check` summary.
-final class RouteDirectiveTests: XCTestCase {
+final class RouteDirectiveTests: XCTestCase, ParsesWithFakeFiles {
   typealias FakeFiles = BlockListDirectiveTests.FakeFiles
-
-  func parse(
-    _ config: String, files: FakeFiles = FakeFiles([:]), lines: inout SourceLines
-  ) throws(ConfigError) -> Settings {
-    try ConfigParser.parse(
-      bytes: Array(("listen 127.0.0.1\n" + config + "\n").utf8), fileName: "conf/dnsward.conf",
-      readFile: files.read, lines: &lines)
-  }
-
-  func parse(_ config: String, files: FakeFiles = FakeFiles([:])) throws(ConfigError) -> Settings {
-    var lines = SourceLines()
-    return try parse(config, files: files, lines: &lines)
-  }
 
   func group(_ settings: Settings, _ name: String) -> UInt8 {
     flatName(name).withUnsafeBytes { settings.routes.routeGroup($0) }

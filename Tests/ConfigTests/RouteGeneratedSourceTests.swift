@@ -46,29 +46,8 @@ final class RouteGeneratedSourceTests: XCTestCase {
   }
 
   func testCompiledRoutesMatchTheParsedOnes() throws {
-    guard let swiftc = swiftCompiler() else { throw XCTSkip("swiftc not found") }
     let settings = try XCTUnwrap(parseOrFail(Self.config))
     let generated = ConfigGenerator.swiftSource(settings, sourceName: "routes.conf")
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let work = FileManager.default.temporaryDirectory
-      .appendingPathComponent("dnsward-routes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
-    var sources: [String] = []
-    for module in ["DNSWire", "CompiledConfig"] {
-      let folder = root.appendingPathComponent("Sources/\(module)")
-      for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-      where file.hasSuffix(".swift") {
-        let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-        let copy = work.appendingPathComponent("\(module)-\(file)")
-        try withoutImports(text).write(to: copy, atomically: true, encoding: .utf8)
-        sources.append(copy.path)
-      }
-    }
-    let generatedFile = work.appendingPathComponent("Generated.swift")
-    try withoutImports(generated).write(to: generatedFile, atomically: true, encoding: .utf8)
-    let mainFile = work.appendingPathComponent("main.swift")
     let probeMain = """
       let settings = compiledSettings()
       print(settings.upstreams.map { String($0.routeGroups) }.joined(separator: " "))
@@ -85,18 +64,7 @@ final class RouteGeneratedSourceTests: XCTestCase {
       }
       print(settings.nftsets.map { "\\($0.family) \\($0.ipv4Set.count) \\($0.ipv6Set.count)" })
       """
-    try probeMain.write(to: mainFile, atomically: true, encoding: .utf8)
-    let probe = work.appendingPathComponent("probe")
-    let compile = try runProcess(
-      swiftc,
-      ["-Onone", "-module-name", "Probe", "-o", probe.path, generatedFile.path, mainFile.path]
-        + sources)
-    XCTAssertEqual(compile.status, 0, compile.error)
-    guard compile.status == 0 else { return }
-    let result = try runProcess(probe, [])
-    XCTAssertEqual(result.status, 0, result.error)
-    let lines = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(
-      String.init)
+    guard let lines = try runGeneratedSource(generated, main: probeMain) else { return }
     let expected =
       [settings.upstreams.map { String($0.routeGroups) }.joined(separator: " ")]
       + Self.probeNames.map { name in
@@ -107,12 +75,5 @@ final class RouteGeneratedSourceTests: XCTestCase {
     XCTAssertEqual(lines, expected)
     XCTAssertEqual(expected[expected.count - 2], "0 0", "an unrouted name")
     XCTAssertTrue(expected.contains { $0.hasSuffix(" 3") }, "qq.com fills both directives")
-  }
-
-  /// The text without its `import` lines: every module is one here.
-  func withoutImports(_ text: String) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false)
-      .filter { !$0.hasPrefix("import ") }
-      .joined(separator: "\n")
   }
 }

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream tls|https`, `path=`, `format=dns-message` and `ca-file`
@@ -48,9 +49,7 @@ extension TLSDirectiveTests {
     XCTAssertTrue(source.contains("\n  settings.caFile = caFileBytes\n"), source)
     XCTAssertFalse(source.contains("Sesame"))
     assertNoStringValues(source)
-    for line in source.split(separator: "\n") {
-      XCTAssertLessThanOrEqual(line.count, 100, String(line))
-    }
+    assertLinesFit(source)
     let again = try XCTUnwrap(parse(Self.fullConfig))
     XCTAssertEqual(ConfigGenerator.swiftSource(again, sourceName: "tls.conf"), source)
     let none = ConfigGenerator.swiftSource(try XCTUnwrap(parse("")), sourceName: "t.conf")

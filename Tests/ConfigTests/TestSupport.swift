@@ -1,6 +1,8 @@
 import CompiledConfig
 import Config
 import DNSWire
+import Foundation
+import TestSupport
 import XCTest
 
 /// The flat wire form of a presentation name, for lookups.
@@ -15,6 +17,9 @@ func flatName(_ text: String) -> [UInt8] {
   precondition(count > 0, "test names are valid")
   return Array(output[..<count])
 }
+
+/// The flat wire forms of `names`, one after another.
+func flatNames(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
 
 func lookup(_ table: OverrideTable, _ name: String) -> OverrideMatch? {
   flatName(name).withUnsafeBytes { table.lookup($0) }
@@ -95,3 +100,48 @@ func assertBadLines(
 let upstreamUsage =
   "upstream udp|tcp ADDRESS[:PORT] [trusted], "
   + "upstream tls|https|httpdns ADDRESS[:PORT] [OPTION...] or upstream resolv-conf PATH"
+
+/// The configs the project ships, by path in the source tree.
+let shippedConfigPaths = [
+  "Sources/DefaultConfig/dnsward.conf", "Board/generic-aarch64/dnsward.conf",
+  "Board/generic-armv7/dnsward.conf", "Board/openwrt/dnsward.conf",
+]
+
+/// The default config's text.
+func defaultConfigText() throws -> String {
+  try String(contentsOf: SourceTree.url(shippedConfigPaths[0]), encoding: .utf8)
+}
+
+/// The config at `path` in the source tree, parsed; nil, and a test
+/// failure with the parser's message, when it does not parse.
+func parsedShippedConfig(_ path: String) throws -> Settings? {
+  let text = try String(contentsOf: SourceTree.url(path), encoding: .utf8)
+  do throws(ConfigError) {
+    return try ConfigParser.parse(text, fileName: path)
+  } catch {
+    XCTFail(error.description)
+    return nil
+  }
+}
+
+/// Tests of directives that read other files (lists), parsing configs that
+/// `listen 127.0.0.1` first, with the files from a `FakeFiles`.
+protocol ParsesWithFakeFiles {}
+
+extension ParsesWithFakeFiles {
+  func parse(
+    _ config: String, files: BlockListDirectiveTests.FakeFiles = .init([:]),
+    lines: inout SourceLines
+  ) throws(ConfigError) -> Settings {
+    try ConfigParser.parse(
+      bytes: Array(("listen 127.0.0.1\n" + config + "\n").utf8), fileName: "conf/dnsward.conf",
+      readFile: files.read, lines: &lines)
+  }
+
+  func parse(
+    _ config: String, files: BlockListDirectiveTests.FakeFiles = .init([:])
+  ) throws(ConfigError) -> Settings {
+    var lines = SourceLines()
+    return try parse(config, files: files, lines: &lines)
+  }
+}

@@ -2,6 +2,7 @@
 // against values computed independently with python3 integers (pow, %), all written as
 // 32-byte little-endian encodings (RFC 8032 §5.1.2).
 
+import TestSupport
 import XCTest
 
 @testable import Crypto

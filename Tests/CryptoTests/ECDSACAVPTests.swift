@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import Crypto
@@ -8,10 +9,7 @@ import XCTest
 /// R, S or Q was changed). The digest is this module's SHA-256 or SHA-384 of Msg.
 final class ECDSACAVPTests: XCTestCase {
   struct CAVPVector {
-    let message: String
-    let publicKey: String
-    let signature: String
-    let result: String
+    let message, publicKey, signature, result: String
   }
 
   func check(_ curve: ECDSACurve, _ vectors: [CAVPVector]) {

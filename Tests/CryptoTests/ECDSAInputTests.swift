@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import Crypto
@@ -12,12 +13,9 @@ final class ECDSAInputTests: XCTestCase {
   struct Case {
     let curve: ECDSACurve
     let size: Int
-    let n: String
-    let p: String
+    let n, p: String
     /// SHA-256 or SHA-384 of "dnsward".
-    let digest: String
-    let key: String
-    let signature: String
+    let digest, key, signature: String
     /// s = n − 1.
     let largestSKey: String
     let largestSSignature: String

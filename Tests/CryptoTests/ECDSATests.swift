@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import Crypto
@@ -32,9 +33,7 @@ final class ECDSATests: XCTestCase {
   struct Vector {
     /// Wycheproof's tcId and comment.
     let name: String
-    let digest: String
-    let publicKey: String
-    let signature: String
+    let digest, publicKey, signature: String
     let valid: Bool
   }
 

@@ -4,6 +4,7 @@
 // module, which wraps it); the crafted signatures below were made with python3 integers and
 // the OpenSSL verdict on each is noted beside it.
 
+import TestSupport
 import XCTest
 
 @testable import Crypto

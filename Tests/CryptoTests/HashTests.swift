@@ -1,4 +1,5 @@
 import Crypto
+import TestSupport
 import XCTest
 
 /// SHA-1, SHA-256, SHA-384 and SHA-512 against the FIPS 180-4 example messages
@@ -147,39 +148,30 @@ func pattern(_ length: Int) -> [UInt8] {
 
 func bytesOf(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-/// What the checks need of each hash, with the digest as hexadecimal text.
+/// What the checks need of each hash; the digest as hexadecimal text comes
+/// from its bytes in memory (an `InlineArray` of UInt8 is just its bytes).
 protocol HashUnderTest {
+  associatedtype Digest
   static var digestByteCount: Int { get }
   init()
   mutating func update(_ bytes: UnsafeRawBufferPointer)
-  mutating func finalHexDigest() -> String
-  static func hexDigest(_ bytes: [UInt8]) -> String
+  mutating func finalize() -> Digest
+  static func hash(_ bytes: UnsafeRawBufferPointer) -> Digest
 }
 
-extension SHA512: HashUnderTest {
-  mutating func finalHexDigest() -> String { hexString(finalize()) }
+extension HashUnderTest {
+  mutating func finalHexDigest() -> String {
+    let digest = finalize()
+    return withUnsafeBytes(of: digest) { hexString($0) }
+  }
+
   static func hexDigest(_ bytes: [UInt8]) -> String {
-    bytes.withUnsafeBytes { hexString(hash($0)) }
+    let digest = bytes.withUnsafeBytes { hash($0) }
+    return withUnsafeBytes(of: digest) { hexString($0) }
   }
 }
 
-extension SHA384: HashUnderTest {
-  mutating func finalHexDigest() -> String { hexString(finalize()) }
-  static func hexDigest(_ bytes: [UInt8]) -> String {
-    bytes.withUnsafeBytes { hexString(hash($0)) }
-  }
-}
-
-extension SHA256: HashUnderTest {
-  mutating func finalHexDigest() -> String { hexString(finalize()) }
-  static func hexDigest(_ bytes: [UInt8]) -> String {
-    bytes.withUnsafeBytes { hexString(hash($0)) }
-  }
-}
-
-extension SHA1: HashUnderTest {
-  mutating func finalHexDigest() -> String { hexString(finalize()) }
-  static func hexDigest(_ bytes: [UInt8]) -> String {
-    bytes.withUnsafeBytes { hexString(hash($0)) }
-  }
-}
+extension SHA512: HashUnderTest {}
+extension SHA384: HashUnderTest {}
+extension SHA256: HashUnderTest {}
+extension SHA1: HashUnderTest {}

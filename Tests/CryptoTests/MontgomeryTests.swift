@@ -2,6 +2,7 @@
 // R mod n, R² mod n, −n⁻¹ mod 2^64, a·b·R⁻¹ mod n, and powers, for moduli of one, three and
 // sixteen limbs.
 
+import TestSupport
 import XCTest
 
 @testable import Crypto

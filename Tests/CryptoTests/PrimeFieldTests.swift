@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import Crypto
@@ -7,12 +8,8 @@ import XCTest
 final class PrimeFieldTests: XCTestCase {
   struct Values {
     let field: PrimeField
-    let a: String
-    let b: String
-    let product: String
-    let sum: String?
-    let difference: String?
-    let reversedDifference: String?
+    let a, b, product: String
+    let sum, difference, reversedDifference: String?
     let inverse: String
   }
 

@@ -3,6 +3,7 @@
 // with python3's pow() from the same private keys; each digest is the message's hash.
 
 import Crypto
+import TestSupport
 
 /// One public key, signature and digest, verified as a whole by `verifies`.
 struct RSAVector {

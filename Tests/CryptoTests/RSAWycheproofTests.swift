@@ -6,6 +6,7 @@
 // defines. Its "acceptable" small-exponent cases (e = 3) are correct signatures and verify.
 
 import Crypto
+import TestSupport
 import XCTest
 
 struct RSAWycheproofCase {
@@ -67,10 +68,25 @@ final class RSAWycheproofTests: XCTestCase {
     "eaf98e3c95b4b60e79ef4a3093feec543703422ba74a118511c2193b54fe8b633866ed2c705ccbc6e7d9d365",
     "6809ec3d3356e7400a9648ec37505041e3e31af1c02eefe924a67047d3")
 
-  static let cases: [RSAWycheproofCase] = [
+  /// A case of rsa_signature_2048_sha256_test signed with its first group's
+  /// key (wycheproof2048Modulus, e = 65537); most hash "123400".
+  static func sha256Case(
+    _ tcId: Int, _ comment: StaticString, valid: Bool, signature: [UInt8],
+    message: [UInt8] = joinedHex("313233343030")
+  ) -> RSAWycheproofCase {
     RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 1, comment: "", valid: true,
+      file: "rsa_signature_2048_sha256_test", tcId: tcId, comment: comment, valid: valid,
       modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+      signature: signature, message: message)
+  }
+
+  /// n of that key (its modulus without the leading zero byte), which ends
+  /// in 0xD5: the signatures n, n − 1 and n + 1 are written from it.
+  static let wycheproof2048N = Array(wycheproof2048Modulus.dropFirst())
+
+  static let cases: [RSAWycheproofCase] = [
+    sha256Case(
+      1, "", valid: true,
       signature: joinedHex(
         "840f5dac53106dd1f9c57219224cf51289290c42f20466875ba8e830ac5690e541536fcc8ab03b731f82",
         "bf66d83f194e7e180b3963ec7a2f3f7904a7ce49aed47da4d4b79421eaf937d301b3e696169297b797c3",
@@ -78,11 +94,9 @@ final class RSAWycheproofTests: XCTestCase {
         "582845f048fb8150e5a7a6ca2eccc7bdc85349ad5b26c52137a79fa3fe5c29ab5cd7615013219c1941b6",
         "708e9c3c23feff5febaf0c8ebca5750b54e3e6e99a3e876b396f27860b7f3ec4e9191703c6332d944f6f",
         "69751167680c79c4f6b57f1cc8755d24b6ec158ccdbacdb23107a33cb6b332516c13274d1f9dccc21dce",
-        "d869e486"),
-      message: joinedHex("")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 3, comment: "", valid: true,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "d869e486"), message: joinedHex("")),
+    sha256Case(
+      3, "", valid: true,
       signature: joinedHex(
         "264491e844c119f14e425c03282139a558dcdaeb82a4628173cd407fd319f9076eaebc0dd87a1c22e4d1",
         "7839096886d58a9d5b7f7aeb63efec56c45ac7bead4203b6886e1faa90e028ec0ae094d46bf3f97efdd1",
@@ -90,11 +104,9 @@ final class RSAWycheproofTests: XCTestCase {
         "baad753264006e2d08931c4b8bb79aa1c9cad10eb6605f87c5831f6e2b08e002f9c6f21141f5841d9272",
         "7dd3e1d99c36bc560da3c9067df99fcaf818941f72588be33032bad22caf6704223bb114d575b6d02d9d",
         "222b580005d930e8f40cce9f672eebb634a20177d84351627964b83f2053d736a84ab1a005f63bd5ba94",
-        "3de6205c"),
-      message: joinedHex("54657374")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 8, comment: "Legacy:missing NULL", valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "3de6205c"), message: joinedHex("54657374")),
+    sha256Case(
+      8, "Legacy:missing NULL", valid: false,
       signature: joinedHex(
         "095dad1fd82bcd36652a381b7f4dd656bd89b40aa58b56da4f6aa8247874b935e65d2b86752d537df710",
         "3884d39dd9ad3d65f87404526b09094c5615c6249979b0dc58d2199ae8696a5b76b4bb03eaf08c2ab6ae",
@@ -102,12 +114,9 @@ final class RSAWycheproofTests: XCTestCase {
         "c5bbb47a00eea4557b6b96b5656276001f1f295ddbbbc511a99b9a665b9c2674c8af0d812286d0be3ce7",
         "4817ba2cad283757de35dfb149f2835f60cb03ff155524a57f78b148feceb84cd20b0ae22e3e48f433fb",
         "d9bfd60be8afec93165ee0310be961d3695f309d031320c830aa6ba08b5a51d943797097c57630be391b",
-        "d23736cc"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 208, comment: "modify first byte of digest",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "d23736cc")),
+    sha256Case(
+      208, "modify first byte of digest", valid: false,
       signature: joinedHex(
         "22f31138d107f7f74ce012c46e9ac322874648bd1e3388d588098e952d7273ab97d1d17f265485eeb2ab",
         "0521b91ce47cdcb74342571e5ae103d228dfc1b967aacb0d4afdee4bbcba330abc3ad445e0e7d94ef39e",
@@ -115,12 +124,9 @@ final class RSAWycheproofTests: XCTestCase {
         "157d3e9ada5eca127478483fc7548abc1aa27f8ed088dd437ffa9d3959dbd8768b1d1c35c7bfa390d9aa",
         "6e8554bb990ac89da7e49b4bc086438be7670a5f9b1871491e2ae8a23f06ca3e7b87a7fb87ed0bb5e6fd",
         "64ad6f1af7b8514115af4e9ae53e35ebe90a5912c45d6dc3aa4b9c7c46a3b4d20ec48a7fae3a5ef8981e",
-        "965dfcef"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 212, comment: "wrong hash in padding",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "965dfcef")),
+    sha256Case(
+      212, "wrong hash in padding", valid: false,
       signature: joinedHex(
         "16b5347808defc31a231c28edac36a3f1789d4c549e8f5c71e2fcf5d5304ba437b4c7c0eb7ffbd80f5c5",
         "b2277bf24412b39ee3e74c368517717c438bb88b80b12ad14f7295ecf8841947e5e7457e66d2f869c30d",
@@ -128,12 +134,9 @@ final class RSAWycheproofTests: XCTestCase {
         "5e670236bbbef2f501e246631b735c50e388ea3af8bb0030fb7fba9743eb70fc6687cfdb92d46a4537ce",
         "88dba96ef52744e22fb7257af1538e3ffc4e2d9ac9101d6f71bc2f5aab71ddcc73a6c635500fa0a9174d",
         "25ebcc85dcd7dd85a7d2e8d3138effd171176bbdf23296ba3df630ee42185720ec141ceeaed1681a6ad0",
-        "c156e099"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 221,
-      comment: "using PKCS#1 encryption padding: 0002ff...00<asn wrapped hash>", valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "c156e099")),
+    sha256Case(
+      221, "using PKCS#1 encryption padding: 0002ff...00<asn wrapped hash>", valid: false,
       signature: joinedHex(
         "46bbab5068ebec737454655b811dc71877f4b5cfbfd90b340dfe549942d2493114873470f91f1bb342a3",
         "9c0bf614268e7bc9f5a68543d57d8ee14fac4b3abffc27bb8d3dbde46ee6cd171b5ea32881f1d037e67c",
@@ -141,12 +144,9 @@ final class RSAWycheproofTests: XCTestCase {
         "c71984becf4aa9234ba0a5d9b918c6bd12a85be40d0e390b88150c1635357e891bed185482420bcb2c4f",
         "88f21927f4f8e81fc96cdefe82e735c9a34708d5f225e462340a4c71dff89da993e821972b8ac963aa8a",
         "73271e602c6f23ecf1f696bbfb3a2bea774b1c058cd8a3fbd8a4a73ddc31a607c9fed0052e3f78766f71",
-        "dce75773"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 225,
-      comment: "invalid PKCS#1 signature padding: 0001ff...ee00", valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "dce75773")),
+    sha256Case(
+      225, "invalid PKCS#1 signature padding: 0001ff...ee00", valid: false,
       signature: joinedHex(
         "4b140acb262c451b0761236b926afa2829e8a095828f7dcf196eaf7fa46fdcf7fbcaf194aa3000ae8d3d",
         "c7dacc26952502b1558a67fb692da5fcc7dbf48cbc5260e2b2a7041fdf7bf46f531d4ef48998dfcb65e1",
@@ -154,12 +154,9 @@ final class RSAWycheproofTests: XCTestCase {
         "5435dddba5db55aa6b393d538d31b34332fcc34ef8e6eb059d4cc453297d6895ba480593a5536a4e553a",
         "55417295b6f6798734df67e739e54d3092de4f476cc0f65aac6950631081df1116097a7f6a9d00a1afbe",
         "0ce6b2bd32ef22acc95219f05df9fb7e9a8b391e6277cffeda298bf094730f5663172183dc5842056de3",
-        "6137ee90"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 226,
-      comment: "PKCS#1 padding too short: 000001ff...", valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
+        "6137ee90")),
+    sha256Case(
+      226, "PKCS#1 padding too short: 000001ff...", valid: false,
       signature: joinedHex(
         "7c408d5f2efcbcc3f1c6c2a7f14eab73124910f21e4a4b90a782ec8ee5c72d6e84c43bf76fab6a4953e8",
         "0e712d755489446130b46dcf8649a316868aca5334afeb7c957db77940e93b4241cdbbfe2a0a31a2594c",
@@ -167,98 +164,31 @@ final class RSAWycheproofTests: XCTestCase {
         "6f0ab8fb18c327da3ca10c03797faebb4a0b862746bf19ce76ef214507db80b3497e6b2bebd98087029c",
         "458389166364c1a81254e8684b37209579c8d32c3cb02ae6e319e12c30c84422df2e82f99fbe37864f6b",
         "add947b4785011a93562de2a55c562335afa67b0853e725f2c91f0f49b2a28bb32bd179d928ec37428c4",
-        "1bf631cd"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 227, comment: "CVE-2017-11185: signature=n",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: Array(wycheproof2048Modulus.dropFirst()),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 228,
-      comment: "the signature is 2 bytes too long", valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "a2b451a07d0aa5f96e455671513550514a8a5b462ebef717094fa1fee82224e637f9746d3f7cafd31878",
-        "d80325b6ef5a1700f65903b469429e89d6eac8845097b5ab393189db92512ed8a7711a1253facd20f79c",
-        "15e8247f3d3e42e46e48c98e254a2fe9765313a03eff8f17e1a029397a1fa26a8dce26f490ed81299615",
-        "d9814c22da610428e09c7d9658594266f5c021d0fceca08d945a12be82de4d1ece6b4c03145b5d3495d4",
-        "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
-        "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
-        "f742b9d50000"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 229, comment: "the signature is empty",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(""),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 230, comment: "the signature has value 0",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "00000000"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 231, comment: "the signature has value 1",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "00000001"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 233, comment: "the signature has value n-1",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "a2b451a07d0aa5f96e455671513550514a8a5b462ebef717094fa1fee82224e637f9746d3f7cafd31878",
-        "d80325b6ef5a1700f65903b469429e89d6eac8845097b5ab393189db92512ed8a7711a1253facd20f79c",
-        "15e8247f3d3e42e46e48c98e254a2fe9765313a03eff8f17e1a029397a1fa26a8dce26f490ed81299615",
-        "d9814c22da610428e09c7d9658594266f5c021d0fceca08d945a12be82de4d1ece6b4c03145b5d3495d4",
-        "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
-        "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
-        "f742b9d4"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 234, comment: "the signature has value n+1",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "a2b451a07d0aa5f96e455671513550514a8a5b462ebef717094fa1fee82224e637f9746d3f7cafd31878",
-        "d80325b6ef5a1700f65903b469429e89d6eac8845097b5ab393189db92512ed8a7711a1253facd20f79c",
-        "15e8247f3d3e42e46e48c98e254a2fe9765313a03eff8f17e1a029397a1fa26a8dce26f490ed81299615",
-        "d9814c22da610428e09c7d9658594266f5c021d0fceca08d945a12be82de4d1ece6b4c03145b5d3495d4",
-        "ed5411eb878daf05fd7afc3e09ada0f1126422f590975a1969816f48698bcbba1b4d9cae79d460d8f9f8",
-        "5e7975005d9bc22c4e5ac0f7c1a45d12569a62807d3b9a02e5a530e773066f453d1f5b4c2e9cf7820283",
-        "f742b9d6"),
-      message: joinedHex("313233343030")),
-    RSAWycheproofCase(
-      file: "rsa_signature_2048_sha256_test", tcId: 235, comment: "the signature has value -1",
-      valid: false,
-      modulus: wycheproof2048Modulus, exponent: [0x01, 0x00, 0x01], kind: .sha256,
-      signature: joinedHex(
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
-        "ffffffff"),
-      message: joinedHex("313233343030")),
+        "1bf631cd")),
+    sha256Case(
+      227, "CVE-2017-11185: signature=n", valid: false,
+      signature: Array(wycheproof2048Modulus.dropFirst())),
+    sha256Case(
+      228, "the signature is 2 bytes too long", valid: false,
+      signature: wycheproof2048N + [0, 0]),
+    sha256Case(
+      229, "the signature is empty", valid: false,
+      signature: joinedHex("")),
+    sha256Case(
+      230, "the signature has value 0", valid: false,
+      signature: [UInt8](repeating: 0, count: 256)),
+    sha256Case(
+      231, "the signature has value 1", valid: false,
+      signature: [UInt8](repeating: 0, count: 255) + [1]),
+    sha256Case(
+      233, "the signature has value n-1", valid: false,
+      signature: wycheproof2048N.dropLast() + [0xD4]),
+    sha256Case(
+      234, "the signature has value n+1", valid: false,
+      signature: wycheproof2048N.dropLast() + [0xD6]),
+    sha256Case(
+      235, "the signature has value -1", valid: false,
+      signature: [UInt8](repeating: 0xFF, count: 256)),
     RSAWycheproofCase(
       file: "rsa_signature_2048_sha256_test", tcId: 239, comment: "short signature", valid: true,
       modulus: wycheproof2048Exponent3ModulusA, exponent: [3], kind: .sha256,

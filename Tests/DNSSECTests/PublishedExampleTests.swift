@@ -202,7 +202,7 @@ final class PublishedExampleTests: XCTestCase {
     for example in signedExamples {
       let bytes = message(for: example)
       let written = signedData(bytes, rrsigAt: example.rrset.count)
-      XCTAssertEqual(written.map { hexText($0) }, example.signedData, example.name)
+      XCTAssertEqual(written.map { hexString($0) }, example.signedData, example.name)
       // One octet too few for the output: refused, not cut short.
       XCTAssertNil(
         signedData(bytes, rrsigAt: example.rrset.count, capacity: example.signedData.count / 2 - 1),

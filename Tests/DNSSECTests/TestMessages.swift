@@ -52,12 +52,6 @@ func withMessage<Result>(
 
 func base64(_ text: String) -> [UInt8] { Array(Data(base64Encoded: text)!) }
 
-func hexBytes(_ text: String) -> [UInt8] { wire(text) }
-
-func hexText(_ bytes: some Sequence<UInt8>) -> String {
-  bytes.map { String(format: "%02x", $0) }.joined()
-}
-
 func uint16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
 func uint32(_ value: UInt32) -> [UInt8] {
   uint16(UInt16(value >> 16)) + uint16(UInt16(value & 0xFFFF))

@@ -332,14 +332,7 @@ final class ValidatorTamperTests: XCTestCase {
     let keys = ValidatorFixtures.answers.keys.sorted()
     for (position, key) in keys.enumerated() where position % 2 == 0 {
       let original = fixture(key)
-      let parts = key.split(separator: " ")
-      let type: RRType =
-        switch parts[1] {
-        case "A": .a
-        case "TXT": .txt
-        case "DS": .ds
-        default: .dnskey
-        }
+      let (name, type) = fixtureQuestion(key)
       // The insecure answers (ValidatorTests.testInsecureZones); every
       // other fixture validates as secure (the other tests).
       let originalIsSecure = !Self.insecureFixtures.contains(key)
@@ -350,7 +343,7 @@ final class ValidatorTamperTests: XCTestCase {
         guard (bytes.withUnsafeBytes { try? Message(validating: $0) }) != nil else { continue }
         var resolver = ChainResolver(warm: true)
         resolver.fetch = { _ in nil }
-        let verdict = resolver.validate(bytes, name: String(parts[0]), type: type)
+        let verdict = resolver.validate(bytes, name: name, type: type)
         checked += 1
         XCTAssertLessThanOrEqual(resolver.verifications, 2 * 16, key)
         // An answer-section record's RDATA, not an RRSIG's.

@@ -16,6 +16,19 @@ func fixture(_ key: String) -> [UInt8] {
   return hexBytes(hex)
 }
 
+/// The question of the fixture answer "name. TYPE".
+func fixtureQuestion(_ key: String) -> (name: String, type: RRType) {
+  let parts = key.split(separator: " ")
+  let type: RRType =
+    switch parts[1] {
+    case "A": .a
+    case "TXT": .txt
+    case "DS": .ds
+    default: .dnskey
+    }
+  return (String(parts[0]), type)
+}
+
 /// The trust anchors of the fixtures: the DS of example.'s KSK.
 func fixtureAnchors(digest: String = ValidatorFixtures.anchorDS.digest) -> TrustAnchors {
   let ds = ValidatorFixtures.anchorDS
@@ -118,15 +131,8 @@ struct ChainResolver {
 
   /// Validates the fixture answer to "name. TYPE".
   mutating func validate(_ key: String) -> ValidationVerdict {
-    let parts = key.split(separator: " ")
-    let type: RRType =
-      switch parts[1] {
-      case "A": .a
-      case "TXT": .txt
-      case "DS": .ds
-      default: .dnskey
-      }
-    return validate(fixture(key), name: String(parts[0]), type: type)
+    let question = fixtureQuestion(key)
+    return validate(fixture(key), name: question.name, type: question.type)
   }
 }
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Regenerates ValidatorFixtures.swift: signs test zones with Knot DNS
+# Regenerates Tests/TestSupport/ValidatorFixtures.swift (shared by DNSSECTests
+# and EngineTests): signs test zones with Knot DNS
 # (knotd with `dnssec-signing: on`, keys by its KASP), asks knotd the
 # questions below with DO=1 CD=1 and writes each answer's wire bytes as hex.
 # Needs knot, knot-dnsutils (keymgr, knotc) and python3 (stdlib). Run from
@@ -17,7 +18,7 @@
 #   insec.example., unsup.example., un.ed.example.: unsigned
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/ValidatorFixtures.swift"
+out="$here/../TestSupport/ValidatorFixtures.swift"
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 trap 'knotc -c "$work/knot.conf" stop >/dev/null 2>&1 || true; sleep 1; rm -rf "$work"' EXIT
@@ -185,18 +186,20 @@ lines = [
     "// answers asked with DO=1 CD=1 over TCP); do not edit, run the script again.",
     "// Wire bytes of each answer, hex. Names: question name then type.",
     "",
-    "enum ValidatorFixtures {",
+    "public enum ValidatorFixtures {",
     "  /// When the answers were made: inside every signature's validity.",
-    "  static let capturedAt: UInt32 = %d" % now,
+    "  public static let capturedAt: UInt32 = %d" % now,
     "  /// The trust anchor: %s" % anchor,
     '  static let anchorDS = "%s"' % "".join(anchor.split()[-4:-3]) if False else None,
 ]
 lines = [l for l in lines if l is not None]
 f = anchor.split()
 tag, alg, dtype, digest = f[-4], f[-3], f[-2], f[-1]
-lines.append("  static let anchorDS: (keyTag: UInt16, algorithm: UInt8, digestType: UInt8, digest: String) = (")
-lines.append('    %s, %s, %s, "%s")' % (tag, alg, dtype, digest.lower()))
-lines.append("  static let answers: [String: String] = [")
+lines.append("  public static let anchorDS:")
+lines.append("    (keyTag: UInt16, algorithm: UInt8, digestType: UInt8, digest: String) = (")
+lines.append('      %s, %s, %s, "%s"' % (tag, alg, dtype, digest.lower()))
+lines.append("    )")
+lines.append("  public static let answers: [String: String] = [")
 for name, qtype in questions:
     data = ask(name, qtype)
     key = "%s %s" % (name, qtype)

@@ -377,7 +377,8 @@ final class HostileCorpusTests: XCTestCase {
   func testEveryMessageThrowsItsError() {
     for entry in HostileCorpus.messages {
       let error = validationError(entry.bytes)
-      XCTAssertEqual(error, entry.expected, "\(entry.name): \(hexString(entry.bytes))")
+      XCTAssertEqual(
+        error, entry.expected, "\(entry.name): \(hexString(entry.bytes, separator: " "))")
       // Leniency about padding changes nothing but .trailingData.
       if entry.expected != .trailingData {
         XCTAssertEqual(

@@ -139,7 +139,7 @@ final class MessageWriterTests: XCTestCase {
   func testGoldenResponse() throws {
     let (bytes, error) = build(size: 512, Self.buildResponse)
     XCTAssertNil(error)
-    XCTAssertEqual(bytes, Self.goldenResponse, hexString(bytes))
+    XCTAssertEqual(bytes, Self.goldenResponse, hexString(bytes, separator: " "))
     try bytes.withUnsafeBytes { raw in
       let message = try Message(validating: raw)
       XCTAssertEqual(message.answerCount, 2)
@@ -151,13 +151,13 @@ final class MessageWriterTests: XCTestCase {
   func testPointerOwnersAndPatchedCountsGiveTheSameBytes() {
     let (bytes, error) = build(size: 512, Self.buildResponseWithPointers)
     XCTAssertNil(error)
-    XCTAssertEqual(bytes, Self.goldenResponse, hexString(bytes))
+    XCTAssertEqual(bytes, Self.goldenResponse, hexString(bytes, separator: " "))
   }
 
   func testSuffixCompression() throws {
     let (bytes, error) = build(size: 512, Self.buildSuffixes)
     XCTAssertNil(error)
-    XCTAssertEqual(bytes, Self.goldenSuffixes, hexString(bytes))
+    XCTAssertEqual(bytes, Self.goldenSuffixes, hexString(bytes, separator: " "))
     // And every owner reads back as the name that was written.
     try bytes.withUnsafeBytes { raw in
       let message = try Message(validating: raw)
@@ -209,7 +209,7 @@ final class MessageWriterTests: XCTestCase {
         "fffe",  // 0x4010 example.com: pointer to 0x3FFE
         "03 'far' 04 'away' 00",  // 0x4012 far.away
         "03 'far' 04 'away' 00"  // 0x401C far.away again: still flat
-      ), hexString(tail))
+      ), hexString(tail, separator: " "))
     try bytes.withUnsafeBytes { raw in
       XCTAssertEqual(formatted(try readFlat(raw, at: 0x4010).name), "example.com.")
     }

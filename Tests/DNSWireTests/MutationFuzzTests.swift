@@ -102,7 +102,7 @@ final class MutationFuzzTests: XCTestCase {
     for iteration in 0..<iterations {
       let seed = Self.seeds[rng.below(Self.seeds.count)]
       let bytes = Self.mutate(seed, &rng)
-      let context = "iteration \(iteration): \(hexString(bytes))"
+      let context = "iteration \(iteration): \(hexString(bytes, separator: " "))"
       bytes.withUnsafeBytes { raw in
         do throws(WireError) {
           let message = try Message(validating: raw)

@@ -31,7 +31,8 @@ final class NameTests: XCTestCase {
     _ text: String, _ expected: WireError, allowWildcard: Bool = false, line: UInt = #line
   ) {
     switch parse(text, allowWildcard: allowWildcard) {
-    case .success(let bytes): XCTFail("\(text) parsed as \(hexString(bytes))", line: line)
+    case .success(let bytes):
+      XCTFail("\(text) parsed as \(hexString(bytes, separator: " "))", line: line)
     case .failure(let error): XCTAssertEqual(error, expected, text, line: line)
     }
   }

@@ -58,7 +58,7 @@ final class PaddingTests: XCTestCase {
     XCTAssertEqual(bytes.count % block, 0, "length \(bytes.count) \(context)")
     return bytes.withUnsafeBytes { raw -> OPTRecord? in
       guard let message = try? Message(validating: raw) else {
-        XCTFail("padded message does not validate: \(context) \(hexString(bytes))")
+        XCTFail("padded message does not validate: \(context) \(hexString(bytes, separator: " "))")
         return nil
       }
       guard let opt = message.opt else {
@@ -239,7 +239,7 @@ final class PaddingTests: XCTestCase {
         bytes = MutationFuzzTests.mutate(seeds[rng.below(seeds.count)], &rng)
       }
       let capacity = bytes.count + rng.below(300)
-      let context = "iteration \(iteration): \(hexString(bytes))"
+      let context = "iteration \(iteration): \(hexString(bytes, separator: " "))"
       guard let result = padded(bytes, capacity: capacity) else {
         continue
       }

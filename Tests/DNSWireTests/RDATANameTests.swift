@@ -76,7 +76,8 @@ final class RDATANameTests: XCTestCase {
   func testHostileRDATANamesThrowTheirError() {
     for entry in Self.hostile {
       XCTAssertEqual(
-        validationError(entry.bytes), entry.expected, "\(entry.name): \(hexString(entry.bytes))")
+        validationError(entry.bytes), entry.expected,
+        "\(entry.name): \(hexString(entry.bytes, separator: " "))")
       XCTAssertEqual(
         validationError(entry.bytes, allowTrailingData: true), entry.expected, entry.name)
     }
@@ -106,7 +107,7 @@ final class RDATANameTests: XCTestCase {
       ("CNAME of class NONE, empty", Self.answer(type: "0005", rrClass: "00fe", rdlength: "0000")),
     ]
     for (name, bytes) in accepted {
-      XCTAssertNil(validationError(bytes), "\(name): \(hexString(bytes))")
+      XCTAssertNil(validationError(bytes), "\(name): \(hexString(bytes, separator: " "))")
     }
   }
 }

@@ -61,13 +61,6 @@ func bytesOf(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) -> [UInt8] {
   Array(raw[range])
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
-  bytes.map { byte in
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
-  }.joined(separator: " ")
-}
-
 /// `withUnsafeBytes` for typed-throws bodies (the stdlib one rethrows `any Error`).
 func withBytes<R>(
   _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(WireError) -> R

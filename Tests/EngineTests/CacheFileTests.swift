@@ -252,15 +252,7 @@ final class CacheFileTests: XCTestCase {
   /// loaded cache serves them stale: at once with stale-first (TTL 30,
   /// refreshed upstream), after the upstreams failed without it.
   func testEngineServesLoadedAnswersAsStale() throws {
-    let config = """
-      listen 127.0.0.1:53
-      upstream udp 127.0.0.1:5300
-      timeout 1000ms
-      inflight 16
-      cache 64
-      cache-bytes 16k
-      stale 1d
-      """
+    let config = engineConfig("cache 64", "cache-bytes 16k", "stale 1d")
     let first = Harness(config)
     XCTAssertTrue(first.ask(makeQuery(id: 1, name: "WWW.Example")).isEmpty)
     let sent = first.queries.last!

@@ -8,17 +8,9 @@ import XCTest
 /// path wrote it: relayed, from the cache, stale, SERVFAIL, truncated or
 /// answered locally.
 final class DNSSECOKEchoTests: XCTestCase {
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    timeout 1000ms
-    inflight 16
-    cache 64
-    cache-bytes 16k
-    stale 1d
-    override printer.lan 192.168.1.10
-    block ads.example
-    """
+  static let config = engineConfig(
+    "cache 64", "cache-bytes 16k", "stale 1d", "override printer.lan 192.168.1.10",
+    "block ads.example")
 
   static var withDO: EDNS {
     var edns = EDNS()

@@ -168,6 +168,14 @@ struct FakeEnvironment: EngineEnvironment {
 /// The base configuration most tests use: two UDP upstreams, a one-second
 /// timeout, a ring of 16, and no cache (so that every question reaches the
 /// transaction machinery; CacheTests turn it on).
+/// The config most engine tests run: `listen 127.0.0.1:53`, one UDP
+/// upstream at 127.0.0.1:5300, a 1 s timeout and 16 queries in flight,
+/// then `lines`, one directive each.
+func engineConfig(_ lines: String...) -> String {
+  (["listen 127.0.0.1:53", "upstream udp 127.0.0.1:5300", "timeout 1000ms", "inflight 16"]
+    + lines).joined(separator: "\n")
+}
+
 let twoUpstreams = """
   listen 127.0.0.1:53
   upstream udp 127.0.0.1:5300
@@ -507,13 +515,6 @@ func decoded(
 ) throws -> Decoded {
   try XCTUnwrap(
     decode(bytes), "engine output does not validate: \(hexString(bytes))", file: file, line: line)
-}
-
-func hexString(_ bytes: [UInt8]) -> String {
-  bytes.map { byte in
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
-  }.joined()
 }
 
 /// Checks a message against golden bytes, printing both on a mismatch.

@@ -7,13 +7,7 @@ import XCTest
 /// before expiry, and popular entries (`prefetch-hits`) refreshed on a hit
 /// in the last tenth of their lifetime.
 final class PrefetchTests: XCTestCase {
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    timeout 1000ms
-    inflight 16
-    cache 64
-    """
+  static let config = engineConfig("cache 64")
 
   func testPrefetchNamesAreAskedAtStartAndBeforeTheyExpire() throws {
     let harness = Harness(Self.config + "\nprefetch www.example\nprefetch mail.example")

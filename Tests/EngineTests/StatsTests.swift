@@ -8,18 +8,9 @@ import XCTest
 /// as dnsmasq answers them, `stats.dnsward.` with every counter, and
 /// `version.bind.`; only for clients inside `allow`.
 final class StatsTests: XCTestCase {
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    timeout 1000ms
-    inflight 16
-    cache 64
-    cache-bytes 16k
-    edns-size 4096
-    override printer.lan 192.168.1.10
-    override nas.lan 192.168.1.11
-    block ads.example
-    """
+  static let config = engineConfig(
+    "cache 64", "cache-bytes 16k", "edns-size 4096", "override printer.lan 192.168.1.10",
+    "override nas.lan 192.168.1.11", "block ads.example")
 
   /// A client that no default `allow` prefix contains.
   static var outsider: ClientRef {

@@ -79,27 +79,7 @@ final class ValidationChaseTests: XCTestCase {
     _ harness: Harness, answers: [String: [UInt8]], from start: Int = 0,
     tamper: (String, inout [UInt8]) -> Void = { _, _ in }
   ) -> [SentReply] {
-    var replies: [SentReply] = []
-    var next = start
-    while next < harness.queries.count {
-      let query = harness.queries[next]
-      next += 1
-      guard let decoded = decode(query.bytes) else { continue }
-      let key =
-        decoded.questionText.lowercased() + ". "
-        + ValidationFixtureTests.typeName(decoded.questionType)
-      guard var bytes = answers[key] ?? ValidatorFixtures.answers[key].map({ wire($0) }) else {
-        continue
-      }
-      bytes[0] = query.bytes[0]
-      bytes[1] = query.bytes[1]
-      bytes.replaceSubrange(
-        HeaderField.size..<(HeaderField.size + decoded.questionBytes.count),
-        with: decoded.questionBytes)
-      tamper(key, &bytes)
-      replies += harness.answer(bytes, to: query)
-    }
-    return replies
+    ValidationFixtureTests.serve(harness, answers: answers, from: start, tamper: tamper)
   }
 
   func asked(_ harness: Harness, _ name: String, _ type: RRType = .a) -> Int {

@@ -10,17 +10,10 @@ import XCTest
 /// DS/DNSKEY links it fetches — from the fixtures.
 final class ValidationFixtureTests: XCTestCase {
   static let anchor = ValidatorFixtures.anchorDS
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    timeout 1000ms
-    inflight 16
-    cache 256
-    cache-bytes 256k
-    dnssec on
-    dnssec-root off
-    trust-anchor example. DS \(anchor.keyTag) \(anchor.algorithm) \(anchor.digestType) \(anchor.digest)
-    """
+  static let config = engineConfig(
+    "cache 256", "cache-bytes 256k", "dnssec on", "dnssec-root off",
+    "trust-anchor example. DS \(anchor.keyTag) \(anchor.algorithm) \(anchor.digestType) \(anchor.digest)"
+  )
 
   static var withDO: EDNS {
     var edns = EDNS()
@@ -52,24 +45,45 @@ final class ValidationFixtureTests: XCTestCase {
     _ harness: Harness, from start: Int = 0,
     tamper: (String, inout [UInt8]) -> Void = { _, _ in }
   ) -> [SentReply] {
+    Self.serve(harness, answers: [:], from: start, tamper: tamper)
+  }
+
+  /// Answers every upstream query from `start` on: from `answers` (by key,
+  /// "name. TYPE") first, else from the fixtures, each with the query's ID
+  /// and question bytes; repeated while answers cause more queries.
+  /// `tamper` may change an answer first.
+  static func serve(
+    _ harness: Harness, answers: [String: [UInt8]], from start: Int,
+    tamper: (String, inout [UInt8]) -> Void
+  ) -> [SentReply] {
     var replies: [SentReply] = []
     var next = start
     while next < harness.queries.count {
       let query = harness.queries[next]
       next += 1
       guard let decoded = decode(query.bytes) else { continue }
-      let key = decoded.questionText.lowercased() + ". " + Self.typeName(decoded.questionType)
-      guard let hex = ValidatorFixtures.answers[key] else { continue }
-      var bytes = wire(hex)
-      bytes[0] = query.bytes[0]
-      bytes[1] = query.bytes[1]
-      bytes.replaceSubrange(
-        HeaderField.size..<(HeaderField.size + decoded.questionBytes.count),
-        with: decoded.questionBytes)
+      let key = decoded.questionText.lowercased() + ". " + typeName(decoded.questionType)
+      guard let answer = answers[key] ?? ValidatorFixtures.answers[key].map({ wire($0) }) else {
+        continue
+      }
+      var bytes = fixtureAnswer(answer, to: query, question: decoded.questionBytes)
       tamper(key, &bytes)
       replies += harness.answer(bytes, to: query)
     }
     return replies
+  }
+
+  /// A fixture answer made the reply to `query`: its ID, and its question
+  /// as asked (`question`, with the query's letter case).
+  static func fixtureAnswer(_ answer: [UInt8], to query: SentQuery, question: [UInt8])
+    -> [UInt8]
+  {
+    var bytes = answer
+    bytes[0] = query.bytes[0]
+    bytes[1] = query.bytes[1]
+    bytes.replaceSubrange(
+      HeaderField.size..<(HeaderField.size + question.count), with: question)
+    return bytes
   }
 
   func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)

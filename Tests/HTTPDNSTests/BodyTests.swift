@@ -7,8 +7,9 @@ import XCTest
 
 /// API bodies turned into DNS responses, decoded back with DNSWire.
 final class BodyTests: XCTestCase {
-  let aQuery = makeQuery("WwW.Example.com", type: .a, id: 0xBEEF, cd: true)
-  let aaaaQuery = makeQuery("www.example.com", type: .aaaa, id: 7, rd: false, edns: 1232)
+  let aQuery = dnsQuery("WwW.Example.com", type: RRType.a.rawValue, id: 0xBEEF, cd: true)
+  let aaaaQuery = dnsQuery(
+    "www.example.com", type: RRType.aaaa.rawValue, id: 7, rd: false, edns: 1232)
 
   func answer(
     _ query: [UInt8], _ http: [UInt8], _ format: HTTPDNSFormat,
@@ -49,7 +50,8 @@ final class BodyTests: XCTestCase {
     XCTAssertEqual(
       decoded.records.map(\.rdata),
       [
-        hex("20010db8 00000000 00000000 00000001"), hex("00000000 00000000 0000ffff c0000201"),
+        hexBytes("20010db8 00000000 00000000 00000001"),
+        hexBytes("00000000 00000000 0000ffff c0000201"),
       ])
     XCTAssertEqual(decoded.records.map(\.ttl), [30, 30])
     for body in [
@@ -80,7 +82,7 @@ final class BodyTests: XCTestCase {
     XCTAssertEqual(noTTL.records.map(\.ttl), [HTTPDNSCodec.dnspodDefaultTTL])
     // Only the question's family; an answer of the other family alone is NODATA.
     let mixed = try XCTUnwrap(answer(aaaaQuery, ok("192.0.2.1;2001:db8::2,60"), .dnspod))
-    XCTAssertEqual(mixed.records.map(\.rdata), [hex("20010db8000000000000000000000002")])
+    XCTAssertEqual(mixed.records.map(\.rdata), [hexBytes("20010db8000000000000000000000002")])
     XCTAssertEqual(try XCTUnwrap(answer(aaaaQuery, ok("192.0.2.1,60"), .dnspod)).records, [])
     for empty in ["", "\n", ",60"] {
       XCTAssertEqual(try XCTUnwrap(answer(aQuery, ok(empty), .dnspod)).records, [], empty)
@@ -121,7 +123,7 @@ final class BodyTests: XCTestCase {
       try XCTUnwrap(answer(aQuery, ok(#"{"Status":2,"Answer":null}"#), .json)).rcode, 2)
     // Above 15 the rcode needs an OPT: with one it is extended, without it SERVFAIL.
     XCTAssertEqual(
-      try XCTUnwrap(answer(makeQuery("x.com", edns: 512), ok(#"{"Status":23}"#), .json)).rcode, 23)
+      try XCTUnwrap(answer(dnsQuery("x.com", edns: 512), ok(#"{"Status":23}"#), .json)).rcode, 23)
     XCTAssertEqual(try XCTUnwrap(answer(aQuery, ok(#"{"Status":23}"#), .json)).rcode, 2)
     for bad in [#"{"Answer":[]}"#, #"{"Status":4096}"#, #"{"Status":-1}"#, #"{"Status":"0"}"#] {
       XCTAssertEqual(dnsResponse(aQuery, ok(bad), .json).failure, .malformedBody, bad)
@@ -129,7 +131,7 @@ final class BodyTests: XCTestCase {
   }
 
   func testJSONRecordTypes() throws {
-    let query = makeQuery("example.com", type: .any)
+    let query = dnsQuery("example.com", type: RRType.any.rawValue)
     func data(_ type: Int, _ text: String) throws -> Record {
       let body =
         #"{"Status":0,"Answer":[{"name":"example.com.","type":\#(type),"TTL":9,"data":\#(text)}]}"#
@@ -143,9 +145,9 @@ final class BodyTests: XCTestCase {
     XCTAssertEqual(try data(12, #""host.example.""#).target, "host.example.")
     let srv = try data(33, #""1 2 5060 sip.example.com.""#)
     // The SRV target is never compressed (RFC 2782).
-    XCTAssertEqual(srv.rdata, hex("0001 0002 13c4") + wireName("sip.example.com"))
+    XCTAssertEqual(srv.rdata, hexBytes("0001 0002 13c4") + wireName("sip.example.com"))
     XCTAssertEqual(
-      try data(28, #""2001:db8:0:1:2:3:4:5""#).rdata, hex("20010db8000000010002000300040005"))
+      try data(28, #""2001:db8:0:1:2:3:4:5""#).rdata, hexBytes("20010db8000000010002000300040005"))
     // TXT: quoted strings with escapes, several strings, or one unquoted string.
     XCTAssertEqual(
       try data(16, #""\"v=spf1 -all\" \"a\\\\b\\\"c\\065\"""#).rdata,
@@ -160,7 +162,7 @@ final class BodyTests: XCTestCase {
     // SOA, and the generic form for a type without a text form here.
     let soa = try data(6, #""ns.example.com. admin.example.com. 2024010101 7200 3600 1209600 300""#)
     XCTAssertEqual(
-      Array(soa.rdata.suffix(20)), hex("78a3 f175 00001c20 00000e10 00127500 0000012c"))
+      Array(soa.rdata.suffix(20)), hexBytes("78a3 f175 00001c20 00000e10 00127500 0000012c"))
     XCTAssertEqual(try data(99, ##""\\# 4 0a00 0001""##).rdata, [10, 0, 0, 1])
     XCTAssertEqual(try data(99, ##""\\# 0""##).rdata, [])
     // ... and for a type with a name, when the name is flat and whole.
@@ -171,7 +173,7 @@ final class BodyTests: XCTestCase {
   }
 
   func testJSONUnsupportedAndBrokenRecords() {
-    let query = makeQuery("example.com", type: .https)
+    let query = dnsQuery("example.com", type: RRType.https.rawValue)
     func error(_ record: String) -> HTTPDNSError? {
       dnsResponse(query, ok(#"{"Status":0,"Answer":[\#(record)]}"#), .json).failure
     }
@@ -227,7 +229,7 @@ final class BodyTests: XCTestCase {
     XCTAssertEqual(
       dnsResponse(aQuery, Array("garbage\r\n\r\n".utf8), .json).failure, .malformedHTTP)
     // Not a question these formats can ask.
-    let mx = makeQuery("example.com", type: .mx)
+    let mx = dnsQuery("example.com", type: RRType.mx.rawValue)
     XCTAssertEqual(dnsResponse(mx, ok("{}"), .alibaba).failure, .unsupportedQuestion)
   }
 

@@ -1,5 +1,6 @@
 import CompiledConfig
 import DNSWire
+import TestSupport
 import XCTest
 
 @testable import HTTPDNS
@@ -15,7 +16,7 @@ final class DNSMessageTests: XCTestCase {
   static func withZeroID(_ query: [UInt8]) -> [UInt8] { [0, 0] + query.dropFirst(2) }
 
   func testRequest() throws {
-    let query = makeQuery("WWW.Example.com", type: .https, id: 0xBEEF, edns: 1232)
+    let query = dnsQuery("WWW.Example.com", type: RRType.https.rawValue, id: 0xBEEF, edns: 1232)
     XCTAssertEqual(
       try requestBytes(query, .dnsMessage, host: "dns.google").get(),
       Array(
@@ -31,16 +32,16 @@ final class DNSMessageTests: XCTestCase {
   /// The query goes as it is: any class, the root, a `.` inside a label,
   /// RD and CD bits; only a non-query or a malformed message is refused.
   func testRequestTakesAnyQuestion() throws {
-    var chaos = makeQuery("version.bind", type: RRType(rawValue: 16), cd: true)
+    var chaos = dnsQuery("version.bind", type: 16, cd: true)
     chaos[chaos.count - 1] = 3  // CH
-    let dotted = makeQuery("", rawName: [3, 0x61, 0x2E, 0x62, 0])
-    for query in [chaos, makeQuery("", type: .ns), dotted] {
+    let dotted = dnsQuery("", rawName: [3, 0x61, 0x2E, 0x62, 0])
+    for query in [chaos, dnsQuery("", type: RRType.ns.rawValue), dotted] {
       let bytes = try requestBytes(query, .dnsMessage).get()
       XCTAssertEqual(Array(bytes.suffix(query.count)), Self.withZeroID(query))
     }
     XCTAssertEqual(request(chaos, .json).failure, .unsupportedQuestion)
     XCTAssertEqual(request(dotted, .json).failure, .unsupportedQuestion)
-    var response = makeQuery("example.com")
+    var response = dnsQuery("example.com")
     response[2] |= 0x80
     XCTAssertEqual(request(response, .dnsMessage).failure, .unsupportedQuestion)
     XCTAssertEqual(request(Array(response.prefix(11)), .dnsMessage).failure, .unsupportedQuestion)
@@ -49,7 +50,7 @@ final class DNSMessageTests: XCTestCase {
   /// A 640-byte query (EDNS padding to 128-byte blocks, RFC 8467) with 265
   /// bytes of path and host fits the transport's 1 KiB request buffer.
   func testLargestRequestFitsOneKibibyte() throws {
-    var query = makeQuery("example.com", edns: 1232)
+    var query = dnsQuery("example.com", edns: 1232)
     let padding = 640 - query.count - 4
     query[query.count - 2] = UInt8((padding + 4) >> 8)
     query[query.count - 1] = UInt8((padding + 4) & 0xFF)
@@ -67,7 +68,7 @@ final class DNSMessageTests: XCTestCase {
   }
 
   func testJSONPath() throws {
-    let query = makeQuery("example.com", type: .mx)
+    let query = dnsQuery("example.com", type: RRType.mx.rawValue)
     XCTAssertEqual(
       try request(query, .json, host: "dns.google", path: "/resolve").get(),
       "GET /resolve?name=example.com&type=15 HTTP/1.1\r\n"
@@ -114,7 +115,7 @@ final class DNSMessageTests: XCTestCase {
     Array("HTTP/1.1 \(status)\r\n\(fields)Content-Length: \(body.count)\r\n\r\n".utf8) + body
   }
 
-  static let query = makeQuery("www.example.com", id: 0x1234, edns: 1232)
+  static let query = dnsQuery("www.example.com", id: 0x1234, edns: 1232)
 
   /// The TTLs of the records (the OPT's TTL field last, if any).
   static func ttls(_ response: [UInt8]) -> [UInt32] {
@@ -184,9 +185,10 @@ final class DNSMessageTests: XCTestCase {
     let body = Self.answer(to: Self.query)
     var query = body
     query[2] &= 0x7F
-    let other = Self.answer(to: makeQuery("www.example.net", edns: 1232))
-    let otherCase = Self.answer(to: makeQuery("WWW.example.com", edns: 1232))
-    let otherType = Self.answer(to: makeQuery("www.example.com", type: .aaaa, edns: 1232))
+    let other = Self.answer(to: dnsQuery("www.example.net", edns: 1232))
+    let otherCase = Self.answer(to: dnsQuery("WWW.example.com", edns: 1232))
+    let otherType = Self.answer(
+      to: dnsQuery("www.example.com", type: RRType.aaaa.rawValue, edns: 1232))
     var noQuestion = Array(body[0..<12])
     noQuestion[5] = 0
     noQuestion[7] = 0

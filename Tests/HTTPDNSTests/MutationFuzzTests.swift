@@ -29,7 +29,8 @@ final class MutationFuzzTests: XCTestCase {
     (.dnspod, ok(dnspodBody)), (.dnspod, ok(dnspodBody, chunk: 5)),
   ]
   static let queries = [
-    makeQuery("www.example.com", type: .a), makeQuery("www.example.com", type: .aaaa, edns: 1232),
+    dnsQuery("www.example.com", type: RRType.a.rawValue),
+    dnsQuery("www.example.com", type: RRType.aaaa.rawValue, edns: 1232),
   ]
 
   /// Bytes that steer mutations into the parsers' interesting states.
@@ -96,7 +97,7 @@ final class MutationFuzzTests: XCTestCase {
   /// response produced validates, is a response, carries the query's ID
   /// and question, and no TTL above the max-age the input said.
   func testMutatedDNSMessageResponsesNeverCrash() {
-    let query = makeQuery("www.example.com", type: .aaaa, id: 0x5A5A, edns: 1232)
+    let query = dnsQuery("www.example.com", type: RRType.aaaa.rawValue, id: 0x5A5A, edns: 1232)
     let body = DNSMessageTests.answer(to: query, ttls: [300, 60, 5])
     let chunked =
       Array("HTTP/1.1 200 OK\r\nContent-Type: application/dns-message\r\n".utf8)

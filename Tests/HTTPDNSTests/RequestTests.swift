@@ -1,5 +1,6 @@
 import CompiledConfig
 import DNSWire
+import TestSupport
 import XCTest
 
 @testable import HTTPDNS
@@ -8,11 +9,13 @@ import XCTest
 final class RequestTests: XCTestCase {
   func testAlibabaUnsigned() throws {
     XCTAssertEqual(
-      try request(makeQuery("WWW.Aliyun.com"), .alibaba, account: "100000").get(),
+      try request(dnsQuery("WWW.Aliyun.com"), .alibaba, account: "100000").get(),
       "GET /100000/d?host=www.aliyun.com HTTP/1.1\r\n"
         + "Accept: application/json\r\nHost: 203.107.1.1\r\n\r\n")
     XCTAssertEqual(
-      try request(makeQuery("www.aliyun.com", type: .aaaa), .alibaba, account: "100000").get(),
+      try request(
+        dnsQuery("www.aliyun.com", type: RRType.aaaa.rawValue), .alibaba, account: "100000"
+      ).get(),
       "GET /100000/d?host=www.aliyun.com&query=6 HTTP/1.1\r\n"
         + "Accept: application/json\r\nHost: 203.107.1.1\r\n\r\n")
   }
@@ -22,14 +25,14 @@ final class RequestTests: XCTestCase {
   func testAlibabaSigned() throws {
     XCTAssertEqual(
       try request(
-        makeQuery("www.aliyun.com"), .alibaba, host: "[2001:db8::1]:8080", account: "100000",
+        dnsQuery("www.aliyun.com"), .alibaba, host: "[2001:db8::1]:8080", account: "100000",
         secret: "s3cret"
       ).get(),
       "GET /100000/sign_d?host=www.aliyun.com&t=1700000600&s=92ac7834d7ecbd61874775bf3235fe83"
         + " HTTP/1.1\r\nAccept: application/json\r\nHost: [2001:db8::1]:8080\r\n\r\n")
     XCTAssertEqual(
       try request(
-        makeQuery("ipv6.example.com.", type: .aaaa), .alibaba, account: "100000",
+        dnsQuery("ipv6.example.com.", type: RRType.aaaa.rawValue), .alibaba, account: "100000",
         secret: "s3cret"
       ).get(),
       "GET /100000/sign_d?host=ipv6.example.com&t=1700000600&s=f9499e08416cf1eb69c40a5437765c29"
@@ -38,23 +41,25 @@ final class RequestTests: XCTestCase {
 
   func testDNSPod() throws {
     XCTAssertEqual(
-      try request(makeQuery("www.qq.com"), .dnspod, host: "119.29.29.29").get(),
+      try request(dnsQuery("www.qq.com"), .dnspod, host: "119.29.29.29").get(),
       "GET /d?dn=www.qq.com&ttl=1 HTTP/1.1\r\nHost: 119.29.29.29\r\n\r\n")
     XCTAssertEqual(
-      try request(makeQuery("www.qq.com", type: .aaaa), .dnspod, host: "119.29.29.29").get(),
+      try request(dnsQuery("www.qq.com", type: RRType.aaaa.rawValue), .dnspod, host: "119.29.29.29")
+        .get(),
       "GET /d?dn=www.qq.com&ttl=1&type=AAAA HTTP/1.1\r\nHost: 119.29.29.29\r\n\r\n")
   }
 
   func testJSON() throws {
     XCTAssertEqual(
-      try request(makeQuery("example.com", type: .mx), .json, host: "223.5.5.5").get(),
+      try request(dnsQuery("example.com", type: RRType.mx.rawValue), .json, host: "223.5.5.5")
+        .get(),
       "GET /resolve?name=example.com&type=15 HTTP/1.1\r\n"
         + "Accept: application/json\r\nHost: 223.5.5.5\r\n\r\n")
     XCTAssertEqual(
-      try request(makeQuery("", type: .ns), .json, host: "223.5.5.5").get(),
+      try request(dnsQuery("", type: RRType.ns.rawValue), .json, host: "223.5.5.5").get(),
       "GET /resolve?name=.&type=2 HTTP/1.1\r\nAccept: application/json\r\nHost: 223.5.5.5\r\n\r\n")
     XCTAssertEqual(
-      try request(makeQuery("x", type: RRType(rawValue: 65535)), .json).get().prefix(33),
+      try request(dnsQuery("x", type: 65535), .json).get().prefix(33),
       "GET /resolve?name=x&type=65535 HT")
   }
 
@@ -62,7 +67,7 @@ final class RequestTests: XCTestCase {
   /// signature is over the unencoded name.
   func testPercentEncoding() throws {
     let name: [UInt8] = [3, 0x61, 0x20, 0x62, 4, 0x5F, 0x7E, 0xC3, 0xA9, 3, 0x63, 0x25, 0x2F, 0]
-    let query = makeQuery("", rawName: name)
+    let query = dnsQuery("", rawName: name)
     XCTAssertEqual(
       try request(query, .json).get().prefix(42), "GET /resolve?name=a%20b._%7E%C3%A9.c%25%2F")
     XCTAssertEqual(
@@ -73,26 +78,28 @@ final class RequestTests: XCTestCase {
   func testUnsupportedQuestions() {
     // alibaba and dnspod: A and AAAA only.
     for format in [HTTPDNSFormat.alibaba, .dnspod] {
-      XCTAssertEqual(request(makeQuery("x.com", type: .mx), format).failure, .unsupportedQuestion)
-      XCTAssertEqual(request(makeQuery("", type: .a), format).failure, .unsupportedQuestion)
+      XCTAssertEqual(
+        request(dnsQuery("x.com", type: RRType.mx.rawValue), format).failure, .unsupportedQuestion)
+      XCTAssertEqual(
+        request(dnsQuery("", type: RRType.a.rawValue), format).failure, .unsupportedQuestion)
     }
     // A label with a dot inside has no text form.
-    let dotted = makeQuery("", rawName: [3, 0x61, 0x2E, 0x62, 0])
+    let dotted = dnsQuery("", rawName: [3, 0x61, 0x2E, 0x62, 0])
     XCTAssertEqual(request(dotted, .json).failure, .unsupportedQuestion)
     // Not a query message.
     XCTAssertEqual(request([1, 2, 3], .json).failure, .unsupportedQuestion)
-    var response = makeQuery("x.com")
+    var response = dnsQuery("x.com")
     response[2] |= 0x80
     XCTAssertEqual(request(response, .json).failure, .unsupportedQuestion)
     // A compressed question name (a pointer into the header) is refused.
     let compressed: [UInt8] = [0, 1, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xC0, 0x02, 0, 1, 0, 1]
     XCTAssertEqual(request(compressed, .json).failure, .unsupportedQuestion)
     // A query with EDNS is fine.
-    XCTAssertNotNil(try? request(makeQuery("x.com", edns: 1232), .json).get())
+    XCTAssertNotNil(try? request(dnsQuery("x.com", edns: 1232), .json).get())
   }
 
   func testBufferTooSmall() {
-    let query = makeQuery("www.aliyun.com")
+    let query = dnsQuery("www.aliyun.com")
     let full = try! request(query, .alibaba, account: "1", secret: "k").get().utf8.count
     for capacity in 0..<full {
       XCTAssertEqual(

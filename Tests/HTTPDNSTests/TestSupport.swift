@@ -5,26 +5,6 @@ import XCTest
 
 @testable import HTTPDNS
 
-/// A query as the engine sends it upstream.
-func makeQuery(
-  _ name: String, type: RRType = .a, id: UInt16 = 0x1234, rd: Bool = true, cd: Bool = false,
-  edns: UInt16? = nil, rawName: [UInt8]? = nil
-) -> [UInt8] {
-  var buffer = [UInt8](repeating: 0, count: 512)
-  let count = buffer.withUnsafeMutableBytes { raw -> Int in
-    var writer = MessageWriter(buffer: raw)
-    var flags = HeaderFlags(rawValue: 0)
-    flags.set(HeaderFlags.recursionDesired, rd)
-    flags.set(HeaderFlags.checkingDisabled, cd)
-    try! writer.writeHeader(id: id, flags: flags, questions: 1, additionals: edns == nil ? 0 : 1)
-    let flat = rawName ?? wireName(name)
-    flat.withUnsafeBytes { try! writer.writeQuestion(name: $0, type: type, rrClass: .internet) }
-    if let edns { try! writer.writeOPT(udpPayloadSize: edns) }
-    return writer.count
-  }
-  return Array(buffer[0..<count])
-}
-
 /// The request text, or the error.
 func request(
   _ query: [UInt8], _ format: HTTPDNSFormat, host: String = "203.107.1.1",
@@ -194,13 +174,5 @@ func decode(
       }
       return Decoded(rcode: message.rcode.rawValue, records: records, hasOPT: message.opt != nil)
     }
-  }
-}
-
-/// Bytes from hex text; spaces ignored.
-func hex(_ text: String) -> [UInt8] {
-  let digits = Array(text.utf8.filter { $0 != 0x20 })
-  return stride(from: 0, to: digits.count, by: 2).map {
-    UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -12,9 +13,7 @@ final class CacheFileIntegrationTests: XCTestCase {
   var directory: URL!
 
   override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-cachefile-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try makeScratchDirectory("dnsward-cachefile")
   }
 
   override func tearDownWithError() throws {
@@ -51,7 +50,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertTrue(first.log.contains("no cached answers in \(cachePath) yet"), first.log)
-    let fresh = Reply(StubClient.udp(StubClient.query("Saved.Example"), port: first.port))
+    let fresh = first.ask("Saved.Example")
     XCTAssertEqual(fresh?.addresses, ["192.0.2.70"])
     XCTAssertEqual(fresh?.firstTTL, 3600)
     stop(first, expecting: "saved 1 cached answers to \(cachePath)")
@@ -65,15 +64,14 @@ final class CacheFileIntegrationTests: XCTestCase {
     let second = try DnswardProcess(config: config(upstream: silent.port))
     defer { second.stop() }
     XCTAssertTrue(second.log.contains("loaded 1 cached answers from \(cachePath)"), second.log)
-    let stale = Reply(
-      StubClient.udp(StubClient.query("saved.example", id: 77), port: second.port))
+    let stale = second.ask("saved.example", id: 77)
     XCTAssertEqual(stale?.id, 77)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.70"])
     XCTAssertEqual(stale?.firstTTL, 30, "loaded answers are stale answers (RFC 8767)")
     XCTAssertGreaterThanOrEqual(silent.udpQueries, 1, "asked upstream first")
     // A name that was never cached still fails.
-    let unknown = Reply(StubClient.udp(StubClient.query("other.example"), port: second.port))
+    let unknown = second.ask("other.example")
     XCTAssertEqual(unknown?.rcode, 2)
   }
 
@@ -84,7 +82,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("quick.example"), port: first.port))?.addresses,
+      first.ask("quick.example")?.addresses,
       ["192.0.2.71"])
     stop(first, expecting: "saved 1 cached answers")
 
@@ -94,7 +92,7 @@ final class CacheFileIntegrationTests: XCTestCase {
       config: config(upstream: slow.port, timeout: "2500ms", extra: "stale-first on"))
     defer { second.stop() }
     let started = Date()
-    let reply = Reply(StubClient.udp(StubClient.query("quick.example"), port: second.port))
+    let reply = second.ask("quick.example")
     XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
     XCTAssertEqual(reply?.addresses, ["192.0.2.71"])
     XCTAssertEqual(reply?.firstTTL, 30)
@@ -106,7 +104,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 72))
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("kept.example"), port: first.port)
+    _ = StubClient.udp(dnsQuery("kept.example"), port: first.port)
     stop(first, expecting: "saved 1 cached answers")
     var bytes = try XCTUnwrap(FileManager.default.contents(atPath: cachePath))
     bytes[bytes.count / 2] ^= 0x20
@@ -119,7 +117,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     XCTAssertTrue(
       second.log.contains("ignoring \(cachePath): checksum mismatch (truncated or corrupt)"),
       second.log)
-    let reply = Reply(StubClient.udp(StubClient.query("kept.example"), port: second.port))
+    let reply = second.ask("kept.example")
     XCTAssertEqual(reply?.rcode, 2, "nothing of the corrupt file was trusted")
 
     // Truncated to a few bytes, and not a cache file at all.
@@ -140,7 +138,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 73))
     defer { honest.stop() }
     let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("private.example"), port: first.port)
+    _ = StubClient.udp(dnsQuery("private.example"), port: first.port)
     stop(first, expecting: "saved 1 cached answers")
     let attributes = try FileManager.default.attributesOfItem(atPath: cachePath)
     XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
@@ -155,7 +153,7 @@ final class CacheFileIntegrationTests: XCTestCase {
         "ignoring \(cachePath): not a regular file of this user or root, or writable by others"),
       second.log)
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("private.example"), port: second.port))?.rcode, 2)
+      second.ask("private.example")?.rcode, 2)
   }
 
   /// A leftover `PATH.tmp` (a crash mid-save, or a symlink someone planted)
@@ -168,7 +166,7 @@ final class CacheFileIntegrationTests: XCTestCase {
     try FileManager.default.createSymbolicLink(
       atPath: cachePath + ".tmp", withDestinationPath: victim.path)
     let dnsward = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     stop(dnsward, expecting: "saved 1 cached answers")
     XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "precious\n")
     XCTAssertFalse(FileManager.default.fileExists(atPath: cachePath + ".tmp"))
@@ -182,13 +180,12 @@ final class CacheFileIntegrationTests: XCTestCase {
     defer { honest.stop() }
     let missing = directory.appendingPathComponent("no-such-dir/dnsward.cache").path
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(honest.port)
-        stale 1d
-        cache-file \(missing)
-        """)
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+      forwardingTo: honest,
+      """
+      stale 1d
+      cache-file \(missing)
+      """)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     stop(dnsward, expecting: "warning: cannot save cached answers to \(missing): ")
   }
 
@@ -198,13 +195,12 @@ final class CacheFileIntegrationTests: XCTestCase {
     let honest = try FakeUpstream(.honest)
     defer { honest.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(honest.port)
-        cache-file \(cachePath)
-        """)
+      forwardingTo: honest,
+      """
+      cache-file \(cachePath)
+      """)
     XCTAssertTrue(dnsward.log.contains("cache-file \(cachePath) is not used"), dnsward.log)
-    _ = StubClient.udp(StubClient.query("x.example"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("x.example"), port: dnsward.port)
     dnsward.process.terminate()
     XCTAssertEqual(dnsward.waitForExit(), 0)
     dnsward.stop()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The packet cache with the real binary: a warm cache asks nobody, and an
@@ -8,19 +9,17 @@ final class CacheIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 60))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        cache 128
-        """)
+      forwardingTo: upstream,
+      """
+      cache 128
+      """)
     defer { dnsward.stop() }
     for index in 0..<20 {
-      let reply = Reply(
-        StubClient.udp(StubClient.query("Warm.Example", id: UInt16(index)), port: dnsward.port))
+      let reply = dnsward.ask("Warm.Example", id: UInt16(index))
       XCTAssertEqual(reply?.id, UInt16(index))
       XCTAssertEqual(reply?.addresses, ["192.0.2.60"])
     }
-    let overTCP = StubClient.tcp([StubClient.query("warm.example", id: 99)], port: dnsward.port)
+    let overTCP = StubClient.tcp([dnsQuery("warm.example", id: 99)], port: dnsward.port)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.60"])
     XCTAssertEqual(
       upstream.udpQueries + upstream.tcpQueries, 1, "one question upstream, 21 answers")
@@ -29,25 +28,24 @@ final class CacheIntegrationTests: XCTestCase {
   func testOutageStillAnswersKnownNamesWithStaleData() throws {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 61))
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 200ms
-        max-ttl 1s
-        stale 1d
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 200ms
+      max-ttl 1s
+      stale 1d
+      """)
     defer { dnsward.stop() }
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("known.example"), port: dnsward.port))?.addresses,
+      dnsward.ask("known.example")?.addresses,
       ["192.0.2.61"])
     upstream.stop()  // the WAN goes away
     Thread.sleep(forTimeInterval: 1.2)  // and the entry expires
-    let stale = Reply(StubClient.udp(StubClient.query("known.example", id: 5), port: dnsward.port))
+    let stale = dnsward.ask("known.example", id: 5)
     XCTAssertEqual(stale?.id, 5)
     XCTAssertEqual(stale?.rcode, 0)
     XCTAssertEqual(stale?.addresses, ["192.0.2.61"])
     XCTAssertEqual(stale?.firstTTL, 30, "stale answers carry TTL 30 (RFC 8767)")
-    let unknown = Reply(StubClient.udp(StubClient.query("unknown.example"), port: dnsward.port))
+    let unknown = dnsward.ask("unknown.example")
     XCTAssertEqual(unknown?.rcode, 2)
   }
 }

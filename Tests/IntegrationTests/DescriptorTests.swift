@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Many TCP clients (issue 8, item 3, begun): beyond `tcp-clients` a
@@ -24,7 +25,7 @@ final class DescriptorTests: XCTestCase {
         """)
     defer { dnsward.stop() }
     XCTAssertEqual(
-      Reply(StubClient.tcp([StubClient.query("printer.lan")], port: dnsward.port).first)?.addresses,
+      Reply(StubClient.tcp([dnsQuery("printer.lan")], port: dnsward.port).first)?.addresses,
       ["192.168.1.20"])
     Thread.sleep(forTimeInterval: 2.5)  // that connection closed after tcp-idle
     let before = try XCTUnwrap(openDescriptors(dnsward))
@@ -37,7 +38,7 @@ final class DescriptorTests: XCTestCase {
         switch index % 3 {
         case 0:
           let id = UInt16(round * 12 + index)
-          if Reply(client.ask(StubClient.query("printer.lan", id: id)))?.id == id { answered += 1 }
+          if Reply(client.ask(dnsQuery("printer.lan", id: id)))?.id == id { answered += 1 }
         case 1:
           // A length prefix and half a message, then the client vanishes.
           client.send([0, 40, 0x12, 0x34, 1, 0])
@@ -57,7 +58,7 @@ final class DescriptorTests: XCTestCase {
     }
     XCTAssertEqual(after, before, "descriptors before and after 360 TCP clients")
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("printer.lan", id: 7), port: dnsward.port))?.id, 7,
+      dnsward.ask("printer.lan", id: 7)?.id, 7,
       "still answering")
   }
 }

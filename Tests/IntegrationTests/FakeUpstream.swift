@@ -1,5 +1,6 @@
 import DNSWire
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -171,12 +172,7 @@ final class FakeUpstream: @unchecked Sendable {
       let replies = answers(to: query, overTCP: false, behaviour: behaviour)
       let send = { [udp] in
         for reply in replies {
-          var target = peer
-          _ = withUnsafePointer(to: &target) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-              sendto(udp, reply, reply.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-          }
+          StubClient.sendDatagram(reply, from: udp, to: peer)
         }
       }
       if case .slow(let milliseconds) = behaviour {
@@ -202,9 +198,7 @@ final class FakeUpstream: @unchecked Sendable {
     var timeout = timeval(tv_sec: 2, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     while isRunning {
-      guard let lengthBytes = StubClient.readExactly(fd, 2) else { return }
-      let length = Int(lengthBytes[0]) << 8 | Int(lengthBytes[1])
-      guard let query = StubClient.readExactly(fd, length) else { return }
+      guard let query = readFramedMessage(fd) else { return }
       lock.withLock { _tcpQueries += 1 }
       let behaviour = self.behaviour
       if case .resetting = behaviour {
@@ -217,7 +211,7 @@ final class FakeUpstream: @unchecked Sendable {
         Thread.sleep(forTimeInterval: Double(milliseconds) / 1000)
       }
       for reply in answers(to: query, overTCP: true, behaviour: behaviour) {
-        let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+        let framed = framedMessage(reply)
         _ = framed.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       }
     }

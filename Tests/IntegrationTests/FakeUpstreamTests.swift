@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -13,25 +14,15 @@ final class FakeUpstreamTests: XCTestCase {
   /// under qemu): it starts on a fresh port that answers over both
   /// transports, instead of failing with EADDRINUSE.
   func testTakenUDPPortIsLeftForAFreshOne() throws {
-    let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let (holder, taken) = try XCTUnwrap(StubClient.boundUDPSocket())
     defer { close(holder) }
-    var address = StubClient.loopback(0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
-      }
-    }
-    XCTAssertTrue(bound)
-    let taken = UInt16(bigEndian: address.sin_port)
 
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 77), firstPort: taken)
     defer { upstream.stop() }
     XCTAssertNotEqual(upstream.port, taken)
-    let overUDP = Reply(
-      StubClient.udp(StubClient.query("same.example", id: 1), port: upstream.port))
+    let overUDP = Reply(StubClient.udp(dnsQuery("same.example", id: 1), port: upstream.port))
     XCTAssertEqual(overUDP?.addresses, ["192.0.2.77"])
-    let overTCP = StubClient.tcp([StubClient.query("same.example", id: 2)], port: upstream.port)
+    let overTCP = StubClient.tcp([dnsQuery("same.example", id: 2)], port: upstream.port)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.0.2.77"])
   }
 }

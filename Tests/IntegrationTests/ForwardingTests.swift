@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real binary on loopback against fake upstreams.
@@ -18,17 +19,17 @@ final class ForwardingTests: XCTestCase {
   func testOverridesAndBlocksAreAnsweredWithoutUpstream() throws {
     let dnsward = try DnswardProcess(config: config(upstreams: []))
     defer { dnsward.stop() }
-    let a = Reply(StubClient.udp(StubClient.query("Printer.LAN", id: 7), port: dnsward.port))
+    let a = dnsward.ask("Printer.LAN", id: 7)
     XCTAssertEqual(a?.id, 7)
     XCTAssertEqual(a?.addresses, ["192.168.1.20"])
-    let aaaa = Reply(StubClient.udp(StubClient.query("printer.lan", type: 28), port: dnsward.port))
+    let aaaa = dnsward.ask("printer.lan", type: 28)
     XCTAssertEqual(aaaa?.addresses, ["fd00:0:0:0:0:0:0:20"])
-    let wildcard = Reply(StubClient.udp(StubClient.query("a.b.dev.lan"), port: dnsward.port))
+    let wildcard = dnsward.ask("a.b.dev.lan")
     XCTAssertEqual(wildcard?.addresses, ["192.168.1.30"])
-    let blocked = Reply(StubClient.udp(StubClient.query("x.ads.example"), port: dnsward.port))
+    let blocked = dnsward.ask("x.ads.example")
     XCTAssertEqual(blocked?.rcode, 3)
     // No upstream: forwarded names fail fast instead of hanging.
-    let forwarded = Reply(StubClient.udp(StubClient.query("www.example"), port: dnsward.port))
+    let forwarded = dnsward.ask("www.example")
     XCTAssertEqual(forwarded?.rcode, 2)
   }
 
@@ -37,21 +38,20 @@ final class ForwardingTests: XCTestCase {
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(
-      StubClient.udp(StubClient.query("WwW.Example.COM", id: 99), port: dnsward.port))
+    let reply = dnsward.ask("WwW.Example.COM", id: 99)
     XCTAssertEqual(reply?.id, 99)
     XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     // The client's question case comes back exactly.
     XCTAssertEqual(
-      Array(reply?.bytes[12..<29] ?? []), Array(StubClient.query("WwW.Example.COM")[12..<29]))
-    let nx = Reply(StubClient.udp(StubClient.query("nxdomain.example"), port: dnsward.port))
+      Array(reply?.bytes[12..<29] ?? []), Array(dnsQuery("WwW.Example.COM")[12..<29]))
+    let nx = dnsward.ask("nxdomain.example")
     XCTAssertEqual(nx?.rcode, 3)
-    let chain = Reply(StubClient.udp(StubClient.query("chain.example"), port: dnsward.port))
+    let chain = dnsward.ask("chain.example")
     XCTAssertEqual(chain?.answerCount, 2)
     XCTAssertEqual(chain?.addresses, ["192.0.2.80"])
     XCTAssertEqual(chain?.isValid, true)
     let overTCP = StubClient.tcp(
-      [StubClient.query("one.example", id: 1), StubClient.query("printer.lan", id: 2)],
+      [dnsQuery("one.example", id: 1), dnsQuery("printer.lan", id: 2)],
       port: dnsward.port)
     XCTAssertEqual(overTCP.count, 2)
     let byID = Dictionary(
@@ -66,7 +66,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["tcp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
     for index in 0..<5 {
-      let reply = Reply(StubClient.udp(StubClient.query("n\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("n\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.81"])
     }
     XCTAssertEqual(upstream.udpQueries, 0)
@@ -85,7 +85,7 @@ final class ForwardingTests: XCTestCase {
       ]))
     defer { dnsward.stop() }
     let started = Date()
-    let reply = Reply(StubClient.udp(StubClient.query("failover.example"), port: dnsward.port))
+    let reply = dnsward.ask("failover.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.7"])
     XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
     XCTAssertEqual(silent.udpQueries, 1)
@@ -97,8 +97,7 @@ final class ForwardingTests: XCTestCase {
     defer { silent.stop() }
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(silent.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(
-      StubClient.udp(StubClient.query("nothing.example", id: 5), port: dnsward.port))
+    let reply = dnsward.ask("nothing.example", id: 5)
     XCTAssertEqual(reply?.id, 5)
     XCTAssertEqual(reply?.rcode, 2)
   }
@@ -109,7 +108,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(forging.port)"]))
     defer { dnsward.stop() }
     for index in 0..<5 {
-      let reply = Reply(StubClient.udp(StubClient.query("f\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("f\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.9"], "the forged 203.0.113.66 must never win")
     }
   }
@@ -125,7 +124,7 @@ final class ForwardingTests: XCTestCase {
         "udp 127.0.0.1:\(honest.port)",
       ]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("mismatch.example"), port: dnsward.port))
+    let reply = dnsward.ask("mismatch.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.10"])
   }
 
@@ -135,7 +134,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: config(upstreams: ["udp 127.0.0.1:\(truncating.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("tc.example"), port: dnsward.port))
+    let reply = dnsward.ask("tc.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.11"])
     XCTAssertEqual(reply?.truncated, false)
     XCTAssertEqual(truncating.tcpQueries, 1)
@@ -147,14 +146,13 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["tcp 127.0.0.1:\(upstream.port)"]))
     defer { dnsward.stop() }
     // 60 A records: 12 + 17 + 60 * 16 = 989 octets, over 512.
-    let small = Reply(StubClient.udp(StubClient.query("big.example"), port: dnsward.port))
+    let small = dnsward.ask("big.example")
     XCTAssertEqual(small?.truncated, true)
     XCTAssertEqual(small?.answerCount, 0)
-    let edns = Reply(
-      StubClient.udp(StubClient.query("big.example", edns: 1232), port: dnsward.port))
+    let edns = dnsward.ask("big.example", edns: 1232)
     XCTAssertEqual(edns?.truncated, false)
     XCTAssertEqual(edns?.addresses.count, 60)
-    let tcp = StubClient.tcp([StubClient.query("big.example")], port: dnsward.port)
+    let tcp = StubClient.tcp([dnsQuery("big.example")], port: dnsward.port)
     XCTAssertEqual(Reply(tcp.first)?.addresses.count, 60)
   }
 
@@ -164,8 +162,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(upstreams: ["udp 127.0.0.1:\(caseless.port)"]))
     defer { dnsward.stop() }
     for index in 0..<4 {
-      let reply = Reply(
-        StubClient.udp(StubClient.query("casetest-\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("casetest-\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.12"])
     }
   }
@@ -177,7 +174,7 @@ final class ForwardingTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: config(upstreams: ["udp 127.0.0.1:\(failing.port)", "udp 127.0.0.1:\(honest.port)"]))
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("sf.example"), port: dnsward.port))
+    let reply = dnsward.ask("sf.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.13"])
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `upstream httpdns` against a real HTTP server on loopback (issue 7): the
@@ -18,10 +19,6 @@ final class HTTPDNSIntegrationTests: XCTestCase {
 
   /// Generous timeouts: on a loaded machine a loopback HTTP exchange can
   /// take long, and these tests are about what is answered, not how fast.
-  func ask(_ name: String, type: UInt16 = 1, _ dnsward: DnswardProcess, id: UInt16 = 1) -> Reply? {
-    Reply(
-      StubClient.udp(StubClient.query(name, type: type, id: id), port: dnsward.port, timeout: 8))
-  }
 
   func testJSONFormatAnswersEveryTypeOverOneKeptAliveConnection() throws {
     let server = try FakeHTTPDNS()
@@ -29,13 +26,15 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: config(["httpdns 127.0.0.1:\(server.port) format=json"]))
     defer { dnsward.stop() }
-    XCTAssertEqual(ask("www.example.test", dnsward)?.addresses, ["192.0.2.1"])
-    XCTAssertEqual(ask("www.example.test", type: 28, dnsward)?.addresses, ["2001:db8:0:0:0:0:0:1"])
-    let chain = ask("Chain.Example.test", dnsward)
+    XCTAssertEqual(dnsward.ask("www.example.test", id: 1, timeout: 8)?.addresses, ["192.0.2.1"])
+    XCTAssertEqual(
+      dnsward.ask("www.example.test", type: 28, id: 1, timeout: 8)?.addresses,
+      ["2001:db8:0:0:0:0:0:1"])
+    let chain = dnsward.ask("Chain.Example.test", id: 1, timeout: 8)
     XCTAssertEqual(chain?.answerCount, 2, "the CNAME and the address")
     XCTAssertEqual(chain?.addresses, ["192.0.2.1"])
-    XCTAssertEqual(ask("mail.example.test", type: 15, dnsward)?.answerCount, 1)
-    XCTAssertEqual(ask("nx.example.test", dnsward)?.rcode, 3)
+    XCTAssertEqual(dnsward.ask("mail.example.test", type: 15, id: 1, timeout: 8)?.answerCount, 1)
+    XCTAssertEqual(dnsward.ask("nx.example.test", id: 1, timeout: 8)?.rcode, 3)
     XCTAssertEqual(server.paths.first, "/resolve?name=www.example.test&type=1")
     XCTAssertEqual(server.connections, 1, "one keep-alive connection: \(server.paths)")
   }
@@ -51,7 +50,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
       config: config(["httpdns 127.0.0.1:\(server.port) format=json"]))
     defer { dnsward.stop() }
     let questions = (0..<12).map {
-      StubClient.query("q\($0).burst.example.test", id: UInt16($0 + 1))
+      dnsQuery("q\($0).burst.example.test", id: UInt16($0 + 1))
     }
     let replies = StubClient.udpBurst(questions, port: dnsward.port, timeout: 8).compactMap {
       Reply($0)
@@ -76,10 +75,14 @@ final class HTTPDNSIntegrationTests: XCTestCase {
       ]))
     defer { dnsward.stop() }
     XCTAssertEqual(
-      ask("www.example.test", dnsward)?.addresses, ["192.0.2.1", "192.0.2.2"], dnsward.log)
-    XCTAssertEqual(ask("www.example.test", type: 28, dnsward)?.addresses, ["2001:db8:0:0:0:0:0:1"])
+      dnsward.ask("www.example.test", id: 1, timeout: 8)?.addresses, ["192.0.2.1", "192.0.2.2"],
+      dnsward.log)
+    XCTAssertEqual(
+      dnsward.ask("www.example.test", type: 28, id: 1, timeout: 8)?.addresses,
+      ["2001:db8:0:0:0:0:0:1"])
     XCTAssertEqual(plain.udpQueries, 0)
-    XCTAssertNotNil(ask("www.example.test", type: 16, dnsward), "TXT: from the plain upstream")
+    XCTAssertNotNil(
+      dnsward.ask("www.example.test", type: 16, id: 1, timeout: 8), "TXT: from the plain upstream")
     XCTAssertEqual(plain.udpQueries, 1)
     XCTAssertEqual(server.paths.count, 2)
   }
@@ -92,7 +95,8 @@ final class HTTPDNSIntegrationTests: XCTestCase {
         "httpdns 127.0.0.1:\(server.port) format=alibaba account=100000 secret=s3cret"
       ]))
     defer { signed.stop() }
-    XCTAssertEqual(ask("www.example.test", signed)?.addresses, ["192.0.2.1"], signed.log)
+    XCTAssertEqual(
+      signed.ask("www.example.test", id: 1, timeout: 8)?.addresses, ["192.0.2.1"], signed.log)
     XCTAssertTrue(server.paths.first?.hasPrefix("/100000/sign_d?host=www.example.test&t=") ?? false)
 
     let plain = try FakeUpstream(.honest, answer: (192, 0, 2, 99))
@@ -103,7 +107,9 @@ final class HTTPDNSIntegrationTests: XCTestCase {
         "udp 127.0.0.1:\(plain.port)",
       ]))
     defer { wrong.stop() }
-    XCTAssertEqual(ask("www.example.test", wrong)?.addresses, ["192.0.2.99"], "403: next upstream")
+    XCTAssertEqual(
+      wrong.ask("www.example.test", id: 1, timeout: 8)?.addresses, ["192.0.2.99"],
+      "403: next upstream")
     wrong.stop()
     XCTAssertTrue(wrong.waitForLog("httpdns-errors 1"), wrong.log)
   }
@@ -121,7 +127,7 @@ final class HTTPDNSIntegrationTests: XCTestCase {
         "udp 127.0.0.1:\(plain.port)",
       ]))
     defer { dnsward.stop() }
-    XCTAssertEqual(ask("www.example.test", dnsward)?.addresses, ["192.0.2.99"])
+    XCTAssertEqual(dnsward.ask("www.example.test", id: 1, timeout: 8)?.addresses, ["192.0.2.99"])
     XCTAssertEqual(garbage.paths.count, 1)
     XCTAssertEqual(slow.paths.count, 1, "asked, then timed out")
     dnsward.stop()
@@ -132,7 +138,8 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     let again = try DnswardProcess(config: config(["httpdns 127.0.0.1:\(closing.port)"]))
     defer { again.stop() }
     for id in 1...3 {
-      XCTAssertEqual(ask("www.example.test", again, id: UInt16(id))?.addresses, ["192.0.2.1"])
+      XCTAssertEqual(
+        again.ask("www.example.test", id: UInt16(id), timeout: 8)?.addresses, ["192.0.2.1"])
     }
     XCTAssertEqual(closing.connections, 3, "Connection: close is honoured")
   }
@@ -143,7 +150,8 @@ final class HTTPDNSIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config(["httpdns 127.0.0.1:\(server.port)"]))
     defer { dnsward.stop() }
     for id in 1...3 {
-      XCTAssertEqual(ask("www.example.test", dnsward, id: UInt16(id))?.addresses, ["192.0.2.1"])
+      XCTAssertEqual(
+        dnsward.ask("www.example.test", id: UInt16(id), timeout: 8)?.addresses, ["192.0.2.1"])
     }
     XCTAssertEqual(server.paths.count, 3, "each question answered once")
     XCTAssertGreaterThanOrEqual(server.connections, 2)

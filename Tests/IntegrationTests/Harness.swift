@@ -129,42 +129,16 @@ final class DnswardProcess {
   deinit { stop() }
 }
 
-/// A stub client for the tests: builds a query, sends it over UDP or TCP to
-/// 127.0.0.1, and returns the reply bytes.
+/// A stub client for the tests: sends a query (see `dnsQuery`) over UDP or
+/// TCP to 127.0.0.1 or [::1], and returns the reply bytes.
 enum StubClient {
-  static func query(
-    _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
-    rd: Bool = true
-  ) -> [UInt8] {
-    var message: [UInt8] = [
-      UInt8(id >> 8), UInt8(id & 0xFF), rd ? 0x01 : 0x00, 0x00, 0, 1, 0, 0, 0, 0, 0,
-    ]
-    message.append(edns == nil ? 0 : 1)
-    for label in name.split(separator: ".") {
-      message.append(UInt8(label.utf8.count))
-      message += Array(label.utf8)
-    }
-    message += [0, UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
-    if let edns {
-      message += [0, 0, 41, UInt8(edns >> 8), UInt8(edns & 0xFF), 0, 0, 0, 0, 0, 0]
-    }
-    return message
+  static func udp(_ packet: [UInt8], port: UInt16, timeout: TimeInterval = 3) -> [UInt8]? {
+    udpBurst([packet], to: loopback(port), family: AF_INET, timeout: timeout).first
   }
 
-  static func udp(_ packet: [UInt8], port: UInt16, timeout: TimeInterval = 3) -> [UInt8]? {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port)
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var buffer = [UInt8](repeating: 0, count: 65535)
-    let count = recv(fd, &buffer, buffer.count, 0)
-    return count > 0 ? Array(buffer[0..<count]) : nil
+  static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
+    udpBurst([packet], to: loopback6(port), family: AF_INET6, timeout: TimeInterval(timeout))
+      .first
   }
 
   /// Sends every packet from one socket at once, then collects the
@@ -173,18 +147,18 @@ enum StubClient {
   static func udpBurst(_ packets: [[UInt8]], port: UInt16, timeout: TimeInterval = 3)
     -> [[UInt8]]
   {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    udpBurst(packets, to: loopback(port), family: AF_INET, timeout: timeout)
+  }
+
+  /// `udpBurst` to `address`, a `sockaddr_in` or `sockaddr_in6` of `family`.
+  private static func udpBurst<Address>(
+    _ packets: [[UInt8]], to address: Address, family: Int32, timeout: TimeInterval
+  ) -> [[UInt8]] {
+    let fd = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = loopback(port)
     var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    for packet in packets {
-      _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-    }
+    for packet in packets { sendDatagram(packet, from: fd, to: address) }
     var replies: [[UInt8]] = []
     var buffer = [UInt8](repeating: 0, count: 65535)
     while replies.count < packets.count {
@@ -195,23 +169,29 @@ enum StubClient {
     return replies
   }
 
+  /// One datagram from the socket `fd` to `address` (a `sockaddr_in` or
+  /// `sockaddr_in6`), its outcome ignored.
+  static func sendDatagram<Address>(_ packet: [UInt8], from fd: Int32, to address: Address) {
+    var address = address
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<Address>.size))
+      }
+    }
+  }
+
   /// Sends raw bytes without waiting for anything.
   static func fire(_ packet: [UInt8], port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = loopback(port)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    sendDatagram(packet, from: fd, to: loopback(port))
   }
 
   static func tcp(_ packets: [[UInt8]], port: UInt16, ipv6: Bool = false) -> [[UInt8]] {
     guard let connection = TCPConnection(port: port, ipv6: ipv6) else { return [] }
     var out: [UInt8] = []
     for packet in packets {
-      out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+      out += framedMessage(packet)
     }
     connection.send(out)
     var replies: [[UInt8]] = []
@@ -239,12 +219,7 @@ enum StubClient {
           }
         }
       } else {
-        var address = loopback(port)
-        connected = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        connected = StubClient.connectToLoopback(fd, port: port)
       }
       if connected != 0 {
         close(fd)
@@ -260,44 +235,55 @@ enum StubClient {
 
     /// One length-framed message, or nil on EOF, reset or timeout.
     func receive() -> [UInt8]? {
-      guard let header = readExactly(fd, 2) else { return nil }
-      return readExactly(fd, Int(header[0]) << 8 | Int(header[1]))
+      readFramedMessage(fd)
     }
 
     /// Sends one query and waits for one reply.
     func ask(_ query: [UInt8]) -> [UInt8]? {
-      send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+      send(framedMessage(query))
       return receive()
     }
   }
 
-  static func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-    var result = [UInt8](repeating: 0, count: count)
-    var filled = 0
-    while filled < count {
-      let received = result.withUnsafeMutableBytes {
-        recv(fd, $0.baseAddress! + filled, count - filled, 0)
+  /// Whether a UDP socket can be bound to [::1] here.
+  static var hasIPv6Loopback: Bool {
+    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(probe) }
+    var address = loopback6(0)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
       }
-      if received <= 0 { return nil }
-      filled += received
     }
-    return result
   }
 
-  static func udp6(_ packet: [UInt8], port: UInt16, timeout: Int = 3) -> [UInt8]? {
-    let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback6(port)
-    var tv = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    _ = withUnsafePointer(to: &address) {
+  /// A UDP socket bound to 127.0.0.1 on a port the kernel chose, and that
+  /// port: something that holds the port and never answers. Nil if the
+  /// bind fails.
+  static func boundUDPSocket() -> (fd: Int32, port: UInt16)? {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = loopback(0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
       }
     }
-    var buffer = [UInt8](repeating: 0, count: 65535)
-    let count = recv(fd, &buffer, buffer.count, 0)
-    return count > 0 ? Array(buffer[0..<count]) : nil
+    guard bound else {
+      close(fd)
+      return nil
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+  }
+
+  /// connect(2) of the socket `fd` to 127.0.0.1:`port`: 0, or -1 and errno.
+  static func connectToLoopback(_ fd: Int32, port: UInt16) -> Int32 {
+    var address = loopback(port)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
   }
 
   static func loopback6(_ port: UInt16) -> sockaddr_in6 {
@@ -317,75 +303,33 @@ enum StubClient {
   }
 }
 
-/// What a test wants to know about a reply.
-struct Reply {
-  let bytes: [UInt8]
-  var id: UInt16 { UInt16(bytes[0]) << 8 | UInt16(bytes[1]) }
-  var rcode: Int { Int(bytes[3] & 0x0F) }
-  var truncated: Bool { bytes[2] & 0x02 != 0 }
-  var answerCount: Int { Int(bytes[6]) << 8 | Int(bytes[7]) }
-
-  init?(_ bytes: [UInt8]?) {
-    guard let bytes, bytes.count >= 12 else { return nil }
-    self.bytes = bytes
-  }
-
-  /// A records' addresses, dotted.
-  var addresses: [String] {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return [] }
-      var result: [String] = []
-      var records = message.records()
-      while let record = records.next() {
-        if record.type == .a && record.rdataLength == 4 {
-          result.append((0..<4).map { String(raw[record.rdataOffset + $0]) }.joined(separator: "."))
-        } else if record.type == .aaaa && record.rdataLength == 16 {
-          result.append(
-            stride(from: 0, to: 16, by: 2).map {
-              String(
-                UInt16(raw[record.rdataOffset + $0]) << 8
-                  | UInt16(raw[record.rdataOffset + $0 + 1]), radix: 16)
-            }.joined(separator: ":"))
-        }
-      }
-      return result
-    }
-  }
-
-  /// TXT records' first character-strings, as UTF-8.
-  var texts: [String] {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return [] }
-      var result: [String] = []
-      var records = message.records()
-      while let record = records.next() {
-        guard record.type.rawValue == 16, record.rdataLength >= 1 else { continue }
-        let length = Int(raw[record.rdataOffset])
-        guard length < record.rdataLength else { continue }
-        let start = record.rdataOffset + 1
-        result.append(String(decoding: raw[start..<(start + length)], as: UTF8.self))
-      }
-      return result
-    }
-  }
-
+extension Reply {
+  /// Whether DNSWire, stricter than `PlainMessage`, accepts the reply.
   var isValid: Bool { bytes.withUnsafeBytes { (try? Message(validating: $0)) != nil } }
-
-  /// The TTL of the first record, if any.
-  var firstTTL: UInt32? {
-    bytes.withUnsafeBytes { raw in
-      guard let message = try? Message(validating: raw) else { return nil }
-      var records = message.records()
-      return records.next()?.ttl
-    }
-  }
 }
 
 extension DnswardProcess {
+  /// dnsward on `listen 127.0.0.1:0` forwarding over UDP to `upstream`,
+  /// `config` holding the rest of its config.
+  convenience init(forwardingTo upstream: FakeUpstream, _ config: String = "") throws {
+    try self.init(
+      config: "listen 127.0.0.1:0\nupstream udp 127.0.0.1:\(upstream.port)\n" + config)
+  }
+
+  /// The reply to `dnsQuery(name, type:, id:, edns:)` asked over UDP,
+  /// waiting up to `timeout` seconds.
+  func ask(
+    _ name: String, type: UInt16 = 1, id: UInt16 = 0x1234, edns: UInt16? = nil,
+    timeout: TimeInterval = 3
+  ) -> Reply? {
+    Reply(
+      StubClient.udp(dnsQuery(name, type: type, id: id, edns: edns), port: port, timeout: timeout))
+  }
+
   /// dnsward's counters, asked over TCP as `stats.dnsward. CH TXT` (one
   /// `name=value` string per record); empty if it did not answer.
   func counters() -> [String: UInt64] {
-    var query = StubClient.query("stats.dnsward", type: 16, id: 0x5757)
+    var query = dnsQuery("stats.dnsward", type: 16, id: 0x5757)
     query[query.count - 1] = 3  // class CH
     guard let reply = Reply(StubClient.tcp([query], port: port).first) else { return [:] }
     var result: [String: UInt64] = [:]

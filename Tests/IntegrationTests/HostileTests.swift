@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 final class HostileTests: XCTestCase {
@@ -9,7 +10,7 @@ final class HostileTests: XCTestCase {
       config: "listen 127.0.0.1:0\nupstream udp 127.0.0.1:\(upstream.port)\ntimeout 300ms\n")
     defer { dnsward.stop() }
     var generator = SystemRandomNumberGenerator()
-    let valid = StubClient.query("flood.example")
+    let valid = dnsQuery("flood.example")
     for index in 0..<3000 {
       var packet: [UInt8]
       switch index % 4 {
@@ -37,8 +38,7 @@ final class HostileTests: XCTestCase {
     // this one, and a process that stopped serving still fails every try.
     var reply: Reply?
     for _ in 0..<4 where reply == nil {
-      reply = Reply(
-        StubClient.udp(StubClient.query("after-flood.example", id: 77), port: dnsward.port))
+      reply = dnsward.ask("after-flood.example", id: 77)
     }
     XCTAssertEqual(reply?.id, 77)
     XCTAssertEqual(reply?.addresses, ["192.0.2.20"])
@@ -48,12 +48,12 @@ final class HostileTests: XCTestCase {
   func testFormErrAndNotImp() throws {
     let dnsward = try DnswardProcess(config: "listen 127.0.0.1:0\n")
     defer { dnsward.stop() }
-    var cut = StubClient.query("formerr.example", id: 0x4242)
+    var cut = dnsQuery("formerr.example", id: 0x4242)
     cut.removeLast(3)
     let formErr = Reply(StubClient.udp(cut, port: dnsward.port))
     XCTAssertEqual(formErr?.id, 0x4242)
     XCTAssertEqual(formErr?.rcode, 1)
-    var status = StubClient.query("status.example", id: 0x4343)
+    var status = dnsQuery("status.example", id: 0x4343)
     status[2] = 2 << 3  // opcode STATUS
     let notImp = Reply(StubClient.udp(status, port: dnsward.port))
     XCTAssertEqual(notImp?.id, 0x4343)
@@ -64,7 +64,7 @@ final class HostileTests: XCTestCase {
     let dnsward = try DnswardProcess(
       config: "listen 127.0.0.1:0\nallow 10.0.0.0/8\noverride printer.lan 192.168.1.20\n")
     defer { dnsward.stop() }
-    let reply = Reply(StubClient.udp(StubClient.query("printer.lan"), port: dnsward.port))
+    let reply = dnsward.ask("printer.lan")
     XCTAssertEqual(reply?.rcode, 5)
     XCTAssertEqual(reply?.answerCount, 0)
   }
@@ -104,10 +104,10 @@ final class DefaultConfigTests: XCTestCase {
     guard dnsward.port == 8053 else {
       throw XCTSkip("default listener is not 127.0.0.1:8053; log:\n\(dnsward.log)")
     }
-    let reply = Reply(StubClient.udp(StubClient.query("dnsward.test", id: 11), port: 8053))
+    let reply = Reply(StubClient.udp(dnsQuery("dnsward.test", id: 11), port: 8053))
     XCTAssertEqual(reply?.id, 11)
     XCTAssertEqual(reply?.addresses, ["127.0.0.53"])
-    let blocked = Reply(StubClient.udp(StubClient.query("ads.example"), port: 8053))
+    let blocked = Reply(StubClient.udp(dnsQuery("ads.example"), port: 8053))
     XCTAssertEqual(blocked?.rcode, 3)
   }
 }

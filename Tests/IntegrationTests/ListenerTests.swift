@@ -10,23 +10,15 @@ import XCTest
 /// with the real binaries.
 final class ListenerTests: XCTestCase {
   func testIPv6ListenerAnswersOverUDPAndTCP() throws {
-    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    var loopback = StubClient.loopback6(0)
-    let bound = withUnsafePointer(to: &loopback) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-      }
-    }
-    close(probe)
-    guard bound == 0 else { throw XCTSkip("no IPv6 loopback on this machine") }
+    guard StubClient.hasIPv6Loopback else { throw XCTSkip("no IPv6 loopback on this machine") }
     let dnsward = try DnswardProcess(
       config: "listen 127.0.0.1:0\nlisten [::1]:0\noverride printer.lan 192.168.1.20\n")
     defer { dnsward.stop() }
     let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
-    let reply = Reply(StubClient.udp6(StubClient.query("printer.lan", id: 61), port: port))
+    let reply = Reply(StubClient.udp6(dnsQuery("printer.lan", id: 61), port: port))
     XCTAssertEqual(reply?.id, 61)
     XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
-    let overTCP = StubClient.tcp([StubClient.query("printer.lan", id: 62)], port: port, ipv6: true)
+    let overTCP = StubClient.tcp([dnsQuery("printer.lan", id: 62)], port: port, ipv6: true)
     XCTAssertEqual(Reply(overTCP.first)?.addresses, ["192.168.1.20"])
   }
 
@@ -41,16 +33,16 @@ final class ListenerTests: XCTestCase {
     defer { dnsward.stop() }
     let first = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
     let second = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertEqual(Reply(first.ask(StubClient.query("printer.lan", id: 1)))?.id, 1)
-    XCTAssertEqual(Reply(second.ask(StubClient.query("printer.lan", id: 2)))?.id, 2)
+    XCTAssertEqual(Reply(first.ask(dnsQuery("printer.lan", id: 1)))?.id, 1)
+    XCTAssertEqual(Reply(second.ask(dnsQuery("printer.lan", id: 2)))?.id, 2)
     // Both slots are taken: a third connection is accepted and closed at once.
     let third = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertNil(third.ask(StubClient.query("printer.lan", id: 3)))
+    XCTAssertNil(third.ask(dnsQuery("printer.lan", id: 3)))
     // Idle connections are closed after tcp-idle (checked once a second).
     Thread.sleep(forTimeInterval: 2.5)
-    XCTAssertNil(first.ask(StubClient.query("printer.lan", id: 4)))
+    XCTAssertNil(first.ask(dnsQuery("printer.lan", id: 4)))
     let fresh = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
-    XCTAssertEqual(Reply(fresh.ask(StubClient.query("printer.lan", id: 5)))?.id, 5)
+    XCTAssertEqual(Reply(fresh.ask(dnsQuery("printer.lan", id: 5)))?.id, 5)
   }
 
   /// Run as root (CI is): after binding, dnsward runs as `nobody` and still
@@ -61,11 +53,10 @@ final class ListenerTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 44))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        user nobody
-        """)
+      forwardingTo: upstream,
+      """
+      user nobody
+      """)
     defer { dnsward.stop() }
     let status = try String(
       contentsOfFile: "/proc/\(dnsward.process.processIdentifier)/status", encoding: .utf8)
@@ -73,7 +64,7 @@ final class ListenerTests: XCTestCase {
       .split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().map(String.init)
     let nobody = String(getpwnam("nobody").pointee.pw_uid)
     XCTAssertEqual(uids, [nobody, nobody, nobody, nobody])
-    let reply = Reply(StubClient.udp(StubClient.query("after-drop.example"), port: dnsward.port))
+    let reply = dnsward.ask("after-drop.example")
     XCTAssertEqual(reply?.addresses, ["192.0.2.44"])
   }
 
@@ -81,23 +72,14 @@ final class ListenerTests: XCTestCase {
   /// the parser's `file:line: error: message`, from dnsward-confgen.
   func testConfigCompilerFailsOnABadLineWithItsLocation() throws {
     let binary = try DnswardBinary.built("dnsward-confgen")
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "confgen-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeScratchDirectory("confgen")
     defer { try? FileManager.default.removeItem(at: directory) }
     let config = directory.appendingPathComponent("dnsward.conf")
     let output = directory.appendingPathComponent("out.swift")
 
     func run() throws -> (status: Int32, errors: String) {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = [config.path, output.path]
-      let pipe = Pipe()
-      process.standardError = pipe
-      try process.run()
-      process.waitUntilExit()
-      let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      return (process.terminationStatus, errors)
+      let result = try runProcess(binary, [config.path, output.path])
+      return (result.status, result.error)
     }
 
     try "listen 127.0.0.1:53\noverride printer.lan 192.168.1.999\n".write(

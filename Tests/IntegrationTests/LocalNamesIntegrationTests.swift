@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `hosts`, `leases` and `domain` with the real binary: the files are read
@@ -9,9 +10,7 @@ final class LocalNamesIntegrationTests: XCTestCase {
   var directory: URL!
 
   override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-localnames-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try makeScratchDirectory("dnsward-localnames")
   }
 
   override func tearDownWithError() throws {
@@ -39,7 +38,7 @@ final class LocalNamesIntegrationTests: XCTestCase {
   }
 
   func addresses(_ name: String, port: UInt16, type: UInt16 = 1) -> (rcode: Int, [String])? {
-    guard let reply = Reply(StubClient.udp(StubClient.query(name, type: type), port: port)) else {
+    guard let reply = Reply(StubClient.udp(dnsQuery(name, type: type), port: port)) else {
       return nil
     }
     return (reply.rcode, reply.addresses)
@@ -66,15 +65,14 @@ final class LocalNamesIntegrationTests: XCTestCase {
     let silent = try FakeUpstream(.silent)
     defer { silent.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(silent.port)
-        timeout 200ms
-        hosts \(hostsPath)
-        leases \(leasesPath)
-        hosts \(missingPath)
-        domain lan
-        """)
+      forwardingTo: silent,
+      """
+      timeout 200ms
+      hosts \(hostsPath)
+      leases \(leasesPath)
+      hosts \(missingPath)
+      domain lan
+      """)
     defer { dnsward.stop() }
     let port = dnsward.port
     XCTAssertTrue(dnsward.log.contains("\(hostsPath):3: not an IPv4 or IPv6 address"), dnsward.log)

@@ -62,7 +62,7 @@ final class LogDestinationTests: XCTestCase {
     }
     let listening = try XCTUnwrap(port, "no listening line: \(collected.all)")
     for (index, question) in questions.enumerated() {
-      let query = StubClient.query(question.0, type: question.1, id: UInt16(index + 1))
+      let query = dnsQuery(question.0, type: question.1, id: UInt16(index + 1))
       XCTAssertNotNil(StubClient.udp(query, port: listening), question.0)
     }
     process.terminate()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -30,12 +31,7 @@ final class MetricsIntegrationTests: XCTestCase {
     defer { close(fd) }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = StubClient.loopback(port)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    let connected = StubClient.connectToLoopback(fd, port: port)
     guard connected == 0 else { return nil }
     let bytes = Array(request.utf8)
     guard send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
@@ -141,8 +137,7 @@ final class MetricsIntegrationTests: XCTestCase {
 
     let sent = 12
     for id in 0..<sent {
-      let reply = Reply(
-        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+      let reply = dnsward.ask("printer.lan", id: UInt16(id))
       XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
     }
     let after = scrape(port: port)
@@ -164,9 +159,9 @@ final class MetricsIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     let port = try metricsPort(dnsward)
     for id in 0..<3 {
-      _ = StubClient.udp(StubClient.query("a\(id).example", id: UInt16(id)), port: dnsward.port)
+      _ = StubClient.udp(dnsQuery("a\(id).example", id: UInt16(id)), port: dnsward.port)
     }
-    _ = StubClient.udp(StubClient.query("a0.example", id: 9), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("a0.example", id: 9), port: dnsward.port)
     let values = scrape(port: port)
     let label = "{upstream=\"127.0.0.1:\(upstream.port)\",index=\"0\"}"
     XCTAssertEqual(values["dnsward_upstream_answers_total" + label], 3)
@@ -188,12 +183,12 @@ final class MetricsIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(config: config)
     defer { dnsward.stop() }
     let port = try metricsPort(dnsward)
-    _ = StubClient.udp(StubClient.query("a0.example", id: 1), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("a0.example", id: 1), port: dnsward.port)
     try (config + "upstream udp 127.0.0.1:\(second.port)\nupstream udp 127.0.0.1:9\n").write(
       to: dnsward.configURL, atomically: true, encoding: .utf8)
     kill(dnsward.process.processIdentifier, SIGHUP)
     XCTAssertTrue(dnsward.waitForLog("3 upstreams; cache emptied"), dnsward.log)
-    _ = StubClient.udp(StubClient.query("a1.example", id: 2), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("a1.example", id: 2), port: dnsward.port)
     let values = scrape(port: port)
     let labels = [first.port, second.port, 9].enumerated().map { index, upstream in
       "{upstream=\"127.0.0.1:\(upstream)\",index=\"\(index)\"}"
@@ -239,8 +234,7 @@ final class MetricsIntegrationTests: XCTestCase {
     let sent = 64
     for id in 0..<sent {
       // A socket of its own per query: the kernel spreads them by port.
-      let reply = Reply(
-        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+      let reply = dnsward.ask("printer.lan", id: UInt16(id))
       XCTAssertEqual(reply?.id, UInt16(id))
     }
     var values: [String: Double] = [:]
@@ -296,18 +290,13 @@ final class MetricsIntegrationTests: XCTestCase {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = StubClient.loopback(port)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    let connected = StubClient.connectToLoopback(fd, port: port)
     XCTAssertEqual(connected, 0)
     let request = Array("GET /metrics HTTP/1.1\r\n\r\n".utf8)
     XCTAssertEqual(send(fd, request, request.count, Int32(MSG_NOSIGNAL)), request.count)
     Thread.sleep(forTimeInterval: 0.3)
     // The loop is not held up by the unread response.
-    let reply = Reply(StubClient.udp(StubClient.query("printer.lan", id: 3), port: dnsward.port))
+    let reply = dnsward.ask("printer.lan", id: 3)
     XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
     var received: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 512)
@@ -334,12 +323,7 @@ final class MetricsIntegrationTests: XCTestCase {
   /// A TCP connection to 127.0.0.1:`port` that sends nothing; -1 if none.
   func idleConnection(port: UInt16) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = StubClient.loopback(port)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    let connected = StubClient.connectToLoopback(fd, port: port)
     guard connected == 0 else {
       close(fd)
       return -1
@@ -372,7 +356,7 @@ final class MetricsIntegrationTests: XCTestCase {
     let started = Date()
     XCTAssertTrue(closedByServer(third), "no third slot")
     XCTAssertLessThan(Date().timeIntervalSince(started), 2)
-    let reply = Reply(StubClient.udp(StubClient.query("printer.lan", id: 7), port: dnsward.port))
+    let reply = dnsward.ask("printer.lan", id: 7)
     XCTAssertEqual(reply?.addresses, ["192.168.1.20"], "the loop answers while scrapers idle")
     for fd in idle { XCTAssertTrue(closedByServer(fd), "an idle scraper is closed") }
     let waited = Date().timeIntervalSince(started)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real binary: single-label names, private reverse names and, with
@@ -9,38 +10,34 @@ final class NeverForwardedIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.honest, answer: (192, 0, 2, 80))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 300ms
-        override printer.lan 192.168.1.20 fd00::20
-        filter-aaaa on
-        """)
+      forwardingTo: upstream,
+      """
+      timeout 300ms
+      override printer.lan 192.168.1.20 fd00::20
+      filter-aaaa on
+      """)
     defer { dnsward.stop() }
-    func ask(_ name: String, type: UInt16, id: UInt16) -> Reply? {
-      Reply(StubClient.udp(StubClient.query(name, type: type, id: id), port: dnsward.port))
-    }
-    let single = ask("printer", type: 1, id: 1)
+    let single = dnsward.ask("printer", type: 1, id: 1)
     XCTAssertEqual(single?.id, 1)
     XCTAssertEqual(single?.rcode, 3)
-    let ptr = ask("20.1.168.192.in-addr.arpa", type: 12, id: 2)
+    let ptr = dnsward.ask("20.1.168.192.in-addr.arpa", type: 12, id: 2)
     XCTAssertEqual(ptr?.rcode, 3)
     XCTAssertEqual(ptr?.isValid, true, "the SOA in the authority section parses")
     XCTAssertEqual(ptr.map { Int($0.bytes[8]) << 8 | Int($0.bytes[9]) }, 1, "NSCOUNT 1")
-    let ula = ask(
+    let ula = dnsward.ask(
       "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa", type: 12, id: 3)
     XCTAssertEqual(ula?.rcode, 3)
-    let aaaa = ask("www.example", type: 28, id: 4)
+    let aaaa = dnsward.ask("www.example", type: 28, id: 4)
     XCTAssertEqual(aaaa?.rcode, 0)
     XCTAssertEqual(aaaa?.answerCount, 0, "NODATA")
-    let override = ask("printer.lan", type: 28, id: 5)
+    let override = dnsward.ask("printer.lan", type: 28, id: 5)
     XCTAssertEqual(override?.addresses, ["fd00:0:0:0:0:0:0:20"], "the owner's own AAAA")
     XCTAssertEqual(upstream.udpQueries + upstream.tcpQueries, 0, "none of them went upstream")
 
     // The upstream is there and answers what is forwarded.
-    XCTAssertEqual(ask("www.example", type: 1, id: 6)?.addresses, ["192.0.2.80"])
-    XCTAssertEqual(ask("com", type: 2, id: 7)?.id, 7)
-    XCTAssertEqual(ask("8.8.8.8.in-addr.arpa", type: 12, id: 8)?.id, 8)
+    XCTAssertEqual(dnsward.ask("www.example", type: 1, id: 6)?.addresses, ["192.0.2.80"])
+    XCTAssertEqual(dnsward.ask("com", type: 2, id: 7)?.id, 7)
+    XCTAssertEqual(dnsward.ask("8.8.8.8.in-addr.arpa", type: 12, id: 8)?.id, 8)
     XCTAssertEqual(upstream.udpQueries, 3)
     let counters = dnsward.counters()
     XCTAssertEqual(counters["notForwarded"], 3)

@@ -26,28 +26,18 @@ final class NftSetIntegrationTests: XCTestCase {
     guard !DnswardBinary.isEmulated else {
       throw XCTSkip("qemu-user does not pass netlink through")
     }
-    guard Self.run(["nft", "--version"]).status == 0 else {
-      throw XCTSkip("nft is not installed (apt-get install nftables)")
-    }
-    namespace = "dwnftset-\(getpid())"
-    _ = Self.run(["ip", "netns", "del", namespace])  // left by a crashed run
-    guard Self.run(["ip", "netns", "add", namespace]).status == 0 else {
-      namespace = ""
-      throw XCTSkip("cannot create a network namespace (ip netns add)")
-    }
-    XCTAssertEqual(Self.run(["ip", "-n", namespace, "link", "set", "lo", "up"]).status, 0)
-    let loaded = nft(
-      """
-      table inet fw {
-        set vpn4 { type ipv4_addr; flags timeout; }
-        set vpn6 { type ipv6_addr; flags timeout; }
-      }
-      """)
-    XCTAssertEqual(loaded.status, 0, loaded.output)
+    namespace = try makeNftablesNamespace(
+      "dwnftset", loopbackUp: true,
+      ruleset: """
+        table inet fw {
+          set vpn4 { type ipv4_addr; flags timeout; }
+          set vpn6 { type ipv6_addr; flags timeout; }
+        }
+        """)
   }
 
   override func tearDown() {
-    if !namespace.isEmpty { _ = Self.run(["ip", "netns", "del", namespace]) }
+    if !namespace.isEmpty { _ = runCommand(["ip", "netns", "del", namespace]) }
   }
 
   /// A answers of TTL 3 s for `*.video.example`, AAAA answers for
@@ -91,23 +81,20 @@ final class NftSetIntegrationTests: XCTestCase {
     let upstream = try FakeUpstream(.custom(Self.answer))
     defer { upstream.stop() }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        nftset inet fw vpn4,vpn6 for video.example
-        user nobody
-        seccomp on
-        timeout 500ms
-        """)
+      forwardingTo: upstream,
+      """
+      nftset inet fw vpn4,vpn6 for video.example
+      user nobody
+      seccomp on
+      timeout 500ms
+      """)
     defer { dnsward.stop() }
 
-    let unlisted = Reply(StubClient.udp(StubClient.query("www.example.com"), port: dnsward.port))
+    let unlisted = dnsward.ask("www.example.com")
     XCTAssertEqual(unlisted?.addresses, ["198.51.100.5"])
-    let reply = Reply(
-      StubClient.udp(StubClient.query("www.video.example", id: 2), port: dnsward.port))
+    let reply = dnsward.ask("www.video.example", id: 2)
     XCTAssertEqual(reply?.addresses, ["192.0.2.77"], "the answer is not held back")
-    let six = Reply(
-      StubClient.udp(StubClient.query("six.video.example", type: 28, id: 3), port: dnsward.port))
+    let six = dnsward.ask("six.video.example", type: 28, id: 3)
     XCTAssertEqual(six?.rcode, 0)
 
     // The writer flushes at the end of the loop turn: poll, bounded.
@@ -117,8 +104,7 @@ final class NftSetIntegrationTests: XCTestCase {
     XCTAssertTrue(listSet("vpn4").contains("expires"), "with the answer's TTL as timeout")
 
     // A cache hit sends the address again (with the remaining TTL).
-    let cached = Reply(
-      StubClient.udp(StubClient.query("www.video.example", id: 4), port: dnsward.port))
+    let cached = dnsward.ask("www.video.example", id: 4)
     XCTAssertEqual(cached?.addresses, ["192.0.2.77"])
 
     // The 3 s timeout empties the set (no more questions meanwhile).
@@ -132,7 +118,7 @@ final class NftSetIntegrationTests: XCTestCase {
     XCTAssertTrue(dnsward.log.contains("running as user nobody"), dnsward.log)
   }
 
-  func listSet(_ set: String) -> String { nft("list set inet fw \(set)").output }
+  func listSet(_ set: String) -> String { nft("list set inet fw \(set)", in: namespace).output }
 
   func waitForSet(_ set: String, toContain text: String, seconds: TimeInterval) -> Bool {
     poll(seconds) { self.listSet(set).contains(text) }
@@ -149,22 +135,5 @@ final class NftSetIntegrationTests: XCTestCase {
       Thread.sleep(forTimeInterval: 0.1)
     }
     return condition()
-  }
-
-  func nft(_ command: String) -> (status: Int32, output: String) {
-    Self.run(["ip", "netns", "exec", namespace, "nft", command])
-  }
-
-  static func run(_ arguments: [String]) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    do { try process.run() } catch { return (-1, "\(error)") }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }

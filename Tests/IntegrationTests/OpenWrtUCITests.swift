@@ -14,19 +14,13 @@ import XCTest
 final class OpenWrtUCITests: XCTestCase {
   var directory: URL!
 
-  override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-uci-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  }
+  override func setUpWithError() throws { directory = try makeScratchDirectory("dnsward-uci") }
 
   override func tearDownWithError() throws {
     try? FileManager.default.removeItem(at: directory)
   }
 
-  static let converter = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Board/openwrt/package/uci-to-conf.awk")
+  static let converter = SourceTree.url("Board/openwrt/package/uci-to-conf.awk")
 
   /// The awk command line: `DNSWARD_TEST_AWK`'s words, or `awk`.
   static var awk: [String] {

@@ -89,7 +89,7 @@ final class OverrideCheckTests: XCTestCase {
       dnsward.log.contains("override-check: probing 2 override addresses on tcp:\(target.port)"),
       dnsward.log)
     func ask(_ id: UInt16) -> Reply? {
-      Reply(StubClient.udp(StubClient.query("svc.test", id: id), port: dnsward.port))
+      dnsward.ask("svc.test", id: id)
     }
     // One failed round is not enough to mark an address down.
     XCTAssertEqual(ask(1)?.addresses, ["127.0.0.1", "127.0.0.2"])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// SIGHUP with the real binary: the config file is read again and put in
@@ -7,7 +8,7 @@ import XCTest
 /// every worker reloads; `resolv-conf` is picked up when the file appears.
 final class ReloadTests: XCTestCase {
   func addresses(_ name: String, port: UInt16) -> (rcode: Int, [String])? {
-    guard let reply = Reply(StubClient.udp(StubClient.query(name), port: port)) else { return nil }
+    guard let reply = Reply(StubClient.udp(dnsQuery(name), port: port)) else { return nil }
     return (reply.rcode, reply.addresses)
   }
 
@@ -208,9 +209,7 @@ final class ReloadTests: XCTestCase {
   /// dnsward runs on local answers and takes the nameservers once the file
   /// appears, and again when it changes.
   func testResolvConfIsPickedUpWhenItAppears() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "dnsward-reload-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try makeScratchDirectory("dnsward-reload")
     defer { try? FileManager.default.removeItem(at: directory) }
     let resolvConf = directory.appendingPathComponent("resolv.conf.auto").path
     let dnsward = try DnswardProcess(

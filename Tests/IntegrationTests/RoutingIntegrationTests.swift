@@ -22,13 +22,12 @@ final class RoutingIntegrationTests: XCTestCase {
     """.write(to: list, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: list) }
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(trusted.port)
-        upstream udp 127.0.0.1:\(domestic.port) for-list \(list.path) for 168.192.in-addr.arpa
-        timeout 500ms
-        cache 0
-        """)
+      forwardingTo: trusted,
+      """
+      upstream udp 127.0.0.1:\(domestic.port) for-list \(list.path) for 168.192.in-addr.arpa
+      timeout 500ms
+      cache 0
+      """)
     defer { dnsward.stop() }
     XCTAssertTrue(dnsward.log.contains("\(list.path):5: one domain per line"), dnsward.log)
 
@@ -37,14 +36,12 @@ final class RoutingIntegrationTests: XCTestCase {
     ]
     let trustedNames = ["www.example.com", "baidu.example.com", "example.net"]
     for (index, name) in (domesticNames + trustedNames).enumerated() {
-      let reply = Reply(
-        StubClient.udp(StubClient.query(name, id: UInt16(index + 1)), port: dnsward.port))
+      let reply = dnsward.ask(name, id: UInt16(index + 1))
       XCTAssertEqual(reply?.rcode, 0, name)
       let expected = domesticNames.contains(name) ? "192.0.2.10" : "192.0.2.20"
       XCTAssertEqual(reply?.addresses, [expected], name)
     }
-    let ptr = Reply(
-      StubClient.udp(StubClient.query("5.1.168.192.in-addr.arpa", type: 12), port: dnsward.port))
+    let ptr = dnsward.ask("5.1.168.192.in-addr.arpa", type: 12)
     XCTAssertNotNil(ptr)
     XCTAssertEqual(domestic.udpQuestions, domesticNames + ["5.1.168.192.in-addr.arpa"])
     XCTAssertEqual(trusted.udpQuestions, trustedNames)

@@ -20,16 +20,15 @@ final class SeccompTests: XCTestCase {
     defer { try? FileManager.default.removeItem(at: folder) }
     let cacheFile = folder.appendingPathComponent("cache")
     let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(udpUpstream.port)
-        override printer.lan 192.168.1.20
-        verify bank.example
-        upstream tcp 127.0.0.1:\(tcpUpstream.port) trusted
-        cache-file \(cacheFile.path)
-        stale 1d
-        seccomp on
-        """)
+      forwardingTo: udpUpstream,
+      """
+      override printer.lan 192.168.1.20
+      verify bank.example
+      upstream tcp 127.0.0.1:\(tcpUpstream.port) trusted
+      cache-file \(cacheFile.path)
+      stale 1d
+      seccomp on
+      """)
     defer { dnsward.stop() }
 
     // The filter goes on after "listening on", just before the loop.
@@ -44,19 +43,19 @@ final class SeccompTests: XCTestCase {
 
     let port = dnsward.port
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("printer.lan"), port: port))?.addresses,
+      Reply(StubClient.udp(dnsQuery("printer.lan"), port: port))?.addresses,
       ["192.168.1.20"])
     // Forwarded over UDP (a ring socket connected while filtered), then a hit.
     for _ in 0..<2 {
       XCTAssertEqual(
-        Reply(StubClient.udp(StubClient.query("www.example"), port: port))?.addresses,
+        Reply(StubClient.udp(dnsQuery("www.example"), port: port))?.addresses,
         ["192.0.2.44"])
     }
     XCTAssertEqual(udpUpstream.udpQueries, 1)
     // A verify name goes to the trusted TCP upstream: a TCP socket opened
     // while filtered; asked by a TCP client.
     XCTAssertEqual(
-      Reply(StubClient.tcp([StubClient.query("bank.example")], port: port).first)?.addresses,
+      Reply(StubClient.tcp([dnsQuery("bank.example")], port: port).first)?.addresses,
       ["192.0.2.45"])
     XCTAssertGreaterThan(tcpUpstream.tcpQueries, 0)
 

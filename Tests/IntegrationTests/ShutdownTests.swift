@@ -12,36 +12,53 @@ import XCTest
 /// moves on to the next DNS server at once instead of after its own timeout
 /// (glibc: 5 s).
 final class ShutdownTests: XCTestCase {
-  func testSIGTERMUnderLoadAnswersEveryPendingClientAndExitsWithinASecond() throws {
+  /// dnsward forwarding to a silent upstream with a 10 s timeout, which
+  /// keeps every question pending until the signal; `config` adds lines.
+  func startWithPendingQuestions(_ config: String = "") throws -> (DnswardProcess, FakeUpstream) {
     let upstream = try FakeUpstream(.silent)
+    do {
+      return (
+        try DnswardProcess(forwardingTo: upstream, "timeout 10s\ninflight 64\n" + config), upstream
+      )
+    } catch {
+      upstream.stop()
+      throw error
+    }
+  }
+
+  /// Sends SIGTERM and checks that dnsward exits with status 0 within a
+  /// second (3 s under qemu-user, whose own start-up and exit add time).
+  func assertExitsWithinASecondOfSIGTERM(
+    _ dnsward: DnswardProcess, _ what: String, file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let signalled = Date()
+    kill(dnsward.process.processIdentifier, SIGTERM)
+    let status = dnsward.waitForExit(timeout: 5)
+    let elapsed = Date().timeIntervalSince(signalled)
+    XCTAssertEqual(
+      status, 0, "exit status after SIGTERM; log:\n\(dnsward.log)", file: file, line: line)
+    let limit: TimeInterval = !DnswardBinary.isEmulated ? 1 : 3
+    XCTAssertLessThan(elapsed, limit, what, file: file, line: line)
+  }
+
+  func testSIGTERMUnderLoadAnswersEveryPendingClientAndExitsWithinASecond() throws {
+    let (dnsward, upstream) = try startWithPendingQuestions()
     defer { upstream.stop() }
-    // A 10 s timeout keeps every question pending until the signal.
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 10s
-        inflight 64
-        """)
     defer { dnsward.stop() }
 
     let udpCount = 48
     let client = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(client) }
-    var address = StubClient.loopback(dnsward.port)
+    let address = StubClient.loopback(dnsward.port)
     for index in 0..<udpCount {
-      let packet = StubClient.query("q\(index).pending.test", id: UInt16(index))
-      _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(client, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
+      let packet = dnsQuery("q\(index).pending.test", id: UInt16(index))
+      StubClient.sendDatagram(packet, from: client, to: address)
     }
     // Two questions pending on one client TCP connection too.
     let connection = try XCTUnwrap(StubClient.TCPConnection(port: dnsward.port))
     for index in 0..<2 {
-      let query = StubClient.query("t\(index).pending.test", id: UInt16(1000 + index))
-      connection.send([UInt8(query.count >> 8), UInt8(query.count & 0xFF)] + query)
+      let query = dnsQuery("t\(index).pending.test", id: UInt16(1000 + index))
+      connection.send(framedMessage(query))
     }
 
     // Every question has reached the upstream: all of them are in flight.
@@ -51,14 +68,7 @@ final class ShutdownTests: XCTestCase {
     }
     XCTAssertEqual(upstream.udpQueries, udpCount + 2, "questions forwarded before the signal")
 
-    let signalled = Date()
-    kill(dnsward.process.processIdentifier, SIGTERM)
-    let status = dnsward.waitForExit(timeout: 5)
-    let elapsed = Date().timeIntervalSince(signalled)
-    XCTAssertEqual(status, 0, "exit status after SIGTERM; log:\n\(dnsward.log)")
-    // Under qemu-user the emulator's own start-up and exit add time.
-    let limit: TimeInterval = !DnswardBinary.isEmulated ? 1 : 3
-    XCTAssertLessThan(elapsed, limit, "seconds from SIGTERM to exit")
+    assertExitsWithinASecondOfSIGTERM(dnsward, "seconds from SIGTERM to exit")
 
     var tv = timeval(tv_sec: 0, tv_usec: 500_000)
     setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -81,34 +91,22 @@ final class ShutdownTests: XCTestCase {
   /// the clients waiting in either worker are answered, and the whole group
   /// is gone within the second.
   func testSIGTERMWithWorkersAnswersTheClientsOfBothWorkers() throws {
-    let upstream = try FakeUpstream(.silent)
+    let (dnsward, upstream) = try startWithPendingQuestions("workers 2")
     defer { upstream.stop() }
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        timeout 10s
-        inflight 64
-        workers 2
-        """)
     defer { dnsward.stop() }
     dnsward.waitForLog("workers: 2", seconds: 10)
     // 16 client sockets (the kernel spreads them over the workers by port),
     // two questions each.
     var clients: [Int32] = []
     defer { for fd in clients { close(fd) } }
-    var address = StubClient.loopback(dnsward.port)
+    let address = StubClient.loopback(dnsward.port)
     for client in 0..<16 {
       let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
       clients.append(fd)
       for question in 0..<2 {
-        let packet = StubClient.query(
+        let packet = dnsQuery(
           "w\(client)-\(question).pending.test", id: UInt16(client * 2 + question))
-        _ = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        StubClient.sendDatagram(packet, from: fd, to: address)
       }
     }
     let sentDeadline = Date().addingTimeInterval(10)
@@ -117,13 +115,7 @@ final class ShutdownTests: XCTestCase {
     }
     XCTAssertEqual(upstream.udpQueries, 32, "questions forwarded before the signal")
 
-    let signalled = Date()
-    kill(dnsward.process.processIdentifier, SIGTERM)
-    let status = dnsward.waitForExit(timeout: 5)
-    let elapsed = Date().timeIntervalSince(signalled)
-    XCTAssertEqual(status, 0, "exit status after SIGTERM; log:\n\(dnsward.log)")
-    let limit: TimeInterval = !DnswardBinary.isEmulated ? 1 : 3
-    XCTAssertLessThan(elapsed, limit, "seconds from SIGTERM to the group's exit")
+    assertExitsWithinASecondOfSIGTERM(dnsward, "seconds from SIGTERM to the group's exit")
 
     var buffer = [UInt8](repeating: 0, count: 4096)
     for (index, fd) in clients.enumerated() {

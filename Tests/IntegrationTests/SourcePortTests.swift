@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// RFC 5452 §9.2: every upstream query from a fresh random source port.
@@ -6,11 +7,10 @@ final class SourcePortTests: XCTestCase {
   /// dnsward forwarding every question (no cache) to `upstream` over UDP.
   func forwarder(to upstream: FakeUpstream) throws -> DnswardProcess {
     try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(upstream.port)
-        cache 0
-        """)
+      forwardingTo: upstream,
+      """
+      cache 0
+      """)
   }
 
   func testEveryUpstreamQueryComesFromAFreshPort() throws {
@@ -21,7 +21,7 @@ final class SourcePortTests: XCTestCase {
     let queries = 40
     for index in 0..<queries {
       // One at a time: each reuses the ring slot (and socket) of the last.
-      let reply = Reply(StubClient.udp(StubClient.query("n\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("n\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     }
     let ports = upstream.udpSourcePorts
@@ -44,7 +44,7 @@ final class SourcePortTests: XCTestCase {
     let dnsward = try forwarder(to: upstream)
     defer { dnsward.stop() }
     for index in 0..<20 {
-      let reply = Reply(StubClient.udp(StubClient.query("d\(index).example"), port: dnsward.port))
+      let reply = dnsward.ask("d\(index).example")
       XCTAssertEqual(reply?.addresses, ["192.0.2.80"])
     }
     func cpuTicks() -> Int {

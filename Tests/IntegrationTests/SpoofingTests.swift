@@ -31,11 +31,10 @@ final class SpoofingTests: XCTestCase {
     do {
       // A generous timeout: under qemu the answer must still beat it.
       let dnsward = try DnswardProcess(
-        config: """
-          listen 127.0.0.1:0
-          upstream udp 127.0.0.1:\(upstream.port)
-          timeout 4s
-          """)
+        forwardingTo: upstream,
+        """
+        timeout 4s
+        """)
       return (upstream, dnsward)
     } catch {
       upstream.stop()
@@ -57,7 +56,7 @@ final class SpoofingTests: XCTestCase {
     for round in 0..<5 {
       let batch = (0..<8).map { "target-\(round)-\($0).example" }
       names += batch
-      let queries = batch.enumerated().map { StubClient.query($1, id: UInt16(round * 8 + $0)) }
+      let queries = batch.enumerated().map { dnsQuery($1, id: UInt16(round * 8 + $0)) }
       let clients = Background { ConnectedClients.ask(queries, port: dnsward.port, timeout: 8) }
       attacker.flood(names: batch, randomCase: round % 2 == 1, until: clients.isDone)
       replies += clients.result.map { Reply($0) }
@@ -69,7 +68,7 @@ final class SpoofingTests: XCTestCase {
     // The cache: every name again, answered without asking the upstream.
     let asked = upstream.udpQuestions.filter { names.contains($0) }.count
     let again = ConnectedClients.ask(
-      names.enumerated().map { StubClient.query($1, id: UInt16(1000 + $0)) }, port: dnsward.port,
+      names.enumerated().map { dnsQuery($1, id: UInt16(1000 + $0)) }, port: dnsward.port,
       timeout: 5)
     XCTAssertEqual(again.count, names.count)
     XCTAssertTrue(again.allSatisfy { Reply($0)?.addresses == [Self.trueAddress] })
@@ -103,7 +102,7 @@ final class SpoofingTests: XCTestCase {
     var poisoned = 0
     for round in 0..<4 {
       let name = "birthday-\(round).example"
-      let queries = (0..<64).map { StubClient.query(name, id: UInt16($0)) }
+      let queries = (0..<64).map { dnsQuery(name, id: UInt16($0)) }
       let clients = Background { ConnectedClients.ask(queries, port: dnsward.port, timeout: 8) }
       attacker.flood(names: [name], randomCase: round % 2 == 1, until: clients.isDone)
       let replies = clients.result
@@ -115,7 +114,7 @@ final class SpoofingTests: XCTestCase {
         upstream.udpQuestions.filter { $0 == name }.count, 1,
         "\(name): one upstream query for 64 clients")
       XCTAssertEqual(
-        Reply(StubClient.udp(StubClient.query(name), port: dnsward.port))?.addresses,
+        dnsward.ask(name)?.addresses,
         [Self.trueAddress], "\(name) in the cache")
     }
     let counters = dnsward.counters()

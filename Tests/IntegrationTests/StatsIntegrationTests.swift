@@ -33,12 +33,12 @@ final class StatsIntegrationTests: XCTestCase {
     let dnsward = try DnswardProcess(config: Self.config + "\nedns-size 4096\n")
     defer { dnsward.stop() }
     for (index, name) in ["printer.lan", "NAS.lan", "tv.lan", "printer.lan"].enumerated() {
-      let query = StubClient.query(name, id: UInt16(index))
+      let query = dnsQuery(name, id: UInt16(index))
       let reply = Reply(StubClient.udp(query, port: dnsward.port))
       XCTAssertEqual(reply?.rcode, 0, name)
     }
     XCTAssertEqual(
-      Reply(StubClient.udp(StubClient.query("ads.example", id: 9), port: dnsward.port))?.rcode, 3)
+      dnsward.ask("ads.example", id: 9)?.rcode, 3)
 
     let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(run.status, 0, run.errors)
@@ -58,7 +58,7 @@ final class StatsIntegrationTests: XCTestCase {
     // With a 512-byte EDNS limit the list never fits in UDP.
     let dnsward = try DnswardProcess(config: Self.config + "\nedns-size 512\n")
     defer { dnsward.stop() }
-    _ = StubClient.udp(StubClient.query("printer.lan"), port: dnsward.port)
+    _ = StubClient.udp(dnsQuery("printer.lan"), port: dnsward.port)
     let run = try runDnsward(["stats", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(run.status, 0, run.errors)
     let values = run.values
@@ -68,19 +68,11 @@ final class StatsIntegrationTests: XCTestCase {
   }
 
   func testStatsCommandOverIPv6() throws {
-    let probe = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
-    var loopback = StubClient.loopback6(0)
-    let bound = withUnsafePointer(to: &loopback) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-      }
-    }
-    close(probe)
-    guard bound == 0 else { throw XCTSkip("no IPv6 loopback on this machine") }
+    guard StubClient.hasIPv6Loopback else { throw XCTSkip("no IPv6 loopback on this machine") }
     let dnsward = try DnswardProcess(config: Self.config + "\nlisten [::1]:0\n")
     defer { dnsward.stop() }
     let port = try XCTUnwrap(DnswardProcess.port(after: "[::1]:", in: dnsward.log))
-    _ = StubClient.udp6(StubClient.query("tv.lan"), port: port)
+    _ = StubClient.udp6(dnsQuery("tv.lan"), port: port)
     let run = try runDnsward(["stats", "[::1]:\(port)"])
     XCTAssertEqual(run.status, 0, run.errors)
     XCTAssertEqual(run.values["overridden"], 1)
@@ -88,17 +80,8 @@ final class StatsIntegrationTests: XCTestCase {
 
   func testStatsCommandTimesOutWithExitStatus1() throws {
     // A UDP socket that never answers.
-    let silent = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let (silent, port) = try XCTUnwrap(StubClient.boundUDPSocket())
     defer { close(silent) }
-    var address = StubClient.loopback(0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(silent, $0, length) == 0 && getsockname(silent, $0, &length) == 0
-      }
-    }
-    XCTAssertTrue(bound)
-    let port = UInt16(bigEndian: address.sin_port)
     let started = Date()
     let run = try runDnsward(["stats", "127.0.0.1:\(port)"])
     XCTAssertEqual(run.status, 1)
@@ -117,7 +100,7 @@ final class StatsIntegrationTests: XCTestCase {
     defer { dnsward.stop() }
     for (index, name) in ["printer.lan", "www.example", "ads.example"].enumerated() {
       XCTAssertNotNil(
-        Reply(StubClient.udp(StubClient.query(name, id: UInt16(index)), port: dnsward.port)))
+        dnsward.ask(name, id: UInt16(index)))
     }
     let json = try runDnsward(["stats", "--json", "127.0.0.1:\(dnsward.port)"])
     XCTAssertEqual(json.status, 0, json.errors)

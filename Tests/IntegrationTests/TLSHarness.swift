@@ -115,16 +115,11 @@
     /// Starts dnsdist and waits for its listeners; stops it again unless all
     /// listen. `exited`: it ended by itself (a port it could not bind).
     private func launch() throws -> Launch {
+      // Each start begins a new log.
       _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-      let output = FileHandle(forWritingAtPath: logPath)
-      output?.seekToEndOfFile()
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: Self.executable)
-      process.arguments = ["--supervised", "--disable-syslog", "-C", configPath]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = output ?? FileHandle.nullDevice
-      process.standardError = output ?? FileHandle.nullDevice
-      try process.run()
+      let process = try launchProcess(
+        URL(fileURLWithPath: Self.executable),
+        ["--supervised", "--disable-syslog", "-C", configPath], logPath: logPath)
       self.process = process
       for listener in listeners where !waitListening(listener.port) {
         let outcome: Launch = process.isRunning ? .notListening : .exited
@@ -143,12 +138,7 @@
     func stop() {
       guard let process else { return }
       self.process = nil
-      if process.isRunning {
-        process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-      }
+      stopProcess(process)
     }
 
     /// Polls with plain TCP connects (dnsdist logs each as a failed handshake).

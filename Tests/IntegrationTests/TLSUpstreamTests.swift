@@ -82,14 +82,14 @@ import XCTest
       _ name: String, type: UInt16 = 1, edns: UInt16? = nil, id: UInt16 = 1,
       _ dnsward: DnswardProcess
     ) -> Reply? {
-      let query = StubClient.query(name, type: type, id: id, edns: edns)
+      let query = dnsQuery(name, type: type, id: id, edns: edns)
       return Reply(StubClient.udp(query, port: dnsward.port, timeout: 8))
     }
 
     func tcp(_ name: String, type: UInt16 = 1, id: UInt16 = 1, _ dnsward: DnswardProcess)
       -> Reply?
     {
-      Reply(StubClient.tcp([StubClient.query(name, type: type, id: id)], port: dnsward.port).first)
+      Reply(StubClient.tcp([dnsQuery(name, type: type, id: id)], port: dnsward.port).first)
     }
 
     /// Every answer of TestZone through `dnsward`, asked over UDP and over TCP.
@@ -159,17 +159,11 @@ import XCTest
       ]
       let server = try self.server
       for (kind, option) in [(Dnsdist.Kind.dot, "+tls"), (.doh, "+https=/dns-query")] {
-        let output = Pipe()
-        let kdig = Process()
-        kdig.executableURL = URL(fileURLWithPath: "/usr/bin/kdig")
-        kdig.arguments =
-          common + [option, "-p", "\(server.port(kind, "good"))", "alias.example.test", "A"]
-        kdig.standardOutput = output
-        kdig.standardError = output
-        try kdig.run()
-        let text = String(
-          decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        kdig.waitUntilExit()
+        let text = try runProcess(
+          URL(fileURLWithPath: "/usr/bin/kdig"),
+          common + [option, "-p", "\(server.port(kind, "good"))", "alias.example.test", "A"],
+          mergingErrors: true
+        ).outputText
         XCTAssertEqual(
           text, "alias2.example.test.\nwww.example.test.\n192.0.2.80\n",
           "\(option); dnsdist:\n\(server.log)")
@@ -244,13 +238,9 @@ import XCTest
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var tv = timeval(tv_sec: 8, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = StubClient.loopback(dnsward.port)
-        let query = StubClient.query(name, id: UInt16(index + 1))
-        _ = withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(fd, query, query.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        let address = StubClient.loopback(dnsward.port)
+        let query = dnsQuery(name, id: UInt16(index + 1))
+        StubClient.sendDatagram(query, from: fd, to: address)
         return fd
       }
       defer { sockets.forEach { close($0) } }

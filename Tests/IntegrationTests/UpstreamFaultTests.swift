@@ -28,10 +28,6 @@ final class UpstreamFaultTests: XCTestCase {
     """
   }
 
-  func ask(_ name: String, _ dnsward: DnswardProcess, id: UInt16 = 0x4444) -> Reply? {
-    Reply(StubClient.udp(StubClient.query(name, id: id), port: dnsward.port, timeout: 5))
-  }
-
   /// Waits until `condition` holds (log lines are written asynchronously).
   func eventually(_ timeout: TimeInterval = 3, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
@@ -52,20 +48,23 @@ final class UpstreamFaultTests: XCTestCase {
     defer { dnsward.stop() }
     let descriptors = try XCTUnwrap(dnsward.openDescriptors)
     for index in 0..<3 {
-      XCTAssertEqual(ask("before-\(index).example", dnsward)?.addresses, ["192.0.2.1"])
+      XCTAssertEqual(
+        dnsward.ask("before-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.1"])
     }
 
     first.behaviour = .silent
     // Three misses of the deadline: each answered by the second upstream.
     for index in 0..<3 {
-      XCTAssertEqual(ask("during-\(index).example", dnsward)?.addresses, ["192.0.2.2"])
+      XCTAssertEqual(
+        dnsward.ask("during-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.2"])
     }
     XCTAssertTrue(eventually { dnsward.log.contains(Self.down) }, dnsward.log)
     // From now on the silent one is skipped: the next upstream at once.
     let askedBefore = first.udpQueries
     for index in 0..<5 {
       let started = Date()
-      XCTAssertEqual(ask("after-\(index).example", dnsward)?.addresses, ["192.0.2.2"])
+      XCTAssertEqual(
+        dnsward.ask("after-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.2"])
       if !DnswardBinary.isExternal {
         XCTAssertLessThan(Date().timeIntervalSince(started), 0.3, "no deadline waited for")
       }
@@ -73,7 +72,8 @@ final class UpstreamFaultTests: XCTestCase {
     XCTAssertEqual(first.udpQueries, askedBefore, "the silent upstream is not asked")
     // What the first one said before it went quiet is still in the cache.
     for index in 0..<3 {
-      XCTAssertEqual(ask("before-\(index).example", dnsward)?.addresses, ["192.0.2.1"])
+      XCTAssertEqual(
+        dnsward.ask("before-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.1"])
     }
     let counters = dnsward.counters()
     XCTAssertEqual(counters["upstream0.timeouts"], 3)
@@ -92,11 +92,12 @@ final class UpstreamFaultTests: XCTestCase {
     defer { dnsward.stop() }
     let descriptors = try XCTUnwrap(dnsward.openDescriptors)
     for index in 0..<8 {
-      XCTAssertEqual(ask("reset-\(index).example", dnsward)?.addresses, ["192.0.2.3"])
+      XCTAssertEqual(
+        dnsward.ask("reset-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.3"])
     }
     // Eight at once as well: the resets fail over every question pipelined.
     let burst = StubClient.udpBurst(
-      (0..<8).map { StubClient.query("reset-burst-\($0).example", id: UInt16($0)) },
+      (0..<8).map { dnsQuery("reset-burst-\($0).example", id: UInt16($0)) },
       port: dnsward.port, timeout: 5)
     XCTAssertEqual(burst.count, 8)
     XCTAssertTrue(burst.allSatisfy { Reply($0)?.addresses == ["192.0.2.3"] })
@@ -124,12 +125,13 @@ final class UpstreamFaultTests: XCTestCase {
     let descriptors = try XCTUnwrap(dnsward.openDescriptors)
     // Three at once: every liar misses three deadlines and is marked down.
     let first = StubClient.udpBurst(
-      (0..<3).map { StubClient.query("garbage-\($0).example", id: UInt16($0)) },
+      (0..<3).map { dnsQuery("garbage-\($0).example", id: UInt16($0)) },
       port: dnsward.port, timeout: 5)
     XCTAssertEqual(first.count, 3)
     XCTAssertTrue(first.allSatisfy { Reply($0)?.addresses == ["192.0.2.4"] }, "\(first)")
     for index in 3..<10 {
-      XCTAssertEqual(ask("garbage-\(index).example", dnsward)?.addresses, ["192.0.2.4"])
+      XCTAssertEqual(
+        dnsward.ask("garbage-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.4"])
     }
     XCTAssertTrue(
       eventually { occurrences(of: Self.down, in: dnsward.log) == 3 }, dnsward.log)
@@ -152,13 +154,14 @@ final class UpstreamFaultTests: XCTestCase {
         ["udp 127.0.0.1:\(late.port)", "udp 127.0.0.1:\(honest.port)"], timeout: "300ms"))
     defer { dnsward.stop() }
     let replies = StubClient.udpBurst(
-      (0..<4).map { StubClient.query("late-\($0).example", id: UInt16($0)) }, port: dnsward.port,
+      (0..<4).map { dnsQuery("late-\($0).example", id: UInt16($0)) }, port: dnsward.port,
       timeout: 5)
     XCTAssertEqual(replies.count, 4)
     XCTAssertTrue(replies.allSatisfy { Reply($0)?.addresses == ["192.0.2.5"] }, "\(replies)")
     Thread.sleep(forTimeInterval: 1)  // the late answers have come and gone
     for index in 0..<4 {
-      XCTAssertEqual(ask("late-\(index).example", dnsward)?.addresses, ["192.0.2.5"])
+      XCTAssertEqual(
+        dnsward.ask("late-\(index).example", id: 0x4444, timeout: 5)?.addresses, ["192.0.2.5"])
     }
     XCTAssertEqual(late.udpQueries, 4)
   }
@@ -178,27 +181,28 @@ final class UpstreamFaultTests: XCTestCase {
     let descriptors = try XCTUnwrap(dnsward.openDescriptors)
     for cycle in 0..<2 {
       let known = "known-\(cycle).example"
-      XCTAssertEqual(ask(known, dnsward)?.addresses, ["192.0.2.6"])
+      XCTAssertEqual(dnsward.ask(known, id: 0x4444, timeout: 5)?.addresses, ["192.0.2.6"])
 
       flapping.behaviour = .silent
       for index in 0..<3 {
-        XCTAssertEqual(ask("new-\(cycle)-\(index).example", dnsward)?.rcode, 2)
+        XCTAssertEqual(
+          dnsward.ask("new-\(cycle)-\(index).example", id: 0x4444, timeout: 5)?.rcode, 2)
       }
       XCTAssertTrue(
         eventually { occurrences(of: Self.down, in: dnsward.log) == cycle + 1 }, dnsward.log)
       Thread.sleep(forTimeInterval: 0.3)  // 1.2 s since `known` was cached: expired
-      let stale = ask(known, dnsward, id: 9)
+      let stale = dnsward.ask(known, id: 9, timeout: 5)
       XCTAssertEqual(stale?.id, 9)
       XCTAssertEqual(stale?.addresses, ["192.0.2.6"], "\(known) from the stale cache")
       XCTAssertEqual(stale?.firstTTL, 30)
 
       flapping.behaviour = .honest
-      let back = ask("back-\(cycle).example", dnsward)
+      let back = dnsward.ask("back-\(cycle).example", id: 0x4444, timeout: 5)
       XCTAssertEqual(back?.addresses, ["192.0.2.6"])
       XCTAssertTrue(
         eventually { occurrences(of: Self.recovered, in: dnsward.log) == cycle + 1 }, dnsward.log)
       // Asked again, the stale name is refreshed from the upstream.
-      let refreshed = ask(known, dnsward)
+      let refreshed = dnsward.ask(known, id: 0x4444, timeout: 5)
       XCTAssertEqual(refreshed?.addresses, ["192.0.2.6"])
       XCTAssertNotEqual(refreshed?.firstTTL, 30)
       XCTAssertEqual(flapping.udpQuestions.filter { $0 == known }.count, 3)
@@ -220,7 +224,7 @@ final class UpstreamFaultTests: XCTestCase {
   ) {
     fill.behaviour = .slow(milliseconds: 150)
     let replies = StubClient.udpBurst(
-      (0..<16).map { StubClient.query("fill-\($0).example", id: UInt16($0)) }, port: dnsward.port,
+      (0..<16).map { dnsQuery("fill-\($0).example", id: UInt16($0)) }, port: dnsward.port,
       timeout: 5)
     XCTAssertEqual(replies.count, 16, "the ring filled", file: file, line: line)
     var after = dnsward.openDescriptors

@@ -24,7 +24,7 @@ final class VersionTests: XCTestCase {
 
     let dnsward = try DnswardProcess(config: "listen 127.0.0.1:0\n")
     defer { dnsward.stop() }
-    var query = StubClient.query("version.bind", type: 16, id: 0x7676)
+    var query = dnsQuery("version.bind", type: 16, id: 0x7676)
     query[query.count - 1] = 3  // class CH
     let reply = try XCTUnwrap(Reply(StubClient.udp(query, port: dnsward.port)))
     XCTAssertEqual(reply.rcode, 0)

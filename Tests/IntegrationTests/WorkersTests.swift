@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `workers N`: N processes on one listen address through SO_REUSEPORT.
@@ -43,8 +44,7 @@ final class WorkersTests: XCTestCase {
     // Each query from a socket of its own: the kernel spreads them by port.
     let queries = 64
     for id in 0..<queries {
-      let reply = Reply(
-        StubClient.udp(StubClient.query("printer.lan", id: UInt16(id)), port: dnsward.port))
+      let reply = dnsward.ask("printer.lan", id: UInt16(id))
       XCTAssertEqual(reply?.id, UInt16(id))
       XCTAssertEqual(reply?.addresses, ["192.168.1.20"])
     }

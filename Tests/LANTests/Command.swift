@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -49,38 +50,17 @@ enum Command {
       return CommandResult(
         arguments: arguments, status: 127, output: "", error: "\(arguments[0]) not found")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = Array(arguments.dropFirst())
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
-    let inputPipe = Pipe()
-    process.standardOutput = outputPipe
-    process.standardError = errorPipe
-    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
     do {
-      try process.run()
+      let result = try runProcess(
+        URL(fileURLWithPath: program), Array(arguments.dropFirst()), input: input,
+        timeout: timeout)
+      return CommandResult(
+        arguments: arguments, status: result.status, output: result.outputText,
+        error: result.error)
     } catch {
       return CommandResult(
         arguments: arguments, status: 126, output: "", error: "cannot run: \(error)")
     }
-    if let input {
-      inputPipe.fileHandleForWriting.write(Data(input.utf8))
-      try? inputPipe.fileHandleForWriting.close()
-    }
-    let pid = process.processIdentifier
-    let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    // stderr is drained on another thread so that neither pipe can fill up.
-    let errorDrain = PipeDrain(errorPipe)
-    let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errorDrain.wait()
-    process.waitUntilExit()
-    watchdog.cancel()
-    return CommandResult(
-      arguments: arguments, status: process.terminationStatus,
-      output: String(decoding: outputData, as: UTF8.self),
-      error: String(decoding: errorData, as: UTF8.self))
   }
 
   /// Runs `arguments` and throws unless it exits 0.
@@ -89,23 +69,5 @@ enum Command {
     let result = run(arguments, input: input)
     guard result.status == 0 else { throw CommandError(result: result) }
     return result
-  }
-}
-
-/// Reads a pipe to its end on a background thread.
-private final class PipeDrain: @unchecked Sendable {
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
-
-  init(_ pipe: Pipe) {
-    DispatchQueue.global().async { [self] in
-      data = pipe.fileHandleForReading.readDataToEndOfFile()
-      done.signal()
-    }
-  }
-
-  func wait() -> Data {
-    done.wait()
-    return data
   }
 }

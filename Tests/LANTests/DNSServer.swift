@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -182,30 +183,14 @@ final class DNSServer: @unchecked Sendable {
 
   /// Length-framed messages (RFC 1035 §4.2.2) until EOF or `stop()`.
   private func serveTCP(_ fd: Int32, port: UInt16) {
-    while let length = readExactly(fd, 2) {
-      guard let message = readExactly(fd, Int(length[0]) << 8 | Int(length[1])) else { return }
+    while let message = readFramedMessage(fd, retrying: { isRunning }) {
       guard let query = DNSQuery(message) else { return }
       count(query, .tcp, port: port)
       for outgoing in respond(query, .tcp) {
-        let framed =
-          [UInt8(outgoing.bytes.count >> 8), UInt8(outgoing.bytes.count & 0xFF)] + outgoing.bytes
+        let framed = framedMessage(outgoing.bytes)
         guard send(fd, framed, framed.count, Int32(MSG_NOSIGNAL)) == framed.count else { return }
       }
     }
-  }
-
-  private func readExactly(_ fd: Int32, _ count: Int) -> [UInt8]? {
-    var result = [UInt8](repeating: 0, count: count)
-    var filled = 0
-    while filled < count {
-      let received = result.withUnsafeMutableBytes {
-        recv(fd, $0.baseAddress! + filled, count - filled, 0)
-      }
-      if received < 0 && (errno == EAGAIN || errno == EINTR) && isRunning { continue }
-      if received <= 0 { return nil }
-      filled += received
-    }
-    return result
   }
 
   private static func setReceiveTimeout(_ fd: Int32) {

@@ -8,20 +8,6 @@ import XCTest
 
 /// recvmmsg/sendmmsg batches over real sockets on 127.0.0.1.
 final class DatagramBatchTests: XCTestCase {
-  /// A UDP socket bound to a kernel-chosen port on 127.0.0.1.
-  func boundSocket() throws -> (FileDescriptor, SocketAddress) {
-    let loopback = SocketAddress(ipv4: 0x7F00_0001, port: 0)
-    let fd = try Socket.udp(for: loopback)
-    try Socket.bind(fd, to: loopback)
-    return (fd, try XCTUnwrap(Socket.localAddress(fd)))
-  }
-
-  /// Waits until `fd` has something to read (the sockets are non-blocking).
-  func waitReadable(_ fd: FileDescriptor) {
-    var poll = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-    _ = Glibc.poll(&poll, 1, 2000)
-  }
-
   func datagram(_ index: Int, length: Int = 20) -> [UInt8] {
     (0..<length).map { UInt8(truncatingIfNeeded: index &* 31 &+ $0) }
   }

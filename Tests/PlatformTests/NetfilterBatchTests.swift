@@ -1,4 +1,5 @@
 import CLinux
+import TestSupport
 import XCTest
 
 @testable import Platform
@@ -25,7 +26,7 @@ import XCTest
 final class NetfilterBatchTests: XCTestCase {
   /// BEGIN (20 bytes), NEWSETELEM (header, nfgenmsg, "t", "s4", SET_ID,
   /// the elements list), END: `add element inet t s4 { 192.0.2.1 }`.
-  static let nftIPv4 = bytes(
+  static let nftIPv4 = hexBytes(
     """
     14 00 00 00 10 00 01 00  00 00 00 00 00 00 00 00
     00 00 00 0a 40 00 00 00  0c 0a 01 04 01 00 00 00
@@ -51,7 +52,7 @@ final class NetfilterBatchTests: XCTestCase {
   //   00 00 000a                             nfgenmsg as in BEGIN
 
   /// `add element inet t s6 { 2001:db8::1 }`.
-  static let nftIPv6 = bytes(
+  static let nftIPv6 = hexBytes(
     """
     14 00 00 00 10 00 01 00  00 00 00 00 00 00 00 00
     00 00 00 0a 4c 00 00 00  0c 0a 01 04 01 00 00 00
@@ -65,7 +66,7 @@ final class NetfilterBatchTests: XCTestCase {
 
   /// `add element inet t s4 { 192.0.2.1 timeout 2s }`: the element holds
   /// NFTA_SET_ELEM_TIMEOUT (0c00 0400, 2,000 ms big-endian) before its key.
-  static let nftIPv4Timeout = bytes(
+  static let nftIPv4Timeout = hexBytes(
     """
     14 00 00 00 10 00 01 00  00 00 00 00 00 00 00 00
     00 00 00 0a 4c 00 00 00  0c 0a 01 04 01 00 00 00
@@ -78,7 +79,7 @@ final class NetfilterBatchTests: XCTestCase {
     """)
 
   /// `add element inet t s6 { 2001:db8::1 timeout 2s }`.
-  static let nftIPv6Timeout = bytes(
+  static let nftIPv6Timeout = hexBytes(
     """
     14 00 00 00 10 00 01 00  00 00 00 00 00 00 00 00
     00 00 00 0a 58 00 00 00  0c 0a 01 04 01 00 00 00
@@ -92,7 +93,7 @@ final class NetfilterBatchTests: XCTestCase {
 
   /// `add element inet t s4 { 192.0.2.1, 192.0.2.2 }`: libnftnl numbers
   /// the element nests 1, 2, ... (1000 0180, then 1000 0280).
-  static let nftTwoIPv4 = bytes(
+  static let nftTwoIPv4 = hexBytes(
     """
     14 00 00 00 10 00 01 00  00 00 00 00 00 00 00 00
     00 00 00 0a 50 00 00 00  0c 0a 01 04 01 00 00 00
@@ -286,9 +287,5 @@ final class NetfilterBatchTests: XCTestCase {
     XCTAssertEqual(writer.counters.batchesSent, 0)
     XCTAssertEqual(writer.counters.batchesAcknowledged + writer.counters.batchesFailed, 0)
     XCTAssertEqual(writer.batches.elements(in: set), 0, "nothing left to send")
-  }
-
-  static func bytes(_ hex: String) -> [UInt8] {
-    hex.split(whereSeparator: { $0 == " " || $0 == "\n" }).map { UInt8($0, radix: 16)! }
   }
 }

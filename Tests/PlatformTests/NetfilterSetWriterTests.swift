@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Platform
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -15,30 +16,19 @@ final class NetfilterSetWriterTests: XCTestCase {
   let log = LogLine(threshold: .info)
 
   override func setUpWithError() throws {
-    guard getuid() == 0 else {
-      throw XCTSkip("needs root: it creates a network namespace and nftables sets")
-    }
-    guard Self.run(["nft", "--version"]).status == 0 else {
-      throw XCTSkip("nft is not installed (apt-get install nftables)")
-    }
-    namespace = "dwnft-\(getpid())"
-    _ = Self.run(["ip", "netns", "del", namespace])  // left by a crashed run
-    guard Self.run(["ip", "netns", "add", namespace]).status == 0 else {
-      throw XCTSkip("cannot create a network namespace (ip netns add)")
-    }
-    let ruleset = """
-      table inet t {
-        set s4 { type ipv4_addr; flags timeout; }
-        set s6 { type ipv6_addr; }
-        set si { type ipv4_addr; flags interval; }
-      }
-      """
-    let loaded = nft(ruleset)
-    XCTAssertEqual(loaded.status, 0, loaded.output)
+    namespace = try makeNftablesNamespace(
+      "dwnft",
+      ruleset: """
+        table inet t {
+          set s4 { type ipv4_addr; flags timeout; }
+          set s6 { type ipv6_addr; }
+          set si { type ipv4_addr; flags interval; }
+        }
+        """)
   }
 
   override func tearDown() {
-    if !namespace.isEmpty { _ = Self.run(["ip", "netns", "del", namespace]) }
+    if !namespace.isEmpty { _ = runCommand(["ip", "netns", "del", namespace]) }
   }
 
   static let ipv4: [UInt8] = [192, 0, 2, 1]
@@ -67,10 +57,10 @@ final class NetfilterSetWriterTests: XCTestCase {
     XCTAssertEqual(writer.counters.batchesAcknowledged, 2)
     XCTAssertEqual(writer.counters.batchesFailed, 0)
 
-    var s4Listing = nft("list set inet t s4").output
+    var s4Listing = nft("list set inet t s4", in: namespace).output
     XCTAssertTrue(s4Listing.contains("192.0.2.1 timeout 2s"), s4Listing)
     XCTAssertTrue(s4Listing.contains("198.51.100.7 timeout 10m"), s4Listing)
-    XCTAssertTrue(nft("list set inet t s6").output.contains("2001:db8::1"))
+    XCTAssertTrue(nft("list set inet t s6", in: namespace).output.contains("2001:db8::1"))
 
     // Adding an element that is already there is no error (no NLM_F_EXCL).
     XCTAssertTrue(add(writer, Self.otherIPv4, s4, 600_000))
@@ -83,11 +73,11 @@ final class NetfilterSetWriterTests: XCTestCase {
     let deadline = Date().addingTimeInterval(10)
     while s4Listing.contains("192.0.2.1 "), Date() < deadline {
       usleep(100_000)
-      s4Listing = nft("list set inet t s4").output
+      s4Listing = nft("list set inet t s4", in: namespace).output
     }
     XCTAssertFalse(s4Listing.contains("192.0.2.1 "), "still there after 10 s: \(s4Listing)")
     XCTAssertTrue(s4Listing.contains("198.51.100.7"), s4Listing)
-    XCTAssertTrue(nft("list set inet t s6").output.contains("2001:db8::1"))
+    XCTAssertTrue(nft("list set inet t s6", in: namespace).output.contains("2001:db8::1"))
   }
 
   /// Re-adding an element is acknowledged; on a kernel with the element
@@ -100,7 +90,7 @@ final class NetfilterSetWriterTests: XCTestCase {
       XCTAssertTrue(add(writer, Self.otherIPv4, s4, minutes * 60_000))
       writer.flush()
       writer.drainReplies()
-      let listing = nft("list set inet t s4").output
+      let listing = nft("list set inet t s4", in: namespace).output
       if minutes != 10, listing.contains("timeout 10m") {
         throw XCTSkip("this kernel keeps an element's first timeout when it is added again")
       }
@@ -127,7 +117,7 @@ final class NetfilterSetWriterTests: XCTestCase {
     XCTAssertEqual(writer.counters.batchesAcknowledged, 1)
     XCTAssertEqual(writer.failures(of: missing), 1)
     XCTAssertEqual(writer.failures(of: s4), 0)
-    XCTAssertTrue(nft("list set inet t s4").output.contains("198.51.100.7"))
+    XCTAssertTrue(nft("list set inet t s4", in: namespace).output.contains("198.51.100.7"))
 
     // Refused again: counted again (logged only once).
     XCTAssertTrue(add(writer, Self.ipv4, missing, 0))
@@ -154,7 +144,7 @@ final class NetfilterSetWriterTests: XCTestCase {
     writer.drainReplies()
     XCTAssertEqual(writer.counters.elementsUnsupported, 2)
     XCTAssertEqual(writer.counters.batchesSent, 0)
-    XCTAssertFalse(nft("list set inet t si").output.contains("192.0.2.1"))
+    XCTAssertFalse(nft("list set inet t si", in: namespace).output.contains("192.0.2.1"))
   }
 
   /// A set made after start-up, without timeouts: the first batch, written
@@ -165,7 +155,7 @@ final class NetfilterSetWriterTests: XCTestCase {
     let late = try addSet(writer, "late", keyLength: 4)
     XCTAssertFalse(writer.isLearned(late))
     XCTAssertTrue(writer.timeouts(of: late), "assumed until the kernel says")
-    let made = nft("add set inet t late { type ipv4_addr; }")
+    let made = nft("add set inet t late { type ipv4_addr; }", in: namespace)
     XCTAssertEqual(made.status, 0, made.output)
     XCTAssertTrue(add(writer, Self.ipv4, late, 60_000))
     writer.flush()
@@ -178,7 +168,7 @@ final class NetfilterSetWriterTests: XCTestCase {
     writer.drainReplies()
     XCTAssertEqual(writer.failures(of: late), 1)
     XCTAssertEqual(writer.counters.batchesAcknowledged, 1)
-    let listing = nft("list set inet t late").output
+    let listing = nft("list set inet t late", in: namespace).output
     XCTAssertTrue(listing.contains("192.0.2.1") && !listing.contains("timeout"), listing)
   }
 
@@ -201,7 +191,7 @@ final class NetfilterSetWriterTests: XCTestCase {
       return writer.counters.batchesFailed == 1 && writer.failures(of: s4) == 1 ? 0 : 1
     }
     XCTAssertEqual(refused, 0, "90/91: the switch to nobody failed")
-    XCTAssertFalse(nft("list set inet t s4").output.contains("192.0.2.1"))
+    XCTAssertFalse(nft("list set inet t s4", in: namespace).output.contains("192.0.2.1"))
 
     let accepted = Self.inChild {
       do { try Privileges.drop(to: nobody, keepingNetworkAdministration: true) } catch {
@@ -214,7 +204,7 @@ final class NetfilterSetWriterTests: XCTestCase {
       return writer.counters.batchesAcknowledged == 1 ? 0 : 1
     }
     XCTAssertEqual(accepted, 0, "90/91: the switch to nobody failed")
-    XCTAssertTrue(nft("list set inet t s4").output.contains("192.0.2.1"))
+    XCTAssertTrue(nft("list set inet t s4", in: namespace).output.contains("192.0.2.1"))
   }
 
   /// A writer opened before `seccomp on` keeps working under the filter,
@@ -231,7 +221,7 @@ final class NetfilterSetWriterTests: XCTestCase {
       return writer.counters.batchesAcknowledged == 1 ? 0 : 1
     }
     XCTAssertEqual(status, 0, "99: the filter was not installed")
-    XCTAssertTrue(nft("list set inet t s4").output.contains("192.0.2.1"))
+    XCTAssertTrue(nft("list set inet t s4", in: namespace).output.contains("192.0.2.1"))
   }
 
   // MARK: - Helpers
@@ -286,22 +276,5 @@ final class NetfilterSetWriterTests: XCTestCase {
     let pid = ProcessControl.forkWorker()
     if pid == 0 { _exit(body()) }
     return ProcessControl.wait(pid)
-  }
-
-  func nft(_ command: String) -> (status: Int32, output: String) {
-    Self.run(["ip", "netns", "exec", namespace, "nft", command])
-  }
-
-  static func run(_ arguments: [String]) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    do { try process.run() } catch { return (-1, "\(error)") }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }

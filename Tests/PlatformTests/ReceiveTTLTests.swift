@@ -8,17 +8,6 @@ import XCTest
 
 /// recvmsg(2) with the IP TTL / hop limit control message, over loopback.
 final class ReceiveTTLTests: XCTestCase {
-  func boundSocket(_ address: SocketAddress) throws -> (FileDescriptor, SocketAddress) {
-    let fd = try Socket.udp(for: address)
-    try Socket.bind(fd, to: address)
-    return (fd, try XCTUnwrap(Socket.localAddress(fd)))
-  }
-
-  func waitReadable(_ fd: FileDescriptor) {
-    var poll = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-    _ = Glibc.poll(&poll, 1, 2000)
-  }
-
   /// Sends one datagram from a socket with TTL `ttl` (the system default
   /// when nil) to a receiver with or without IP_RECVTTL, and returns what
   /// `receiveWithTTL` reported.

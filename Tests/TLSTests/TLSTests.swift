@@ -37,10 +37,7 @@
     }
 
     override func tearDown() {
-      for server in servers where server.isRunning {
-        server.terminate()
-        server.waitUntilExit()
-      }
+      servers.forEach(stopProcess)
       servers = []
     }
 
@@ -89,13 +86,7 @@
     func runServer(_ executable: String, _ arguments: [String], listeningOn port: UInt16) throws
       -> Bool
     {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try launchProcess(URL(fileURLWithPath: executable), arguments)
       servers.append(process)
       for _ in 0..<100 {
         var address = sockaddr_in()
@@ -208,6 +199,20 @@
     }
 
     /// Polite end of a connection, as the transport will do it.
+    /// A session with the shared config that made one handshake with the
+    /// server on `port`, exchanged a line and hung up: the next handshake
+    /// can offer to resume it.
+    func sessionAfterOneExchange(
+      port: UInt16, pin: SPKIPin? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> TLSSession {
+      let session = try TLSSession(config: sharedConfig())
+      let (fd, result) = try reconnect(session, port: port, pin: pin)
+      XCTAssertEqual(result, .done, file: file, line: line)
+      XCTAssertEqual(exchange(session, fd, "a\n"), "a\n", file: file, line: line)
+      hangUp(session, fd)
+      return session
+    }
+
     func hangUp(_ session: TLSSession, _ fd: FileDescriptor) {
       _ = session.close()
       session.detach()
@@ -528,11 +533,7 @@
 
     func testForgetSessionMakesAFullHandshake() throws {
       let port = try startServer("good")
-      let session = try TLSSession(config: sharedConfig())
-      let (fd1, first) = try reconnect(session, port: port)
-      XCTAssertEqual(first, .done)
-      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
-      hangUp(session, fd1)
+      let session = try sessionAfterOneExchange(port: port)
       session.forgetSession()
       let (fd2, second) = try reconnect(session, port: port)
       XCTAssertEqual(second, .done)
@@ -551,11 +552,7 @@
     /// cache: the handshake is a full one, and its certificate is refused.
     func testRogueServerOnTheSamePortCannotResume() throws {
       let port = try startServer("good")
-      let session = try TLSSession(config: sharedConfig())
-      let (fd1, first) = try reconnect(session, port: port)
-      XCTAssertEqual(first, .done)
-      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
-      hangUp(session, fd1)
+      let session = try sessionAfterOneExchange(port: port)
 
       stopServers()
       _ = try startServer("rogue", port: port)
@@ -582,11 +579,7 @@
     /// session's certificate no longer matches, so it is refused and forgotten.
     func testPinIsEnforcedOnAResumedSession() throws {
       let port = try startServer("good")
-      let session = try TLSSession(config: sharedConfig())
-      let (fd1, first) = try reconnect(session, port: port, pin: try goodPin())
-      XCTAssertEqual(first, .done)
-      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
-      hangUp(session, fd1)
+      let session = try sessionAfterOneExchange(port: port, pin: try goodPin())
 
       let wrong = try XCTUnwrap(pin("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="))
       let (fd2, second) = try reconnect(session, port: port, pin: wrong)
@@ -604,11 +597,7 @@
     /// The session is only offered to the name it was verified for.
     func testSessionIsNotOfferedToAnotherName() throws {
       let port = try startServer("good")
-      let session = try TLSSession(config: sharedConfig())
-      let (fd1, first) = try reconnect(session, port: port)
-      XCTAssertEqual(first, .done)
-      XCTAssertEqual(exchange(session, fd1, "a\n"), "a\n")
-      hangUp(session, fd1)
+      let session = try sessionAfterOneExchange(port: port)
       let (fd2, second) = try reconnect(session, port: port, name: "cloudflare-dns.com")
       guard case .failed(.nameMismatch) = second else {
         return XCTFail("expected nameMismatch (full handshake), got \(second)")

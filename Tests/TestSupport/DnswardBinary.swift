@@ -78,44 +78,10 @@ public enum DnswardBinary {
   /// Runs the binary under test with `arguments` to its exit, at most
   /// `timeout` seconds (then it is ended and `timedOut` is set).
   public static func run(_ arguments: [String], timeout: TimeInterval = 10) throws -> Run {
-    let process = try process(arguments)
-    let output = PipeReader()
-    let errors = PipeReader()
-    process.standardOutput = output.pipe
-    process.standardError = errors.pipe
-    try process.run()
-    // Both pipes are drained on their own threads while this one keeps the
-    // time, so that neither a full pipe nor a hung child can block it.
-    output.start()
-    errors.start()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-    let timedOut = process.isRunning
-    if timedOut { process.terminate() }
-    process.waitUntilExit()
+    let result = try runProcess(
+      URL(fileURLWithPath: "/usr/bin/env"), try commandLine(arguments), timeout: timeout)
     return Run(
-      status: process.terminationStatus, output: output.text(), errors: errors.text(),
-      timedOut: timedOut)
-  }
-}
-
-/// One pipe read to its end on a thread of its own.
-private final class PipeReader: @unchecked Sendable {
-  let pipe = Pipe()
-  private var data = Data()
-  private let done = DispatchSemaphore(value: 0)
-
-  func start() {
-    Thread.detachNewThread { [self] in
-      data = pipe.fileHandleForReading.readDataToEndOfFile()
-      done.signal()
-    }
-  }
-
-  /// Everything read, once the writer closed its end.
-  func text() -> String {
-    done.wait()
-    done.signal()
-    return String(decoding: data, as: UTF8.self)
+      status: result.status, output: result.outputText, errors: result.error,
+      timedOut: result.timedOut)
   }
 }

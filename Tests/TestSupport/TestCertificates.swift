@@ -38,14 +38,8 @@ public final class TestCertificates: Sendable {
       openssl x509 -in good.pem -pubkey -noout | openssl pkey -pubin -outform der \\
         | openssl dgst -sha256 -binary | base64 > good.pin
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", script]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
+    let result = try? runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+    guard result?.status == 0 else { return nil }
   }
 
   /// The path of file `name` in the set's directory.

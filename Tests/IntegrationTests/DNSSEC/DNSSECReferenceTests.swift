@@ -1,7 +1,8 @@
+import Foundation
 // unbound against the signed-zone fixture: every case of ValidationCases,
 // honest and tampered, answered as the table says. The fixture (two knotd,
 // the relay, unbound) starts once for the class and stops after it.
-import Foundation
+import TestSupport
 import XCTest
 
 final class DNSSECReferenceTests: XCTestCase {
@@ -77,8 +78,8 @@ final class DNSSECReferenceTests: XCTestCase {
     let fixture = try started()
     let now = UInt32(Date().timeIntervalSince1970)
     func signatures(_ name: String, type: UInt16, port: UInt16) -> [PlainRecord] {
-      let query = DNSQuery.make(name, type: type, id: 0x7E57)
-      let reply = DNSQuery.udp(query, port: port, timeout: 2).flatMap(PlainMessage.init)
+      let query = dnsQuery(name, type: type, id: 0x7E57, edns: 1232, dnssecOK: true)
+      let reply = StubClient.udpMatchingID(query, port: port, timeout: 2).flatMap(PlainMessage.init)
       return reply?.answer.filter { $0.type == PlainRecord.rrsig } ?? []
     }
     // RFC 4034 §3.1.5: expiration at RDATA octets 8-11, inception 12-15.
@@ -98,8 +99,9 @@ final class DNSSECReferenceTests: XCTestCase {
     // RFC 5155 §4.2: NSEC3PARAM is algorithm, flags, iterations (2),
     // salt length, salt. The salted zone has 8 octets, the others none.
     for (zone, saltLength) in [("salted", 8), ("nsec3", 0), ("optout", 0)] {
-      let query = DNSQuery.make("\(zone).\(TestZones.top)", type: 51, id: 0x7E58)
-      let reply = DNSQuery.udp(query, port: fixture.zones.honest.port, timeout: 2)
+      let query = dnsQuery(
+        "\(zone).\(TestZones.top)", type: 51, id: 0x7E58, edns: 1232, dnssecOK: true)
+      let reply = StubClient.udpMatchingID(query, port: fixture.zones.honest.port, timeout: 2)
         .flatMap(PlainMessage.init)
       let record = reply?.answer.first(where: { $0.type == 51 })
       let parameters: [UInt8] = record?.rdata ?? []
@@ -150,12 +152,13 @@ final class DNSSECReferenceTests: XCTestCase {
   /// no rule selects comes back byte for byte.
   func testTheRelayPassesUnselectedAnswersUnchanged() throws {
     let fixture = try started()
-    let query = DNSQuery.make("www.\(TestZones.top)", type: 1, id: 0x4242)
-    let direct = DNSQuery.udp(query, port: fixture.zones.honest.port, timeout: 2)
+    let query = dnsQuery("www.\(TestZones.top)", type: 1, id: 0x4242, edns: 1232, dnssecOK: true)
+    let direct = StubClient.udpMatchingID(query, port: fixture.zones.honest.port, timeout: 2)
     XCTAssertNotNil(direct)
-    XCTAssertEqual(DNSQuery.udp(query, port: fixture.relay.port, timeout: 2), direct)
-    let selected = DNSQuery.make("addr.\(TestZones.top)", type: 1, id: 0x4243)
-    let altered = DNSQuery.udp(selected, port: fixture.relay.port, timeout: 2)
+    XCTAssertEqual(StubClient.udpMatchingID(query, port: fixture.relay.port, timeout: 2), direct)
+    let selected = dnsQuery(
+      "addr.\(TestZones.top)", type: 1, id: 0x4243, edns: 1232, dnssecOK: true)
+    let altered = StubClient.udpMatchingID(selected, port: fixture.relay.port, timeout: 2)
       .flatMap(PlainMessage.init)
     let addresses = altered?.answer.filter { $0.type == PlainRecord.a }.map(\.rdata)
     XCTAssertEqual(addresses, [TamperingRelay.changedAddress])

@@ -17,21 +17,9 @@ enum LoopbackServer {
   ) throws -> (process: Process, port: UInt16)? {
     for _ in 0..<3 {
       let port = try LoopbackPorts.freeTCP(1)[0]
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = try configure(port)
-      if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-      }
-      if !FileManager.default.fileExists(atPath: logPath) {
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-      }
-      let output = FileHandle(forWritingAtPath: logPath)
-      output?.seekToEndOfFile()
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = output ?? FileHandle.nullDevice
-      process.standardError = output ?? FileHandle.nullDevice
-      try process.run()
+      let process = try launchProcess(
+        URL(fileURLWithPath: executable), try configure(port), environment: environment,
+        logPath: logPath)
       let deadline = Date().addingTimeInterval(patience)
       while Date() < deadline && process.isRunning {
         if answers(port) { return (process, port) }
@@ -43,14 +31,4 @@ enum LoopbackServer {
     }
     return nil
   }
-}
-
-/// SIGTERM, up to 5 s to go, then SIGKILL; only the process given.
-func stopProcess(_ process: Process) {
-  guard process.isRunning else { return }
-  process.terminate()
-  let deadline = Date().addingTimeInterval(5)
-  while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-  if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-  process.waitUntilExit()
 }

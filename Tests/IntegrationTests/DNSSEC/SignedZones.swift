@@ -306,8 +306,10 @@ final class KnotServer {
   /// An authoritative answer with the top zone's SOA: knotd has loaded
   /// and signed it.
   private static func answersTopSOA(port: UInt16) -> Bool {
-    let query = DNSQuery.make(TestZones.top, type: 6, id: 1, dnssecOK: false)
-    guard let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init)
+    let query = dnsQuery(TestZones.top, type: 6, id: 1, edns: 1232)
+    guard
+      let reply = StubClient.udpMatchingID(query, port: port, timeout: 0.2).flatMap(
+        PlainMessage.init)
     else { return false }
     return reply.flags & 0x0400 != 0 && reply.rcode == 0 && !reply.answer.isEmpty
   }

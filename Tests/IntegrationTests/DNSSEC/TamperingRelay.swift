@@ -69,8 +69,10 @@ final class TamperingRelay: @unchecked Sendable {
     (socketFD, listenerFD, port) = try FakeUpstream.openSamePort()
     for rule in rules {
       guard case .swapRecords(let donor) = rule.tampering else { continue }
-      let query = DNSQuery.make(donor, type: rule.type, id: 0x0D0E)
-      guard let reply = DNSQuery.udp(query, port: upstream, timeout: 2).flatMap(PlainMessage.init)
+      let query = dnsQuery(donor, type: rule.type, id: 0x0D0E, edns: 1232, dnssecOK: true)
+      guard
+        let reply = StubClient.udpMatchingID(query, port: upstream, timeout: 2).flatMap(
+          PlainMessage.init)
       else { throw FixtureError("no \(donor) type \(rule.type) from knotd") }
       let records = reply.answer.filter { $0.type == rule.type }
       guard !records.isEmpty else { throw FixtureError("knotd has no \(donor) type \(rule.type)") }
@@ -123,11 +125,7 @@ final class TamperingRelay: @unchecked Sendable {
       Thread.detachNewThread { [self] in
         defer { lock.withLock { inFlight -= 1 } }
         guard let reply = answer(query) else { return }
-        _ = withUnsafePointer(to: destination) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            sendto(socketFD, reply, reply.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-          }
-        }
+        StubClient.sendDatagram(reply, from: socketFD, to: destination)
       }
     }
   }
@@ -147,11 +145,10 @@ final class TamperingRelay: @unchecked Sendable {
         var wait = timeval(tv_sec: 2, tv_usec: 0)
         setsockopt(
           connection, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        while let header = StubClient.readExactly(connection, 2),
-          let query = StubClient.readExactly(connection, Int(header[0]) << 8 | Int(header[1])),
+        while let query = readFramedMessage(connection),
           let reply = answer(query, overTCP: true)
         {
-          let framed = [UInt8(reply.count >> 8), UInt8(reply.count & 0xFF)] + reply
+          let framed = framedMessage(reply)
           guard send(connection, framed, framed.count, Int32(MSG_NOSIGNAL)) == framed.count else {
             return
           }
@@ -166,7 +163,7 @@ final class TamperingRelay: @unchecked Sendable {
     let reply =
       overTCP
       ? StubClient.TCPConnection(port: upstream, timeout: 2)?.ask(query)
-      : DNSQuery.udp(query, port: upstream, timeout: 2)
+      : StubClient.udpMatchingID(query, port: upstream, timeout: 2)
     guard let reply else { return nil }
     guard let question = PlainMessage(query), var message = PlainMessage(reply),
       let rule = rules.first(where: {
@@ -195,7 +192,8 @@ final class TamperingRelay: @unchecked Sendable {
       message.additional.removeAll { $0.type == PlainRecord.rrsig }
     case .replayExpiredSignature:
       guard
-        let old = DNSQuery.udp(query, port: expiredUpstream, timeout: 2).flatMap(PlainMessage.init)
+        let old = StubClient.udpMatchingID(query, port: expiredUpstream, timeout: 2).flatMap(
+          PlainMessage.init)
       else { return false }
       let oldSignatures = old.answer.filter { $0.type == PlainRecord.rrsig }
       guard !oldSignatures.isEmpty else { return false }

@@ -87,9 +87,9 @@ final class UnboundResolver {
 
   /// `version.server. CH TXT`, which unbound answers itself.
   private static func answersVersionQuery(port: UInt16) -> Bool {
-    var query = DNSQuery.make("version.server", type: 16, id: 1, dnssecOK: false)
+    var query = dnsQuery("version.server", type: 16, id: 1, edns: 1232)
     query[query.count - 12] = 3  // class CH (low octet), before the 11-octet OPT
-    let reply = DNSQuery.udp(query, port: port, timeout: 0.2).flatMap(PlainMessage.init)
+    let reply = StubClient.udpMatchingID(query, port: port, timeout: 0.2).flatMap(PlainMessage.init)
     return reply?.rcode == 0
   }
 

@@ -6,6 +6,7 @@
 // 9 DNSKEY Missing, 10 RRSIGs Missing, 12 NSEC Missing.
 
 import Foundation
+import TestSupport
 
 struct ValidationCase: CustomStringConvertible {
   let name: String
@@ -213,7 +214,8 @@ enum ValidationCases {
     cases: [ValidationCase] = all, ask: (_ query: [UInt8]) -> [UInt8]?
   ) -> [ValidationOutcome?] {
     cases.enumerated().map { index, item in
-      let query = DNSQuery.make(item.question, type: item.type, id: UInt16(0x5100 + index))
+      let query = dnsQuery(
+        item.question, type: item.type, id: UInt16(0x5100 + index), edns: 1232, dnssecOK: true)
       return ask(query).flatMap { ValidationOutcome(reply: $0) }
     }
   }
@@ -229,7 +231,7 @@ enum ValidationCases {
     let deadline = Date().addingTimeInterval(seconds)
     return outcomes(cases: cases) { query in
       let left = min(5, deadline.timeIntervalSinceNow)
-      return left > 0 ? DNSQuery.udp(query, port: port, timeout: left) : nil
+      return left > 0 ? StubClient.udpMatchingID(query, port: port, timeout: left) : nil
     }
   }
 

@@ -1,32 +1,44 @@
 // A DNS message taken apart into plain records (every name decompressed)
-// and written back without compression: what the tampering relay edits.
+// and written back without compression: how the tests read replies (see
+// Reply) and what the DNSSEC tampering relay edits. Independent of DNSWire,
+// so that it checks the code under test rather than repeating it.
 // Decompressing the names inside RDATA (RFC 3597 §4: only the RFC 1035
 // types NS, CNAME, SOA, PTR, MX may carry pointers there) lets a record be
 // removed or replaced without leaving a pointer to bytes that are gone.
 
 /// One resource record; `owner` is a flat wire name, RDATA has no pointers.
-struct PlainRecord: Equatable {
-  var owner: [UInt8]
-  var type: UInt16
-  var rrClass: UInt16
-  var ttl: UInt32
-  var rdata: [UInt8]
+public struct PlainRecord: Equatable {
+  public var owner: [UInt8]
+  public var type: UInt16
+  public var rrClass: UInt16
+  public var ttl: UInt32
+  public var rdata: [UInt8]
 
-  static let a: UInt16 = 1
-  static let ns: UInt16 = 2
-  static let cname: UInt16 = 5
-  static let soa: UInt16 = 6
-  static let ptr: UInt16 = 12
-  static let mx: UInt16 = 15
-  static let opt: UInt16 = 41
-  static let ds: UInt16 = 43
-  static let rrsig: UInt16 = 46
-  static let nsec: UInt16 = 47
-  static let dnskey: UInt16 = 48
-  static let nsec3: UInt16 = 50
+  public init(owner: [UInt8], type: UInt16, rrClass: UInt16, ttl: UInt32, rdata: [UInt8]) {
+    self.owner = owner
+    self.type = type
+    self.rrClass = rrClass
+    self.ttl = ttl
+    self.rdata = rdata
+  }
+
+  public static let a: UInt16 = 1
+  public static let ns: UInt16 = 2
+  public static let cname: UInt16 = 5
+  public static let soa: UInt16 = 6
+  public static let ptr: UInt16 = 12
+  public static let mx: UInt16 = 15
+  public static let txt: UInt16 = 16
+  public static let aaaa: UInt16 = 28
+  public static let opt: UInt16 = 41
+  public static let ds: UInt16 = 43
+  public static let rrsig: UInt16 = 46
+  public static let nsec: UInt16 = 47
+  public static let dnskey: UInt16 = 48
+  public static let nsec3: UInt16 = 50
 
   /// The type an RRSIG covers (RFC 4034 §3.1: its first two octets).
-  var typeCovered: UInt16? {
+  public var typeCovered: UInt16? {
     guard type == Self.rrsig, rdata.count >= 2 else { return nil }
     return UInt16(rdata[0]) << 8 | UInt16(rdata[1])
   }
@@ -34,22 +46,22 @@ struct PlainRecord: Equatable {
 
 /// A whole message: header, question and the three record sections (the
 /// OPT record stays in `additional`).
-struct PlainMessage {
-  var id: UInt16
-  var flags: UInt16
-  var question: [UInt8]  // name, type and class, as sent
-  var answer: [PlainRecord]
-  var authority: [PlainRecord]
-  var additional: [PlainRecord]
+public struct PlainMessage {
+  public var id: UInt16
+  public var flags: UInt16
+  public var question: [UInt8]  // name, type and class, as sent
+  public var answer: [PlainRecord]
+  public var authority: [PlainRecord]
+  public var additional: [PlainRecord]
 
-  var questionName: [UInt8] { Array(question.dropLast(4)) }
-  var questionType: UInt16 {
+  public var questionName: [UInt8] { Array(question.dropLast(4)) }
+  public var questionType: UInt16 {
     UInt16(question[question.count - 4]) << 8 | UInt16(question[question.count - 3])
   }
-  var rcode: Int { Int(flags & 0x000F) }
+  public var rcode: Int { Int(flags & 0x000F) }
 
   /// nil for anything that is not one well-formed message with one question.
-  init?(_ bytes: [UInt8]) {
+  public init?(_ bytes: [UInt8]) {
     guard bytes.count >= 12 else { return nil }
     func count(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
     id = UInt16(count(0))
@@ -77,7 +89,7 @@ struct PlainMessage {
   }
 
   /// The message's wire form, uncompressed.
-  var bytes: [UInt8] {
+  public var bytes: [UInt8] {
     var out: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(flags >> 8), UInt8(flags & 0xFF)]
     for count in [1, answer.count, authority.count, additional.count] {
       out += [UInt8(count >> 8), UInt8(count & 0xFF)]
@@ -97,7 +109,7 @@ struct PlainMessage {
   /// A name at `start`, pointers followed (RFC 1035 §4.1.4), and the
   /// offset after its encoding in place. Each pointer must go backwards,
   /// so a loop is impossible.
-  static func readName(_ bytes: [UInt8], at start: Int) -> ([UInt8], Int)? {
+  public static func readName(_ bytes: [UInt8], at start: Int) -> ([UInt8], Int)? {
     var name: [UInt8] = []
     var position = start
     var end: Int? = nil
@@ -168,7 +180,7 @@ struct PlainMessage {
 }
 
 /// A flat wire name lower-cased, for comparisons (RFC 4343).
-func lowercasedName(_ name: [UInt8]) -> [UInt8] {
+public func lowercasedName(_ name: [UInt8]) -> [UInt8] {
   var out = name
   var position = 0
   while position < out.count, out[position] != 0 {
@@ -183,7 +195,7 @@ func lowercasedName(_ name: [UInt8]) -> [UInt8] {
 }
 
 /// Whether `name` is `suffix` or below it, ignoring case (flat wire names).
-func isName(_ name: [UInt8], atOrBelow suffix: [UInt8]) -> Bool {
+public func isName(_ name: [UInt8], atOrBelow suffix: [UInt8]) -> Bool {
   let name = lowercasedName(name)
   let suffix = lowercasedName(suffix)
   var position = 0

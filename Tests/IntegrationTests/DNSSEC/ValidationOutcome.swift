@@ -1,5 +1,5 @@
-// Questions for the DNSSEC suite and what a validating resolver's reply
-// says: rcode, the AD bit (RFC 4035 §3.2.3) and the Extended DNS Error
+// One UDP exchange for the DNSSEC suite, and what a validating resolver's
+// reply says: rcode, the AD bit (RFC 4035 §3.2.3) and the Extended DNS Error
 // (RFC 8914) it carries.
 import Foundation
 import TestSupport
@@ -8,29 +8,14 @@ import TestSupport
   import Glibc
 #endif
 
-enum DNSQuery {
-  /// A query with RD=1 and an OPT record (1232 octets) carrying DO when
-  /// `dnssecOK` (RFC 3225).
-  static func make(_ name: String, type: UInt16, id: UInt16, dnssecOK: Bool = true) -> [UInt8] {
-    var message: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1]
-    message += wireName(name)
-    message += [UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
-    // OPT: root owner, type 41, class = payload size, TTL = ext-rcode,
-    // version, DO bit and zeros, no options.
-    message += [0, 0, 41, 0x04, 0xD0, 0, 0, dnssecOK ? 0x80 : 0, 0, 0, 0]
-    return message
-  }
-
+extension StubClient {
   /// One UDP exchange with 127.0.0.1:`port`; nil on timeout. Replies with
   /// another ID are ignored.
-  static func udp(_ query: [UInt8], port: UInt16, timeout: TimeInterval) -> [UInt8]? {
+  static func udpMatchingID(_ query: [UInt8], port: UInt16, timeout: TimeInterval) -> [UInt8]? {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    address.sin_port = port.bigEndian
+    var address = loopback(port)
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

@@ -2,14 +2,15 @@
 // answers asked with DO=1 CD=1 over TCP); do not edit, run the script again.
 // Wire bytes of each answer, hex. Names: question name then type.
 
-enum ValidatorFixtures {
+public enum ValidatorFixtures {
   /// When the answers were made: inside every signature's validity.
-  static let capturedAt: UInt32 = 1796253536
+  public static let capturedAt: UInt32 = 1796253536
   /// The trust anchor: example. DS 62707 13 2 100e8812a0ecea513df8b3faa45ad6051c623c38bcc099c0ac111943b7cff334
-  static let anchorDS: (keyTag: UInt16, algorithm: UInt8, digestType: UInt8, digest: String) = (
-    62707, 13, 2, "100e8812a0ecea513df8b3faa45ad6051c623c38bcc099c0ac111943b7cff334"
-  )
-  static let answers: [String: String] = [
+  public static let anchorDS:
+    (keyTag: UInt16, algorithm: UInt8, digestType: UInt8, digest: String) = (
+      62707, 13, 2, "100e8812a0ecea513df8b3faa45ad6051c623c38bcc099c0ac111943b7cff334"
+    )
+  public static let answers: [String: String] = [
     "example. DNSKEY":
       "123484000001000300000001076578616d706c650000300001c00c0030000100000e1000440100030dae18d8fa"
       + "5a4cd9edc2e613a452e16df039c665822c60c38e74c8d9ab791e99748c93ad860ff208a3a89d239942e193c399"

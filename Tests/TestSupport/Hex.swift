@@ -1,9 +1,10 @@
-/// Hexadecimal text for test vectors, shared by every test file of CryptoTests.
+// Hexadecimal text for test vectors and failure messages, shared by every
+// test target (WireText.swift's `wire` adds quoted ASCII and repeats on top).
 
-/// The bytes written in `text` as hexadecimal digits (either case); spaces and
-/// newlines between them are ignored, so vectors can be copied as printed.
-/// Anything else, or an odd number of digits, stops the test.
-func hexBytes(_ text: String) -> [UInt8] {
+/// The bytes written in `text` as hexadecimal digits (either case); spaces,
+/// tabs and newlines between them are ignored, so vectors can be copied as
+/// printed. Anything else, or an odd number of digits, stops the test.
+public func hexBytes(_ text: String) -> [UInt8] {
   var bytes: [UInt8] = []
   var high: UInt8? = nil
   for character in text.utf8 {
@@ -26,12 +27,15 @@ func hexBytes(_ text: String) -> [UInt8] {
   return bytes
 }
 
-/// `bytes` as lowercase hexadecimal, two digits a byte, no separators.
-func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+/// `bytes` as lowercase hexadecimal, two digits a byte, `separator` between
+/// bytes (none by default).
+public func hexString<C: Collection>(_ bytes: C, separator: String = "") -> String
+where C.Element == UInt8 {
   let digits = Array("0123456789abcdef".utf8)
   var text: [UInt8] = []
-  text.reserveCapacity(bytes.count * 2)
-  for byte in bytes {
+  text.reserveCapacity(bytes.count * (2 + separator.utf8.count))
+  for (index, byte) in bytes.enumerated() {
+    if index > 0 { text += separator.utf8 }
     text.append(digits[Int(byte >> 4)])
     text.append(digits[Int(byte & 0x0f)])
   }
@@ -39,6 +43,6 @@ func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
 }
 
 /// `bytes` as lowercase hexadecimal: a digest or a fixed-size key.
-func hexString<let count: Int>(_ bytes: InlineArray<count, UInt8>) -> String {
+public func hexString<let count: Int>(_ bytes: InlineArray<count, UInt8>) -> String {
   hexString(bytes.indices.map { bytes[$0] })
 }

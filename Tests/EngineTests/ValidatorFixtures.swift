@@ -1,1 +1,0 @@
-../DNSSECTests/ValidatorFixtures.swift
