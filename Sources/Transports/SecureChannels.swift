@@ -1,4 +1,5 @@
 import CompiledConfig
+import Engine
 import Platform
 
 #if TLS

@@ -1,4 +1,5 @@
 import Engine
+import Platform
 
 // Left out of a firmware without the validator (Board/CMakeLists.txt), where
 // the engine never reports a bogus answer and the protocol's default serves.
