@@ -82,7 +82,8 @@ let package = Package(
     // What more than one test target needs: messages and hex as text, the query
     // builder and reply decoder, the process launcher, the binary under test, the
     // DNSSEC fixtures, test certificates, free ports, a seeded generator (Tests/README.md).
-    .target(name: "TestSupport", dependencies: ["CompiledConfig"], path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["CompiledConfig", "DNSWire"], path: "Tests/TestSupport"),
     .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "TestSupport"]),
     .testTarget(
       name: "DNSSECTests",

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import Foundation
+import TestSupport
 import XCTest
 
 /// `cache-file`, `cache-save-interval`, `prefetch` and `prefetch-hits`:

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message]

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import DNSWire
+import TestSupport
 import XCTest
 
 /// `nftset FAMILY TABLE SET[,SET6] for DOMAIN | for-list PATH`: the families

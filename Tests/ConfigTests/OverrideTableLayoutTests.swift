@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import DNSWire
+import TestSupport
 import XCTest
 
 /// The byte layout of `OverrideTable` (records, base-128 index, fences) and its
@@ -233,7 +234,7 @@ final class OverrideTableLayoutTests: XCTestCase {
     let table = builder.build()
     var queries: [[UInt8]] = entries.flatMap { [$0.name, [1, 0x78] + $0.name] }
     queries += ["aaaaaaaaaaa", "aaaaaaaaaaa500.example", "aaaaaaa.example", "b100.example", "a"]
-      .map(flatName)
+      .map { flatName($0) }
     for query in queries {
       assertSameAnswer(table, entries, query)
     }

@@ -1,6 +1,7 @@
 import CompiledConfig
 import Config
 import DNSWire
+import TestSupport
 import XCTest
 
 /// `upstream ... for DOMAIN` and `for-list PATH`: the syntax on every kind,

@@ -1,5 +1,6 @@
 import CompiledConfig
 import Config
+import TestSupport
 import XCTest
 
 /// `upstream tls ADDRESS[:PORT] name=NAME [pin=sha256/BASE64] [trusted]`,

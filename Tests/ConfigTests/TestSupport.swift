@@ -5,19 +5,6 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The flat wire form of a presentation name, for lookups.
-func flatName(_ text: String) -> [UInt8] {
-  var output = [UInt8](repeating: 0, count: Name.maxLength)
-  let textBytes = Array(text.utf8)
-  let count = textBytes.withUnsafeBytes { textBuffer in
-    output.withUnsafeMutableBytes { outputBuffer in
-      (try? Name.parse(text: textBuffer, into: outputBuffer)) ?? 0
-    }
-  }
-  precondition(count > 0, "test names are valid")
-  return Array(output[..<count])
-}
-
 /// The flat wire forms of `names`, one after another.
 func flatNames(_ names: String...) -> [UInt8] { names.flatMap { flatName($0) } }
 

@@ -1,18 +1,6 @@
 import DNSWire
 import XCTest
 
-/// A flat name from presentation text, through the code under test.
-func flatName(_ text: String, allowWildcard: Bool = false) -> [UInt8] {
-  var output = [UInt8](repeating: 0xEE, count: 300)
-  let utf8 = Array(text.utf8)
-  let count = utf8.withUnsafeBytes { raw in
-    output.withUnsafeMutableBytes { out in
-      try! Name.parse(text: raw, into: out, allowWildcard: allowWildcard)
-    }
-  }
-  return Array(output[0..<count])
-}
-
 /// The error `Message(validating:)` throws for `bytes`, or nil if it accepts them.
 func validationError(_ bytes: [UInt8], allowTrailingData: Bool = false) -> WireError? {
   bytes.withUnsafeBytes { raw -> WireError? in
