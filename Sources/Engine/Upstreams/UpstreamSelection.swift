@@ -186,3 +186,41 @@ struct UpstreamSelection: ~Copyable {
       disagreements: entry.disagreements)
   }
 }
+
+/// What one upstream has done since start-up (`Engine.upstreamStatistics`).
+public struct UpstreamStatistics: Equatable {
+  /// Accepted replies that were relayed to clients or cached.
+  public var answers: UInt64
+  /// Attempts that missed their deadline.
+  public var timeouts: UInt64
+  /// SERVFAIL, REFUSED, NOTIMP and FORMERR replies, send errors, attempts
+  /// the transport reported failed, and lost TCP connections.
+  public var failures: UInt64
+  /// Smoothed round-trip time of accepted replies (RFC 6298 §2: the first
+  /// sample sets it, then srtt = 7/8 srtt + 1/8 sample), rounded to
+  /// milliseconds; 0 before the first answer.
+  public var smoothedRTTMilliseconds: UInt64
+  /// `verify`: its answers for verified names that were outside the trusted
+  /// upstream's answer — evidence that this upstream (or the path to it) lies.
+  public var disagreements: UInt64
+
+  public init(
+    answers: UInt64, timeouts: UInt64, failures: UInt64, smoothedRTTMilliseconds: UInt64,
+    disagreements: UInt64 = 0
+  ) {
+    self.answers = answers
+    self.timeouts = timeouts
+    self.failures = failures
+    self.smoothedRTTMilliseconds = smoothedRTTMilliseconds
+    self.disagreements = disagreements
+  }
+}
+
+/// Which per-upstream counter a failure goes to.
+enum UpstreamFailure {
+  /// The attempt missed its deadline (`timeouts`).
+  case timeout
+  /// An error reply, a send error, a failed attempt or a lost connection
+  /// (`failures`).
+  case error
+}
