@@ -154,11 +154,10 @@ extension Engine {
   }
 
   /// For a `verify` name, a trusted upstream (and with `strict`, only
-  /// trusted ones from now on); nil (normal order) otherwise, or when every
-  /// trusted upstream that can answer the type is down.
+  /// trusted ones: `chooseUpstream`); nil (normal order) otherwise, or when
+  /// every trusted upstream that can answer the type is down.
   func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
-    guard !settings.verifyNames.isEmpty, isVerified(name(slot: slot)) else { return nil }
-    transactions[slot].trustedOnly = settings.strict
+    guard isVerified(name(slot: slot)) else { return nil }
     return trustedUpstream(
       for: transactions[slot].type, route: transactions[slot].route, now: now)
   }

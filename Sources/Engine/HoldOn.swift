@@ -192,7 +192,7 @@ extension Engine {
     holds.hold(slot: slot, buffer: index, digest: screen.digest, score: score, ipTTL: ipTTL)
     holds.enqueue(
       HoldPool.HeldSlot(
-        buffer: index, slot: Int32(slot), generation: transactions[slot].generation,
+        buffer: index, slot: Int32(slot), generation: handle(slot: slot).generation,
         ends: now + UInt64(settings.holdOnMilliseconds)))
     return true
   }

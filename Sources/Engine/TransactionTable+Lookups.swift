@@ -7,13 +7,13 @@ import DNSWire
 /// its invariants (TransactionTable.swift).
 extension TransactionTable {
   func handle(_ slot: Int) -> TransactionHandle {
-    TransactionHandle(slot: UInt32(slot), generation: slots[slot].generation)
+    TransactionHandle(slot: UInt32(slot), generation: links[slot].generation)
   }
 
   /// Whether `slot` is active and still in the attempt of `generation`.
   func isCurrent(_ slot: Int, generation: UInt32) -> Bool {
-    slot >= 0 && slot < touchedSlots && slots[slot].state == .active
-      && slots[slot].generation == generation
+    slot >= 0 && slot < touchedSlots && links[slot].state == .active
+      && links[slot].generation == generation
   }
 
   /// The slot `handle` names, if that attempt is still the current one.
@@ -25,13 +25,13 @@ extension TransactionTable {
   /// The lower-cased question name of an active slot.
   func name(_ slot: Int) -> UnsafeRawBufferPointer {
     let start = slot * Self.nameStride
-    return UnsafeRawBufferPointer(rebasing: names[start..<(start + slots[slot].nameLength)])
+    return UnsafeRawBufferPointer(rebasing: names[start..<(start + links[slot].nameLength)])
   }
 
   // MARK: Deadlines (invariant 3)
 
   /// The earliest deadline of an armed slot; nil when none is armed.
-  var earliestDeadline: UInt64? { oldest >= 0 ? slots[Int(oldest)].deadline : nil }
+  var earliestDeadline: UInt64? { oldest >= 0 ? links[Int(oldest)].deadline : nil }
 
   /// The armed slot with the earliest deadline, if any.
   var oldestArmed: Int? { oldest >= 0 ? Int(oldest) : nil }
@@ -40,7 +40,7 @@ extension TransactionTable {
   /// `now`. The caller frees or re-arms it before asking again, so the
   /// expired attempts are walked as `while let slot = table.expired(now:)`.
   func expired(now: UInt64) -> Int? {
-    guard oldest >= 0, slots[Int(oldest)].deadline <= now else { return nil }
+    guard oldest >= 0, links[Int(oldest)].deadline <= now else { return nil }
     return Int(oldest)
   }
 
@@ -50,18 +50,18 @@ extension TransactionTable {
   /// successor before handing the slot out, so that slot may be freed or
   /// re-armed. (The others must stay armed meanwhile.)
   func inDeadlineOrder() -> DeadlineOrder {
-    DeadlineOrder(slots: slots, upcoming: oldest, last: newest)
+    DeadlineOrder(links: links, upcoming: oldest, last: newest)
   }
 
   struct DeadlineOrder: Sequence, IteratorProtocol {
-    fileprivate let slots: UnsafeMutablePointer<Transaction>
+    fileprivate let links: UnsafeMutablePointer<SlotLinks>
     fileprivate var upcoming: Int32
     fileprivate let last: Int32
 
     mutating func next() -> Int? {
       guard upcoming >= 0 else { return nil }
       let slot = Int(upcoming)
-      upcoming = upcoming == last ? -1 : slots[slot].nextInOrder
+      upcoming = upcoming == last ? -1 : links[slot].nextInOrder
       return slot
     }
   }
@@ -78,14 +78,15 @@ extension TransactionTable {
     var cursor = buckets[Int(hash & bucketMask)]
     while cursor >= 0 {
       let slot = Int(cursor)
+      let link = links[slot]
       let candidate = slots[slot]
-      if candidate.nameHash == hash, candidate.type == type, candidate.rrClass == rrClass,
+      if link.nameHash == hash, candidate.type == type, candidate.rrClass == rrClass,
         candidate.dnssecOK == dnssecOK, candidate.checkingDisabled == checkingDisabled,
-        candidate.nameLength == name.count, Name.equalIgnoringCase(self.name(slot), name)
+        link.nameLength == name.count, Name.equalIgnoringCase(self.name(slot), name)
       {
         return slot
       }
-      cursor = candidate.nextInBucket
+      cursor = link.nextInBucket
     }
     return nil
   }
@@ -107,7 +108,7 @@ extension TransactionTable {
   /// The clients waiting on `slot`, newest first. Each waiter's successor is
   /// read before the waiter is handed out.
   func waiters(of slot: Int) -> WaiterList {
-    WaiterList(pool: waiterPool, cursor: slots[slot].firstWaiter)
+    WaiterList(pool: waiterPool, cursor: links[slot].firstWaiter)
   }
 
   struct WaiterList: Sequence, IteratorProtocol {

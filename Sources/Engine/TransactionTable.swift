@@ -12,8 +12,10 @@ import DNSWire
 /// which are bounded by `capacity`.
 ///
 /// A slot is addressed by its index and named to the transports by a
-/// `TransactionHandle` (index + generation). The engine owns a slot's
-/// question and attempt fields (`slots`); the links below are written only
+/// `TransactionHandle` (index + generation). A slot is two records: the
+/// engine's (`slots`, a `Transaction`: the question and its attempt) and
+/// the table's own (`links`, a `SlotLinks`: state, generation, deadline,
+/// the name's length and hash, and the links). The table's are written only
 /// in this file (`fileprivate(set)`), by the methods that keep these
 /// invariants:
 ///
@@ -49,8 +51,10 @@ struct TransactionTable: ~Copyable {
   static let nameStride = Name.maxLength + 1
   let capacity: Int
   let bucketMask: UInt32
-  /// The slots, `capacity` of them.
+  /// The slots' questions and attempts, `capacity` of them.
   let slots: UnsafeMutablePointer<Transaction>
+  /// The slots' state, deadline and links, `capacity` of them.
+  let links: UnsafeMutablePointer<SlotLinks>
   /// The waiters, `capacity` of them. Read only through `waiters(of:)`.
   let waiterPool: UnsafeMutablePointer<Waiter>
   /// Lower-cased question name of each slot, `nameStride` bytes each. Not
@@ -74,6 +78,7 @@ struct TransactionTable: ~Copyable {
     self.capacity = capacity
     bucketMask = UInt32(capacity - 1)
     slots = .allocate(capacity: capacity)
+    links = .allocate(capacity: capacity)
     waiterPool = .allocate(capacity: capacity)
     names = .allocate(byteCount: capacity * Self.nameStride, alignment: 8)
     buckets = .allocate(capacity: capacity)
@@ -82,6 +87,7 @@ struct TransactionTable: ~Copyable {
 
   deinit {
     slots.deallocate()
+    links.deallocate()
     waiterPool.deallocate()
     names.deallocate()
     buckets.deallocate()
@@ -103,33 +109,36 @@ struct TransactionTable: ~Copyable {
     let slot: Int
     if freeSlots >= 0 {
       slot = Int(freeSlots)
-      freeSlots = slots[slot].nextInOrder
+      freeSlots = links[slot].nextInOrder
     } else if touchedSlots < capacity {
       slot = touchedSlots
       touchedSlots += 1
       (slots + slot).initialize(to: Transaction())
+      (links + slot).initialize(to: SlotLinks())
     } else {
       return nil
     }
     activeCount += 1
-    var fresh = Transaction()
+    var question = Transaction()
+    question.purpose = purpose
+    question.type = type
+    question.rrClass = rrClass
+    question.dnssecOK = dnssecOK
+    question.checkingDisabled = checkingDisabled
+    question.route = route
+    slots[slot] = question
+    var fresh = SlotLinks()
     fresh.state = .active
-    fresh.generation = slots[slot].generation &+ 1
-    fresh.purpose = purpose
-    fresh.type = type
-    fresh.rrClass = rrClass
-    fresh.dnssecOK = dnssecOK
-    fresh.checkingDisabled = checkingDisabled
+    fresh.generation = links[slot].generation &+ 1
     fresh.nameLength = name.count
     fresh.nameHash = hash
-    fresh.route = route
-    slots[slot] = fresh
+    links[slot] = fresh
     let start = slot * Self.nameStride
     UnsafeMutableRawBufferPointer(rebasing: names[start..<(start + Self.nameStride)]).copyMemory(
       from: name)
     if purpose == .answer {
       let bucket = Int(hash & bucketMask)
-      slots[slot].nextInBucket = buckets[bucket]
+      links[slot].nextInBucket = buckets[bucket]
       buckets[bucket] = Int32(slot)
     }
     return slot
@@ -139,7 +148,7 @@ struct TransactionTable: ~Copyable {
   /// waiters back to the pool (invariants 3–5), itself onto the free stack.
   mutating func free(_ slot: Int) {
     if slots[slot].purpose == .answer { unlinkBucket(slot) }
-    var cursor = slots[slot].firstWaiter
+    var cursor = links[slot].firstWaiter
     while cursor >= 0 {
       let next = waiterPool[Int(cursor)].next
       waiterPool[Int(cursor)].next = freeWaiters
@@ -147,10 +156,10 @@ struct TransactionTable: ~Copyable {
       waitersInUse -= 1
       cursor = next
     }
-    slots[slot].firstWaiter = -1
+    links[slot].firstWaiter = -1
     disarm(slot)
-    slots[slot].state = .free
-    slots[slot].nextInOrder = freeSlots
+    links[slot].state = .free
+    links[slot].nextInOrder = freeSlots
     freeSlots = Int32(slot)
     activeCount -= 1
   }
@@ -159,7 +168,7 @@ struct TransactionTable: ~Copyable {
   /// and socket events of the old attempt are stale. Its deadline moves when
   /// the attempt is armed.
   func renew(_ slot: Int) {
-    slots[slot].generation &+= 1
+    links[slot].generation &+= 1
   }
 
   /// Sets the route group of an active slot's question: after a reload the
@@ -176,11 +185,11 @@ struct TransactionTable: ~Copyable {
   /// behind a later one would come late, never be lost.)
   mutating func arm(_ slot: Int, deadline: UInt64) {
     disarm(slot)
-    slots[slot].deadline = deadline
-    slots[slot].previousInOrder = newest
-    slots[slot].nextInOrder = -1
+    links[slot].deadline = deadline
+    links[slot].previousInOrder = newest
+    links[slot].nextInOrder = -1
     if newest >= 0 {
-      slots[Int(newest)].nextInOrder = Int32(slot)
+      links[Int(newest)].nextInOrder = Int32(slot)
     } else {
       oldest = Int32(slot)
     }
@@ -195,43 +204,43 @@ struct TransactionTable: ~Copyable {
   /// again arms it as usual.
   mutating func park(_ slot: Int) {
     disarm(slot)
-    slots[slot].generation &+= 1
+    links[slot].generation &+= 1
   }
 
   /// Takes `slot` out of the deadline list, if it is in it.
   private mutating func disarm(_ slot: Int) {
-    let previous = slots[slot].previousInOrder
-    let next = slots[slot].nextInOrder
+    let previous = links[slot].previousInOrder
+    let next = links[slot].nextInOrder
     guard previous >= 0 || oldest == Int32(slot) else { return }
     if previous >= 0 {
-      slots[Int(previous)].nextInOrder = next
+      links[Int(previous)].nextInOrder = next
     } else {
       oldest = next
     }
     if next >= 0 {
-      slots[Int(next)].previousInOrder = previous
+      links[Int(next)].previousInOrder = previous
     } else {
       newest = previous
     }
-    slots[slot].previousInOrder = -1
-    slots[slot].nextInOrder = -1
+    links[slot].previousInOrder = -1
+    links[slot].nextInOrder = -1
   }
 
   // MARK: Coalescing (invariant 4)
 
   private func unlinkBucket(_ slot: Int) {
-    let bucket = Int(slots[slot].nameHash & bucketMask)
-    let after = slots[slot].nextInBucket
-    slots[slot].nextInBucket = -1
+    let bucket = Int(links[slot].nameHash & bucketMask)
+    let after = links[slot].nextInBucket
+    links[slot].nextInBucket = -1
     if buckets[bucket] == Int32(slot) {
       buckets[bucket] = after
       return
     }
     var cursor = buckets[bucket]
     while cursor >= 0 {
-      let next = slots[Int(cursor)].nextInBucket
+      let next = links[Int(cursor)].nextInBucket
       if next == Int32(slot) {
-        slots[Int(cursor)].nextInBucket = after
+        links[Int(cursor)].nextInBucket = after
         return
       }
       cursor = next
@@ -255,16 +264,16 @@ struct TransactionTable: ~Copyable {
     }
     waitersInUse += 1
     waiterPool[index] = waiter
-    waiterPool[index].next = slots[slot].firstWaiter
-    slots[slot].firstWaiter = Int32(index)
+    waiterPool[index].next = links[slot].firstWaiter
+    links[slot].firstWaiter = Int32(index)
   }
 }
 
-/// One in-flight upstream query, a slot of the `TransactionTable`. Plain
-/// values only. The question and the links are set by the table alone
-/// (`fileprivate(set)`); the attempt fields are the engine's.
+/// The question of one in-flight upstream query and its current attempt:
+/// the engine's half of a `TransactionTable` slot, plain values only. The
+/// question is set by the table when the slot is taken (`fileprivate(set)`);
+/// the attempt fields are the engine's.
 struct Transaction {
-  enum State: UInt8 { case free, active }
   /// Why the question is asked. Only `.answer` transactions are found by
   /// coalescing, relayed to clients and cached; the others check upstreams.
   enum Purpose: UInt8 {
@@ -277,40 +286,44 @@ struct Transaction {
     /// name (`purposeIndex`: which probe of the round).
     case redirectProbe
   }
-  fileprivate(set) var state: State = .free
   fileprivate(set) var purpose: Purpose = .answer
   var purposeIndex: Int16 = 0
-  /// Changed at every use and attempt of the slot (invariant 2).
-  fileprivate(set) var generation: UInt32 = 0
-  /// When the attempt expires (set by `arm`, invariant 3).
-  fileprivate(set) var deadline: UInt64 = 0
-  /// When the current attempt was sent (the `now` of its dispatch), for the
-  /// upstream's smoothed RTT.
-  var sentAt: UInt64 = 0
-  var upstream: Int16 = -1
-  var transport: UpstreamTransport = .udp
-  /// The route group of the name (`Engine.route(for:)`), computed once when
-  /// the slot is taken: only upstreams serving it are asked. 0: unrouted.
-  fileprivate(set) var route: UInt8 = 0
-  /// Upstreams already tried, one bit each (the first 64).
-  var tried: UInt64 = 0
-  /// `strict`: a `verify` name, to be asked of trusted upstreams only.
-  var trustedOnly = false
-  /// ID and 0x20 pattern of the query as sent upstream.
-  var sentID: UInt16 = 0
-  var sentCase = CaseMask()
-  /// Whether `sentCase` was random (0x20 in use). If not, the reply's case
-  /// carries no information and a case-only difference is accepted.
-  var sentRandomCase = false
-  /// False after an upstream answered in the wrong case: this transaction's
-  /// next attempt goes out without 0x20.
-  var caseAllowed = true
   fileprivate(set) var type: RRType = .a
   fileprivate(set) var rrClass: RRClass = .internet
   /// DO and CD bits of the question: part of the coalescing key, since the
   /// answer differs with them.
   fileprivate(set) var dnssecOK = false
   fileprivate(set) var checkingDisabled = false
+  /// The route group of the name (`Engine.route(for:)`), computed once when
+  /// the slot is taken: only upstreams serving it are asked. 0: unrouted.
+  fileprivate(set) var route: UInt8 = 0
+  /// When the current attempt was sent (the `now` of its dispatch), for the
+  /// upstream's smoothed RTT.
+  var sentAt: UInt64 = 0
+  var upstream: Int16 = -1
+  var transport: UpstreamTransport = .udp
+  /// Upstreams already tried, one bit each (the first 64).
+  var tried: UInt64 = 0
+  /// ID of the query as sent upstream.
+  var sentID: UInt16 = 0
+  /// The 0x20 pattern of the name as sent, nil when it went out in lower
+  /// case: then the reply's case carries no information and a case-only
+  /// difference is accepted.
+  var sentCase: CaseMask? = nil
+  /// False after an upstream answered in the wrong case: this transaction's
+  /// next attempt goes out without 0x20.
+  var caseAllowed = true
+}
+
+/// The table's half of a slot: what its invariants are about.
+struct SlotLinks {
+  enum State: UInt8 { case free, active }
+  fileprivate(set) var state: State = .free
+  /// Changed at every use and attempt of the slot (invariant 2).
+  fileprivate(set) var generation: UInt32 = 0
+  /// When the attempt expires (set by `arm`, invariant 3).
+  fileprivate(set) var deadline: UInt64 = 0
+  /// Length and coalescing hash of the lower-cased name in `names`.
   fileprivate(set) var nameLength: Int = 0
   fileprivate(set) var nameHash: UInt32 = 0
   /// First waiting client in the waiter pool, -1 when none.

@@ -60,7 +60,7 @@ extension Engine {
     }
     switch questionMatch(reply, slot: slot) {
     case .exact:
-      if transaction.sentRandomCase { selection.recordCaseMatch(upstreamIndex) }
+      if transaction.sentCase != nil { selection.recordCaseMatch(upstreamIndex) }
     case .caseOnly:
       statistics[.mismatchedCase] += 1
       if !holding { caseMismatch(slot: slot, now: now, environment: &environment) }
@@ -216,20 +216,20 @@ extension Engine {
 
   func questionMatch(_ reply: Message, slot: Int) -> QuestionMatch {
     let transaction = transactions[slot]
+    let expected = name(slot: slot)
     guard reply.hasQuestion, reply.questionType == transaction.type,
       reply.questionClass == transaction.rrClass,
-      reply.questionNameLength == transaction.nameLength,
+      reply.questionNameLength == expected.count,
       // The answer's records are copied with their offsets, so the question
       // must be written uncompressed, as it was sent.
-      reply.questionEnd == HeaderField.size + transaction.nameLength + 4
+      reply.questionEnd == HeaderField.size + expected.count + 4
     else { return .different }
     let length = reply.copyQuestionName(into: buffers.casedName, lowercase: false)
     let received = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length])
-    let expected = name(slot: slot)
     guard Name.equalIgnoringCase(received, expected) else { return .different }
     // Without 0x20 the case was never a secret: any case is fine.
-    guard transaction.sentRandomCase else { return .exact }
-    return CaseMask(of: received) == transaction.sentCase ? .exact : .caseOnly
+    guard let sentCase = transaction.sentCase else { return .exact }
+    return CaseMask(of: received) == sentCase ? .exact : .caseOnly
   }
 
   /// An upstream answered with the right ID but not the 0x20 case sent:

@@ -115,7 +115,7 @@ extension Engine {
     }
     guard
       let check = beginTransaction(
-        name: name, hash: transaction.nameHash, type: transaction.type,
+        name: name, hash: nameHash(name), type: transaction.type,
         rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
         purpose: .verification)
     else {

@@ -59,6 +59,7 @@ final class TransactionTableTests: XCTestCase {
   func assertInvariants(file: StaticString = #filePath, line: UInt = #line) {
     let capacity = table.capacity
     let slots = table.slots
+    let links = table.links
     // 1. Slots from `touchedSlots` on are untouched (not read here either);
     // below it, free slots on the stack, the others active and counted.
     let touched = table.touchedSlots
@@ -73,10 +74,10 @@ final class TransactionTableTests: XCTestCase {
       XCTAssertLessThan(slot, touched, "untouched slot on the free stack", file: file, line: line)
       XCTAssertTrue(onFreeStack.insert(slot).inserted, "free stack loops", file: file, line: line)
       XCTAssertEqual(
-        slots[slot].state, .free, "active slot \(slot) on the free stack", file: file, line: line)
-      cursor = slots[slot].nextInOrder
+        links[slot].state, .free, "active slot \(slot) on the free stack", file: file, line: line)
+      cursor = links[slot].nextInOrder
     }
-    let active = (0..<touched).filter { slots[$0].state == .active }
+    let active = (0..<touched).filter { links[$0].state == .active }
     XCTAssertEqual(active.count, table.activeCount, "activeCount", file: file, line: line)
     XCTAssertEqual(onFreeStack.count + active.count, touched, "slots lost", file: file, line: line)
     // 3. The armed slots, in non-decreasing deadline order, linked both ways.
@@ -85,16 +86,16 @@ final class TransactionTableTests: XCTestCase {
     cursor = table.oldest
     while cursor >= 0 && armed.count <= capacity {
       let slot = Int(cursor)
-      XCTAssertEqual(slots[slot].state, .active, "free slot \(slot) armed", file: file, line: line)
-      XCTAssertEqual(slots[slot].previousInOrder, previous, "back link", file: file, line: line)
+      XCTAssertEqual(links[slot].state, .active, "free slot \(slot) armed", file: file, line: line)
+      XCTAssertEqual(links[slot].previousInOrder, previous, "back link", file: file, line: line)
       if let last = armed.last {
         XCTAssertLessThanOrEqual(
-          slots[last].deadline, slots[slot].deadline, "deadlines out of order", file: file,
+          links[last].deadline, links[slot].deadline, "deadlines out of order", file: file,
           line: line)
       }
       armed.append(slot)
       previous = cursor
-      cursor = slots[slot].nextInOrder
+      cursor = links[slot].nextInOrder
     }
     XCTAssertEqual(table.newest, armed.last.map(Int32.init) ?? -1, "newest", file: file, line: line)
     XCTAssertEqual(Set(armed).count, armed.count, "deadline list loops", file: file, line: line)
@@ -107,13 +108,13 @@ final class TransactionTableTests: XCTestCase {
       var cursor = table.buckets[bucket]
       while cursor >= 0 && bucketed.count <= capacity {
         let slot = Int(cursor)
-        XCTAssertEqual(slots[slot].state, .active, "free slot in a bucket", file: file, line: line)
+        XCTAssertEqual(links[slot].state, .active, "free slot in a bucket", file: file, line: line)
         XCTAssertEqual(slots[slot].purpose, .answer, "a check in a bucket", file: file, line: line)
         XCTAssertEqual(
-          Int(slots[slot].nameHash & table.bucketMask), bucket, "wrong bucket", file: file,
+          Int(links[slot].nameHash & table.bucketMask), bucket, "wrong bucket", file: file,
           line: line)
         bucketed.append(slot)
-        cursor = slots[slot].nextInBucket
+        cursor = links[slot].nextInBucket
       }
     }
     XCTAssertEqual(
@@ -124,8 +125,8 @@ final class TransactionTableTests: XCTestCase {
     var waiting = 0
     steps = 0
     for slot in 0..<touched {
-      var cursor = slots[slot].firstWaiter
-      if slots[slot].state == .free {
+      var cursor = links[slot].firstWaiter
+      if links[slot].state == .free {
         XCTAssertEqual(cursor, -1, "a free slot with waiters", file: file, line: line)
       }
       while cursor >= 0 && steps <= capacity {
@@ -214,20 +215,18 @@ final class TransactionTableTests: XCTestCase {
   func testAllocateStartsFromDefaultFields() throws {
     let first = try XCTUnwrap(allocate("a.example"))
     table.slots[first].tried = ~0
-    table.slots[first].sentRandomCase = true
-    table.slots[first].trustedOnly = true
+    table.slots[first].sentCase = CaseMask()
     table.slots[first].caseAllowed = false
     table.free(first)
     let again = try XCTUnwrap(allocate("b.example", type: .aaaa, purpose: .verification))
     XCTAssertEqual(again, first)
     let transaction = table.slots[again]
     XCTAssertEqual(transaction.tried, 0)
-    XCTAssertFalse(transaction.sentRandomCase)
-    XCTAssertFalse(transaction.trustedOnly)
+    XCTAssertNil(transaction.sentCase)
     XCTAssertTrue(transaction.caseAllowed)
     XCTAssertEqual(transaction.type, .aaaa)
     XCTAssertEqual(transaction.purpose, .verification)
-    XCTAssertEqual(transaction.firstWaiter, -1)
+    XCTAssertEqual(table.links[again].firstWaiter, -1)
     assertInvariants()
   }
 
@@ -263,7 +262,7 @@ final class TransactionTableTests: XCTestCase {
       table.free(slots[index])
       assertInvariants()
       XCTAssertNil(find(names[index], hash: 7))
-      for other in 0..<3 where table.slots[slots[other]].state == .active {
+      for other in 0..<3 where table.links[slots[other]].state == .active {
         XCTAssertEqual(find(names[other], hash: 7), slots[other])
       }
     }

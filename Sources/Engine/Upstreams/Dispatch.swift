@@ -82,7 +82,9 @@ extension Engine {
   func chooseUpstream(for slot: Int, now: UInt64) -> Int? {
     let transaction = transactions[slot]
     return selection.choose(
-      type: transaction.type, tried: transaction.tried, trustedOnly: transaction.trustedOnly,
+      type: transaction.type, tried: transaction.tried,
+      trustedOnly: settings.strict && transaction.purpose == .answer
+        && isVerified(name(slot: slot)),
       route: transaction.route, now: now)
   }
 
@@ -114,13 +116,12 @@ extension Engine {
       preconditionFailure("upstream query exceeds its buffer")
     }
     let sentName = UnsafeMutableRawBufferPointer(
-      rebasing: output[nameStart..<(nameStart + transaction.nameLength)])
-    transactions[slot].sentRandomCase = randomizeCase
+      rebasing: output[nameStart..<(nameStart + name(slot: slot).count)])
     if randomizeCase {
       Name.randomizeCase(sentName) { environment.randomUInt64() }
       transactions[slot].sentCase = CaseMask(of: UnsafeRawBufferPointer(sentName))
     } else {
-      transactions[slot].sentCase = CaseMask()
+      transactions[slot].sentCase = nil
     }
     return writer.count
   }
