@@ -69,7 +69,7 @@ extension Engine {
     name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass, dnssecOK: Bool,
     checkingDisabled: Bool, now: UInt64, environment: inout E
   ) {
-    let hash = nameHash(name)
+    let hash = table.nameHash(name)
     guard !upstreams.isEmpty,
       findInFlight(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,

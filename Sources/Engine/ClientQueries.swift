@@ -20,14 +20,14 @@ extension Engine {
     }
     // Before any work: an over-limit client costs one bucket update.
     if settings.rateLimitPerSecond > 0
-      && !rateLimiter.admits(
+      && !defences.rateLimiter.admits(
         client.endpoint.address, now: now, perSecond: settings.rateLimitPerSecond)
     {
       statistics[.rateLimited] += 1
       return
     }
     let query = try? Message(validating: packet)
-    guard isAllowed(client.endpoint.address) else {
+    guard defences.isAllowed(client.endpoint.address) else {
       statistics[.refused] += 1
       replyError(.refused, to: packet, query: query, client: client, environment: &environment)
       return
@@ -57,7 +57,7 @@ extension Engine {
       return
     }
     if let match = settings.overrides.lookup(lowercased),
-      !overrideFallsBack(match, type: query.questionType)
+      !local.overrideHealth.fallsBack(match, type: query.questionType, in: settings.overrides)
     {
       answerLocally(
         query: query, name: lowercased, match: match, client: client, environment: &environment)
@@ -98,19 +98,6 @@ extension Engine {
     forward(query: query, name: lowercased, client: client, now: now, environment: &environment)
   }
 
-  /// The coalescing bucket hash of a lower-cased name (low 32 bits).
-  func nameHash(_ name: UnsafeRawBufferPointer) -> UInt32 {
-    UInt32(truncatingIfNeeded: Name.hashIgnoringCase(name, key: hashKey))
-  }
-
-  /// Whether `allow` admits `address` (also asked of metrics scrapers).
-  public func isAllowed(_ address: IPAddress) -> Bool {
-    for prefix in allowPrefixes where prefix.contains(address) {
-      return true
-    }
-    return false
-  }
-
   /// Joins an identical question in flight, or starts a transaction.
   func forward<E: EngineEnvironment>(
     query: Message, name: UnsafeRawBufferPointer, client: ClientRef, now: UInt64,
@@ -118,7 +105,7 @@ extension Engine {
   ) {
     let dnssecOK = query.opt?.dnssecOK ?? false
     let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
-    let hash = nameHash(name)
+    let hash = table.nameHash(name)
     guard table.hasFreeWaiter else {
       statistics[.ringFull] += 1
       replyError(

@@ -19,54 +19,31 @@ public final class Engine {
   /// What this worker counts (Statistics/Statistic.swift), shared with its
   /// transports.
   public let statistics = Statistics()
-  /// How long each client waited for its reply (`send(replyLength:)`),
-  /// for metrics; a firmware without them leaves it empty.
-  public internal(set) var answerLatency = LatencyHistogram()
 
   /// The questions in flight upstream, their waiting clients, the
   /// coalescing index and the deadlines (TransactionTable.swift).
   var table: TransactionTable
-  /// Keys the coalescing hash (`nameHash`), the rate limiter's buckets and
-  /// the answer digests (SipHash-1-3); the cache's key is derived from it.
-  let hashKey: HashKey
-  /// The ACL in force, fetched once here: the default list is a lazily
-  /// initialised global, which would otherwise allocate at the first query.
-  var allowPrefixes: [AddressPrefix]
-  /// `rebind-protection`'s private ranges, fetched here for the same reason
-  /// (empty when it is off).
-  var rebindRanges: [AddressPrefix]
 
   /// The reply and query being written, and scratch names.
   let buffers = MessageBuffers()
 
   /// Answers by question, sized by `cache` and `cache-bytes`.
   public let cache: PacketCache
-  /// `override-check`: the override addresses marked down (OverrideHealth.swift).
-  public let overrideHealth = OverrideHealth()
-  /// `hosts`, `leases`, `domain`: the two tables of local names, filled by
-  /// the loop when the files change (LocalNames.swift).
-  public let localNames: LocalNames
-  /// When the `prefetch` names were last checked (0: never).
-  var lastPrefetchSweep: UInt64 = 0
+  /// Overrides, local names, never-forwarded names (LocalAuthority/).
+  public let local: LocalAuthority
   /// Wall-clock seconds since 1970, set by the loop each turn when `dnssec`
   /// is on (the engine reads no clock): RRSIG validity times are checked
   /// against it once it is past the build date (Validation.swift).
-  public var wallClockSeconds: Int64 = 0
+  public var wallClockSeconds: Int64 {
+    get { validations.wallClockSeconds }
+    set { validations.wallClockSeconds = newValue }
+  }
   /// `dnssec`: answers waiting for their chain of trust (Validation.swift).
   var validations: ValidationPool
 
-  // Hijack defence state: fixed tables sized here, empty unless configured.
-
-  /// Redirect addresses learned by `detect-nxdomain-redirect`.
-  var learnedRedirects = LearnedRedirects()
-  /// The current probe round (RedirectProbes.swift).
-  var probes: RedirectProbeRound
-  /// `hold-on` buffers (HoldOn.swift).
-  var holds: HoldPool
-  /// `verify`: the trusted answers being compared (Verification.swift).
-  var verifications: VerificationTable
-  /// `rate-limit`: one token bucket per recent client address.
-  let rateLimiter: RateLimiter
+  /// The hijack defences: the ACL, answer screening, `hold-on`, `verify`,
+  /// the redirect probes and `rate-limit` (Defences/).
+  public internal(set) var defences: Defences
 
   /// Largest DNS message (RFC 1035 §4.2.2 length prefix is 16 bits).
   public static let maxMessage = MessageBuffers.maxMessage
@@ -77,37 +54,22 @@ public final class Engine {
   public init(settings: Settings, upstreams: [UpstreamServer], hashKey: HashKey) {
     self.settings = settings
     selection = UpstreamSelection(servers: upstreams)
-    self.hashKey = hashKey
-    allowPrefixes = settings.effectiveAllow
-    rebindRanges = settings.rebindProtection ? rebindPrefixes : []
-    table = TransactionTable(capacity: settings.inflight)
+    table = TransactionTable(capacity: settings.inflight, hashKey: hashKey)
     cache = PacketCache(
       capacity: settings.cacheEntries, arenaBytes: settings.cacheBytes,
       hashKey: HashKey(k0: ~hashKey.k1, k1: hashKey.k0 ^ 0x9E37_79B9_7F4A_7C15))
-    let hasLocalFiles = !settings.hostsFiles.isEmpty || !settings.leaseFiles.isEmpty
-    localNames = LocalNames(
-      capacity: hasLocalFiles ? settings.localNamesCapacity : 0, domain: settings.localDomain,
+    local = LocalAuthority(
+      settings: settings,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    holds = HoldPool(
-      capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
-      bufferBytes: Int(settings.ednsPayloadSize), slotCapacity: settings.inflight)
-    verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
     validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
-    probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
-    rateLimiter = RateLimiter(enabled: settings.rateLimitPerSecond > 0, hashKey: hashKey)
-  }
-
-  deinit {
-    holds.deallocate()
-    verifications.deallocate()
-    probes.deallocate()
+    defences = Defences(settings: settings, hashKey: hashKey)
   }
 
   /// When `tick` next has work: the earliest deadline or end of a hold-on
   /// window, or the next redirect probe round; nil when idle.
   public var nextDeadline: UInt64? {
     var earliest = table.earliestDeadline
-    if let holdEnd = holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
+    if let holdEnd = defences.holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
     if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
     if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
     return earliest
@@ -152,7 +114,7 @@ public final class Engine {
     expirePendingValidations(now: now, environment: &environment)
     while let slot = table.expired(now: now) {
       // A held answer is the answer: its window outlived the deadline.
-      if holds.heldBuffer(of: slot) >= 0 {
+      if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }

@@ -18,12 +18,14 @@ extension Engine {
   public func networkChanged<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     statistics[.networkChanges] += 1
     selection.forgetFailures()
-    if settings.detectNXDomainRedirect && probes.outstanding == 0 { probes.nextRound = now }
+    if settings.detectNXDomainRedirect && defences.probes.outstanding == 0 {
+      defences.probes.nextRound = now
+    }
     // Retrying re-arms a slot at the newest end of the deadline list; the
     // walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
-      guard holds.heldBuffer(of: slot) < 0 else { continue }
+      guard defences.holds.heldBuffer(of: slot) < 0 else { continue }
       retry(
         slot: slot, upstream: Int(transaction.upstream), transport: transaction.transport,
         now: now, environment: &environment)

@@ -90,6 +90,9 @@ public final class PacketCache {
   let index: UnsafeMutablePointer<Int32>
   let indexMask: Int
   let hashKey: HashKey
+  /// When the engine last looked for `prefetch` names due for a refresh
+  /// (0: never; Prefetch.swift).
+  var lastPrefetchSweep: UInt64 = 0
 
   public static let doBit: UInt8 = 1
   public static let cdBit: UInt8 = 2

@@ -37,9 +37,11 @@ extension Engine {
   /// the first time at the first tick.
   func sweepPrefetchNames<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     guard !settings.prefetchNames.isEmpty, cache.isEnabled, !upstreams.isEmpty else { return }
-    guard lastPrefetchSweep == 0 || now >= lastPrefetchSweep + Self.prefetchSweepMilliseconds
+    guard
+      cache.lastPrefetchSweep == 0
+        || now >= cache.lastPrefetchSweep + Self.prefetchSweepMilliseconds
     else { return }
-    lastPrefetchSweep = max(now, 1)
+    cache.lastPrefetchSweep = max(now, 1)
     settings.prefetchNames.withUnsafeBytes { names in
       var start = 0
       while start < names.count {

@@ -10,8 +10,7 @@ extension Engine {
   /// derive from them.
   public func reconfigure(settings: Settings) {
     self.settings = settings
-    allowPrefixes = settings.effectiveAllow
-    rebindRanges = settings.rebindProtection ? rebindPrefixes : []
+    defences.reconfigure(settings)
     enableValidationIfTurnedOn()
   }
 
@@ -41,7 +40,7 @@ extension Engine {
   /// asked again by `resendQueriesInFlight` once `replaceUpstreams` ran.
   public func withdrawQueriesInFlight<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     for slot in table.inDeadlineOrder() {
-      if holds.heldBuffer(of: slot) >= 0 {
+      if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }
@@ -57,10 +56,10 @@ extension Engine {
     }
     // A redirect probe round judged the old upstreams (its candidates
     // name their indexes): dropped, and the new ones probed at the next tick.
-    probes.judging = false
-    probes.candidateCount = 0
-    probes.controlAnswered = 0
-    if settings.detectNXDomainRedirect { probes.nextRound = now }
+    defences.probes.judging = false
+    defences.probes.candidateCount = 0
+    defences.probes.controlAnswered = 0
+    if settings.detectNXDomainRedirect { defences.probes.nextRound = now }
   }
 
   /// Second half: the upstream list in force from now on. An upstream in

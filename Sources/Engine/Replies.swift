@@ -22,7 +22,7 @@ extension Engine {
   ) {
     // Only metrics read the histogram: a firmware without them skips it.
     #if !DNSWARD_NO_METRICS
-      answerLatency.record(milliseconds: latencyMilliseconds)
+      statistics.answerLatency.record(milliseconds: latencyMilliseconds)
     #endif
     let framed = UnsafeMutableRawBufferPointer(
       rebasing: buffers.reply[0..<(Self.framing + replyLength)])
@@ -312,9 +312,9 @@ extension Engine {
     let inInternet = query.questionClass == .internet
     let wantsIPv4 = !isBlock && inInternet && (type == .a || type == .any)
     let wantsIPv6 = !isBlock && inInternet && (type == .aaaa || type == .any)
-    let health = overrideHealth
+    let health = local.overrideHealth
     let filtersDown = health.count > 0
-    let up = overrideAddressesUp(match)
+    let up = health.addressesUp(match, in: settings.overrides)
     let ipv4Count = wantsIPv4 ? up.ipv4 : 0
     let ipv6Count = wantsIPv6 ? up.ipv6 : 0
     let hasEDNS = query.opt != nil

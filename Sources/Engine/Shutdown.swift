@@ -24,7 +24,7 @@ extension Engine {
     var passes = 0
     while let slot = table.oldestArmed, passes < 2 * table.capacity {
       passes += 1
-      if holds.heldBuffer(of: slot) >= 0 {
+      if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }

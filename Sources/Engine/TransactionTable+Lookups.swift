@@ -68,6 +68,11 @@ extension TransactionTable {
 
   // MARK: Coalescing (invariant 4)
 
+  /// The coalescing bucket hash of a lower-cased name (low 32 bits).
+  func nameHash(_ name: UnsafeRawBufferPointer) -> UInt32 {
+    UInt32(truncatingIfNeeded: Name.hashIgnoringCase(name, key: hashKey))
+  }
+
   /// The active `.answer` slot asking this question — the same lower-cased
   /// `name` (`hash` its coalescing hash), type, class, DO and CD bits, since
   /// the answer differs with each — if there is one.

@@ -64,6 +64,8 @@ struct TransactionTable: ~Copyable {
   /// Coalescing bucket heads, `capacity` of them. The hash is keyed with a
   /// random seed, so that a client cannot aim many names at one bucket.
   let buckets: UnsafeMutablePointer<Int32>
+  /// That seed (`nameHash`).
+  let hashKey: HashKey
   private(set) var oldest: Int32 = -1
   private(set) var newest: Int32 = -1
   private(set) var freeSlots: Int32 = -1
@@ -73,9 +75,10 @@ struct TransactionTable: ~Copyable {
   private(set) var activeCount = 0
   private(set) var waitersInUse = 0
 
-  init(capacity: Int) {
+  init(capacity: Int, hashKey: HashKey) {
     precondition(capacity > 0 && capacity & (capacity - 1) == 0, "inflight must be a power of two")
     self.capacity = capacity
+    self.hashKey = hashKey
     bucketMask = UInt32(capacity - 1)
     slots = .allocate(capacity: capacity)
     links = .allocate(capacity: capacity)

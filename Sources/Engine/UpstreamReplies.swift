@@ -48,7 +48,7 @@ extension Engine {
     let upstreamIndex = Int(transaction.upstream)
     // With an answer held for `hold-on`, a later error, truncation or
     // case mismatch is noise or forgery: the held answer stands.
-    let holding = holds.heldBuffer(of: slot) >= 0
+    let holding = defences.holds.heldBuffer(of: slot) >= 0
     if !reply.hasQuestion && isFailure {
       if holding { return }
       // Some servers leave the question out of error replies; the ID and
@@ -99,7 +99,7 @@ extension Engine {
       release(slot: slot)
       return
     }
-    if screensAnswers
+    if defences.screensAnswers(settings)
       && screen(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
     {
       return
@@ -153,7 +153,7 @@ extension Engine {
   ) -> Bool {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
-    let screen = screenAnswer(reply)
+    let screen = defences.screen(reply, settings: settings)
     let name = self.name(slot: slot)
     // A redirect answer first: its addresses may also lie in a `bogus`
     // prefix, and the `bogus-nxdomain` entry names that exact answer, so
@@ -179,8 +179,8 @@ extension Engine {
     // A name routed to an upstream on a private address (a VPN's or the
     // LAN's resolver) is private by nature: implicitly `rebind-allow`ed.
     if settings.rebindProtection && screen.hasPrivateAddress
-      && !(transaction.route != 0 && isPrivate(upstreams[upstream].endpoint.address))
-      && !Self.isNameOrBelow(name, anyOf: settings.rebindAllowNames)
+      && !(transaction.route != 0 && defences.isPrivate(upstreams[upstream].endpoint.address))
+      && !Name.isNameOrBelow(name, anyOf: settings.rebindAllowNames)
       && settings.overrides.lookup(name) == nil
     {
       statistics[.rebindBlocked] += 1

@@ -17,6 +17,8 @@
     func state(of slot: Int) -> UInt8 { 0 }
     func isSecure(_ slot: Int) -> Bool { false }
     func secureTTL(of slot: Int) -> UInt32 { .max }
+    /// Kept for the loop that sets it; nothing reads it.
+    var wallClockSeconds: Int64 = 0
   }
 
   extension Engine {

@@ -69,7 +69,7 @@ final class LocalNameFiles {
       }
     }
     let engine = context.engine
-    if changed || WallClock.nowSeconds() >= engine.localNames.active.earliestExpiry {
+    if changed || WallClock.nowSeconds() >= engine.local.names.active.earliestExpiry {
       reload()
     }
   }
@@ -77,11 +77,11 @@ final class LocalNameFiles {
   /// Reads every file into the inactive table and makes it the active one.
   func reload() {
     let log = context.log
-    let table = context.engine.localNames.inactive
+    let table = context.engine.local.names.inactive
     table.clear()
     let now = WallClock.nowSeconds()
     for index in files.indices { read(file: index, into: table, now: now) }
-    context.engine.localNames.swap()
+    context.engine.local.names.swap()
     if table.dropped > 0 && !overflowLogged {
       log.start(.warning).append("local-names ").append(decimal: table.capacity)
         .append(" is full: ").append(decimal: table.dropped)

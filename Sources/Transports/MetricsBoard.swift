@@ -53,7 +53,7 @@ import Platform
       for index in 0..<Statistic.count {
         slot[index] = engine.statistics[Statistic(index: index)]
       }
-      let latency = engine.answerLatency
+      let latency = engine.statistics.answerLatency
       for index in 0..<LatencyHistogram.bucketCount {
         slot[Self.histogramOffset + index] = latency.bucket(index)
       }

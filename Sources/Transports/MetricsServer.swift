@@ -215,7 +215,9 @@ import Platform
 
     private func answer(slot: Int, request: UnsafeRawBufferPointer) {
       var route = Self.route(request)
-      if !context.engine.isAllowed(Endpoint(connections[slot].peer).address) { route = .forbidden }
+      if !context.engine.defences.isAllowed(Endpoint(connections[slot].peer).address) {
+        route = .forbidden
+      }
       let response = responses[slot]
       var body = MetricsText(
         buffer: UnsafeMutableRawBufferPointer(rebasing: response[Self.headerRoom...]))

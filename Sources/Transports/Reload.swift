@@ -91,7 +91,7 @@ struct StartupValues {
     result.nftsetGroups = running.nftsetGroups
     // Turned on only at start-up: off, they have no table (Engine.init).
     // Turned off, they simply stop.
-    if engine.localNames.active.capacity == 0 {
+    if engine.local.names.active.capacity == 0 {
       kept.keep(&result.hostsFiles, running: running.hostsFiles, "hosts")
       kept.keep(&result.leaseFiles, running: running.leaseFiles, "leases")
     }
@@ -203,7 +203,7 @@ extension Server {
     if upstreamsChanged { engine.resendQueriesInFlight(now: now, environment: &environment) }
     if settings.overrideCheckPort != 0 || running.overrideCheckPort != 0 {
       overrideProbes.closeAll()
-      engine.overrideHealth.markAllUp()
+      engine.local.overrideHealth.markAllUp()
       overrideProbes = OverrideProber(context: context, logsSummary: worker == 0)
     }
     return answersChanged

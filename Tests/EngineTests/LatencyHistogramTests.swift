@@ -3,7 +3,7 @@ import DNSWire
 import Engine
 import XCTest
 
-/// `Engine.answerLatency`: every client reply in one fixed bucket, by the
+/// `Statistics.answerLatency`: every client reply in one fixed bucket, by the
 /// milliseconds since its query arrived.
 final class LatencyHistogramTests: XCTestCase {
   func testBucketBoundsAreInclusive() {
@@ -29,14 +29,14 @@ final class LatencyHistogramTests: XCTestCase {
     let sent = harness.queries[0]
     harness.advance(by: 30)
     XCTAssertEqual(harness.answer(makeReply(to: sent.bytes), to: sent).count, 1)
-    XCTAssertEqual(harness.engine.answerLatency.count, 1)
-    XCTAssertEqual(harness.engine.answerLatency.sumMilliseconds, 30)
-    XCTAssertEqual(harness.engine.answerLatency.bucket(5), 1, "30 ms: le 50 ms")
+    XCTAssertEqual(harness.engine.statistics.answerLatency.count, 1)
+    XCTAssertEqual(harness.engine.statistics.answerLatency.sumMilliseconds, 30)
+    XCTAssertEqual(harness.engine.statistics.answerLatency.bucket(5), 1, "30 ms: le 50 ms")
     // A local answer (CHAOS statistics) is written in the call: 0 ms.
     XCTAssertEqual(
       harness.ask(makeQuery(id: 2, name: "hits.bind", type: .txt, rrClass: .chaos)).count, 1)
-    XCTAssertEqual(harness.engine.answerLatency.count, 2)
-    XCTAssertEqual(harness.engine.answerLatency.bucket(0), 1, "a local answer: 0 ms")
-    XCTAssertEqual(harness.engine.answerLatency.sumMilliseconds, 30)
+    XCTAssertEqual(harness.engine.statistics.answerLatency.count, 2)
+    XCTAssertEqual(harness.engine.statistics.answerLatency.bucket(0), 1, "a local answer: 0 ms")
+    XCTAssertEqual(harness.engine.statistics.answerLatency.sumMilliseconds, 30)
   }
 }

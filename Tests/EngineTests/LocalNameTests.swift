@@ -36,7 +36,7 @@ final class LocalNameTests: XCTestCase {
   /// loads them: into the inactive table, then swapped in).
   func makeHarness(_ config: String = LocalNameTests.config) -> Harness {
     let harness = Harness(config)
-    let table = harness.engine.localNames.inactive
+    let table = harness.engine.local.names.inactive
     for text in Self.hosts.split(separator: "\n") {
       XCTAssertEqual(table.addHostsLine(ArraySlice(Array(text.utf8))), .fine, String(text))
     }
@@ -44,7 +44,7 @@ final class LocalNameTests: XCTestCase {
       XCTAssertEqual(
         table.addLeaseLine(ArraySlice(Array(text.utf8)), now: 1_800_000_000), .fine, String(text))
     }
-    harness.engine.localNames.swap()
+    harness.engine.local.names.swap()
     return harness
   }
 
@@ -184,7 +184,7 @@ final class LocalNameTests: XCTestCase {
     let harness = makeHarness()
     XCTAssertEqual(try ask(harness, "printer.lan", .a).ipv4Answers, [[192, 168, 1, 99]])
     XCTAssertEqual(harness.counters[.overridden], 1)
-    let table = harness.engine.localNames.active
+    let table = harness.engine.local.names.active
     XCTAssertEqual(table.addHostsLine(ArraySlice(Array("192.168.1.30 ads.lan".utf8))), .fine)
     XCTAssertEqual(try ask(harness, "ads.lan", .a).rcode, ResponseCode.nameError.rawValue)
     XCTAssertEqual(harness.counters[.blocked], 1)
@@ -208,10 +208,10 @@ final class LocalNameTests: XCTestCase {
   /// A reload swaps tables: the names of the old one stop answering at once.
   func testSwappedTableReplacesTheNames() throws {
     let harness = makeHarness()
-    let table = harness.engine.localNames.inactive
+    let table = harness.engine.local.names.inactive
     table.clear()
     XCTAssertEqual(table.addHostsLine(ArraySlice(Array("192.168.1.60 tablet".utf8))), .fine)
-    harness.engine.localNames.swap()
+    harness.engine.local.names.swap()
     XCTAssertEqual(try ask(harness, "tablet.lan", .a).ipv4Answers, [[192, 168, 1, 60]])
     XCTAssertEqual(try ask(harness, "laptop.lan", .a).rcode, ResponseCode.nameError.rawValue)
   }

@@ -41,7 +41,7 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .markedDown)
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .unchanged)
     XCTAssertEqual(harness.counters[.overrideAddressesDown], 1)
-    XCTAssertTrue(harness.engine.overrideHealth.isDown(Self.svc10))
+    XCTAssertTrue(harness.engine.local.overrideHealth.isDown(Self.svc10))
 
     let a = try XCTUnwrap(try ask(harness, "svc.lan"))
     XCTAssertTrue(a.has(HeaderFlags.authoritative))
@@ -53,7 +53,7 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(any.answerCount, 2)
     XCTAssertTrue(harness.queries.isEmpty, "a name with an address up is still answered locally")
     XCTAssertEqual(harness.counters[.overridden], 2)
-    XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 0)
+    XCTAssertEqual(harness.engine.local.overrideHealth.fallbacks, 0)
   }
 
   func testFamilyAllDownIsForwardedAndRecoveryAnswersLocallyAgain() throws {
@@ -72,7 +72,7 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(upstreamAnswer.id, 1)
     XCTAssertFalse(upstreamAnswer.has(HeaderFlags.authoritative))
     XCTAssertEqual(upstreamAnswer.ipv4Answers, [[198, 51, 100, 5]])
-    XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 1)
+    XCTAssertEqual(harness.engine.local.overrideHealth.fallbacks, 1)
 
     // AAAA and other types: the IPv6 address is up, the override holds.
     let aaaa = try XCTUnwrap(try ask(harness, "svc.lan", type: .aaaa))
@@ -98,7 +98,7 @@ final class OverrideHealthTests: XCTestCase {
     let all = try XCTUnwrap(try ask(harness, "svc.lan", id: 3))
     XCTAssertEqual(all.ipv4Answers, [[192, 0, 2, 10], [192, 0, 2, 11]])
     XCTAssertEqual(harness.queries.count, 1)
-    XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 1)
+    XCTAssertEqual(harness.engine.local.overrideHealth.fallbacks, 1)
   }
 
   func testNameWithEveryAddressDownFallsBackForEveryType() throws {
@@ -113,7 +113,7 @@ final class OverrideHealthTests: XCTestCase {
     XCTAssertEqual(any.records.map(\.type), [RRType(rawValue: 13)])  // HINFO
     XCTAssertEqual(harness.counters[.anyRefused], 1)
     XCTAssertEqual(harness.counters[.overridden], 0)
-    XCTAssertEqual(harness.engine.overrideHealth.fallbacks, 4)
+    XCTAssertEqual(harness.engine.local.overrideHealth.fallbacks, 4)
     // The wildcard's only address is 192.0.2.10, still up.
     let wild = try XCTUnwrap(try ask(harness, "host.wild.lan"))
     XCTAssertEqual(wild.ipv4Answers, [[192, 0, 2, 10]])
@@ -144,7 +144,7 @@ final class OverrideHealthTests: XCTestCase {
         .markedDown)
     }
     XCTAssertEqual(harness.engine.setOverrideAddress(Self.solo, reachable: false), .tableFull)
-    XCTAssertEqual(harness.engine.overrideHealth.rejected, 1)
+    XCTAssertEqual(harness.engine.local.overrideHealth.rejected, 1)
     XCTAssertEqual(
       harness.counters[.overrideAddressesDown], UInt64(OverrideHealth.capacity))
     XCTAssertEqual(try ask(harness, "solo.lan")?.ipv4Answers, [[192, 0, 2, 20]])

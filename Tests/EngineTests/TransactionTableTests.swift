@@ -10,7 +10,8 @@ import XCTest
 /// checks the five invariants its doc comment states.
 final class TransactionTableTests: XCTestCase {
   static let capacity = 4
-  var table = TransactionTable(capacity: TransactionTableTests.capacity)
+  var table = TransactionTable(
+    capacity: TransactionTableTests.capacity, hashKey: HashKey(k0: 1, k1: 2))
 
   // MARK: Helpers
 

@@ -20,7 +20,7 @@ extension Engine {
     statistics[.activeTransactions] = UInt64(activeTransactions)
     statistics[.waitersInUse] = UInt64(waitersInUse)
     statistics[.cacheBytesInUse] = UInt64(cache.isEnabled ? cache.bytesInUse : 0)
-    statistics[.localNamesDropped] = UInt64(localNames.active.dropped)
+    statistics[.localNamesDropped] = UInt64(local.names.active.dropped)
   }
 
   /// Upstreams listed in `stats.dnsward.` at most.

@@ -1,4 +1,4 @@
-/// Client reply latencies in fixed buckets (`Engine.answerLatency`), as a
+/// Client reply latencies in fixed buckets (`Statistics.answerLatency`), as a
 /// Prometheus histogram counts them: recording one is two additions and no
 /// allocation. The
 /// latency is whole milliseconds from the query's arrival to its reply (0

@@ -5,6 +5,9 @@
 /// the same one.
 public final class Statistics {
   @usableFromInline let values: UnsafeMutablePointer<UInt64>
+  /// How long each client waited for its reply (`Engine.send(replyLength:)`),
+  /// for metrics; a firmware without them leaves it empty.
+  public internal(set) var answerLatency = LatencyHistogram()
 
   public init() {
     values = .allocate(capacity: Statistic.count)

@@ -78,6 +78,8 @@ struct ValidationPool: ~Copyable {
   /// Which bogus answers are logged (ValidationReports.swift).
   var bogusReports = BogusReports()
   var reportedUncheckedTimes = false
+  /// Wall-clock seconds since 1970 (`Engine.wallClockSeconds`).
+  var wallClockSeconds: Int64 = 0
   /// Start and end offsets of the records a reply to a DO=0 client leaves
   /// out (ValidationStripping.swift), `maxStripped` pairs.
   let strippedRanges: UnsafeMutablePointer<Int32>
@@ -213,8 +215,9 @@ extension Engine {
   /// the clock is before the build date (Release.clockIsKnownWrong), as for
   /// TLS certificates: a router without a real-time clock before NTP.
   func validationTime<E: EngineEnvironment>(upstream: Int, environment: inout E) -> UInt32? {
-    guard Release.clockIsKnownWrong(wallClockSeconds: wallClockSeconds) else {
-      return UInt32(truncatingIfNeeded: wallClockSeconds)
+    let seconds = validations.wallClockSeconds
+    guard Release.clockIsKnownWrong(wallClockSeconds: seconds) else {
+      return UInt32(truncatingIfNeeded: seconds)
     }
     if !validations.reportedUncheckedTimes, upstream >= 0, upstream < upstreams.count {
       validations.reportedUncheckedTimes = true
@@ -335,7 +338,7 @@ extension Engine {
       validations.slotStates[slot].pending = Int16(index)
       table.park(slot)
     }
-    let hash = nameHash(needed)
+    let hash = table.nameHash(needed)
     let pending = validations.entries[index]
     // The same link still missing after its fetch ended: it cannot be had.
     if pending.fetches >= ValidationPool.maxFetches

@@ -60,7 +60,9 @@ extension Engine {
     guard upstream >= 0, upstream < upstreams.count else { return }
     let name = self.name(slot: slot)
     let zone = bogusZone(reply, name: name, now: now)
-    guard validations.bogusReports.shouldLog(zoneHash: nameHash(zone), now: now) else { return }
+    guard validations.bogusReports.shouldLog(zoneHash: table.nameHash(zone), now: now) else {
+      return
+    }
     environment.reportBogus(
       name: name, zone: zone, extendedError: error.rawValue, upstream: upstream)
   }

@@ -226,4 +226,20 @@ public final class LocalNames {
 
   /// Makes the table a reload filled the one queries are answered from.
   public func swap() { firstIsActive.toggle() }
+
+  /// `LABEL.DOMAIN` as the flat bare name `LABEL` (in the table's scratch
+  /// space), or nil when `name` is not one label directly below `domain`.
+  func bareName(_ name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    let domain = domain
+    guard !domain.isEmpty, !name.isEmpty else { return nil }
+    let labelEnd = 1 + Int(name[0])
+    guard name[0] != 0, name.count - labelEnd == domain.count,
+      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[labelEnd...]), domain)
+    else { return nil }
+    let scratch = lookupScratch
+    UnsafeMutableRawBufferPointer(rebasing: scratch[0..<labelEnd])
+      .copyMemory(from: UnsafeRawBufferPointer(rebasing: name[0..<labelEnd]))
+    scratch[labelEnd] = 0
+    return UnsafeRawBufferPointer(rebasing: scratch[0...labelEnd])
+  }
 }

@@ -78,7 +78,7 @@ extension Engine {
   /// Whether `name` (lower-cased, flat) is to be asked of a trusted
   /// upstream first and checked against a plain one.
   func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
-    Self.isNameOrBelow(name, anyOf: settings.verifyNames)
+    Name.isNameOrBelow(name, anyOf: settings.verifyNames)
   }
 
   /// A trusted upstream answered `slot`'s question: if the name is a
@@ -99,23 +99,23 @@ extension Engine {
         hasPlain = true
       }
     }
-    guard hasPlain, let entry = verifications.take() else { return }
-    verifications.rcodes[entry] = reply.rcode.rawValue
+    guard hasPlain, let entry = defences.verifications.take() else { return }
+    defences.verifications.rcodes[entry] = reply.rcode.rawValue
     var records = reply.records()
     let base = entry * VerificationTable.addressesPerEntry
     while let record = records.next(), record.offset < reply.authorityOffset {
-      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes)
+      guard record.rrClass == .internet, let address = Defences.address(of: record, in: reply.bytes)
       else { continue }
-      if verifications.counts[entry] == VerificationTable.addressesPerEntry {
-        verifications.partial[entry] = true
+      if defences.verifications.counts[entry] == VerificationTable.addressesPerEntry {
+        defences.verifications.partial[entry] = true
         break
       }
-      verifications.addresses[base + verifications.counts[entry]] = address
-      verifications.counts[entry] += 1
+      defences.verifications.addresses[base + defences.verifications.counts[entry]] = address
+      defences.verifications.counts[entry] += 1
     }
     guard
       let check = beginTransaction(
-        name: name, hash: nameHash(name), type: transaction.type,
+        name: name, hash: table.nameHash(name), type: transaction.type,
         rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
         purpose: .verification)
     else {
@@ -131,7 +131,7 @@ extension Engine {
 
   func releaseVerification(_ entry: Int) {
     guard entry >= 0 && entry < VerificationTable.capacity else { return }
-    verifications.inUse[entry] = false
+    defences.verifications.inUse[entry] = false
   }
 
   /// A plain upstream's answer for a `verify` name: it disagrees when its
@@ -141,14 +141,15 @@ extension Engine {
     _ reply: Message, slot: Int, environment: inout E
   ) {
     let entry = Int(transactions[slot].purposeIndex)
-    var disagrees = reply.rcode.rawValue != verifications.rcodes[entry]
+    var disagrees = reply.rcode.rawValue != defences.verifications.rcodes[entry]
     var outside: IPAddress? = nil
     var records = reply.records()
     while !disagrees, let record = records.next(), record.offset < reply.authorityOffset {
-      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes),
-        !verifications.contains(address, entry: entry)
+      guard record.rrClass == .internet,
+        let address = Defences.address(of: record, in: reply.bytes),
+        !defences.verifications.contains(address, entry: entry)
       else { continue }
-      if !verifications.partial[entry] {
+      if !defences.verifications.partial[entry] {
         disagrees = true
         outside = address
       }

@@ -23,7 +23,7 @@ struct HoldPool {
   let capacity: Int
   let bufferBytes: Int
   let buffers: UnsafeMutableRawBufferPointer
-  /// Per buffer: what it holds.
+  /// Per buffer: what it defences.holds.
   let answers: UnsafeMutablePointer<HeldAnswer>
   /// Per transaction slot (`slotCapacity` of them when on): the buffer it
   /// holds, -1 for none.
@@ -168,19 +168,20 @@ extension Engine {
   ) -> Bool {
     let upstream = Int(transactions[slot].upstream)
     let score = shapeScore(reply, ipTTL: ipTTL, upstream: upstream)
-    let heldBuffer = holds.heldBuffer(of: slot)
+    let heldBuffer = defences.holds.heldBuffer(of: slot)
     if heldBuffer >= 0 {
       // The same answer twice (a retransmitting server) changes nothing.
-      guard screen.digest != holds.answers[Int(heldBuffer)].digest else { return true }
+      guard screen.digest != defences.holds.answers[Int(heldBuffer)].digest else { return true }
       statistics[.holdOnConflicts] += 1
       // Ties go to the later answer: an injector is nearer, so first. One
       // too large to hold cannot take the held one's place (and an upstream
       // answering over UDP above the advertised EDNS size is not usual).
-      let secondWins = score >= holds.answers[Int(heldBuffer)].score && holds.fits(reply.bytes)
+      let secondWins =
+        score >= defences.holds.answers[Int(heldBuffer)].score && defences.holds.fits(reply.bytes)
       if secondWins {
         statistics[.holdOnReplaced] += 1
-        holds.replace(Int(heldBuffer), with: reply.bytes)
-        holds.hold(
+        defences.holds.replace(Int(heldBuffer), with: reply.bytes)
+        defences.holds.hold(
           slot: slot, buffer: heldBuffer, digest: screen.digest, score: score, ipTTL: ipTTL)
       }
       environment.reportDefence(
@@ -188,9 +189,10 @@ extension Engine {
       finishHold(slot: slot, now: now, environment: &environment)
       return true
     }
-    guard let index = holds.keep(reply.bytes) else { return false }
-    holds.hold(slot: slot, buffer: index, digest: screen.digest, score: score, ipTTL: ipTTL)
-    holds.enqueue(
+    guard let index = defences.holds.keep(reply.bytes) else { return false }
+    defences.holds.hold(
+      slot: slot, buffer: index, digest: screen.digest, score: score, ipTTL: ipTTL)
+    defences.holds.enqueue(
       HoldPool.HeldSlot(
         buffer: index, slot: Int32(slot), generation: handle(slot: slot).generation,
         ends: now + UInt64(settings.holdOnMilliseconds)))
@@ -199,22 +201,23 @@ extension Engine {
 
   /// Relays the answers whose window is over.
   func endDueHolds<E: EngineEnvironment>(now: UInt64, environment: inout E) {
-    while let ends = holds.earliestEnd, ends <= now {
-      let held = holds.dequeue()
+    while let ends = defences.holds.earliestEnd, ends <= now {
+      let held = defences.holds.dequeue()
       let slot = Int(held.slot)
       if table.isCurrent(slot, generation: held.generation),
-        holds.heldBuffer(of: slot) == held.buffer
+        defences.holds.heldBuffer(of: slot) == held.buffer
       {
         finishHold(slot: slot, now: now, environment: &environment)
       }
-      holds.giveBack(held.buffer)
+      defences.holds.giveBack(held.buffer)
     }
   }
 
   /// The held answer won: relay and cache it like any accepted answer.
   func finishHold<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    let index = Int(holds.heldBuffer(of: slot))
-    guard let reply = try? Message(validating: holds.message(index), allowTrailingData: true)
+    let index = Int(defences.holds.heldBuffer(of: slot))
+    guard
+      let reply = try? Message(validating: defences.holds.message(index), allowTrailingData: true)
     else {
       // Validated when it was kept; cannot happen, but never trap on it,
       // and never leave the waiting clients without an answer.
@@ -223,12 +226,13 @@ extension Engine {
       return
     }
     accept(
-      reply, slot: slot, ipTTL: holds.answers[index].ipTTL, now: now, environment: &environment)
+      reply, slot: slot, ipTTL: defences.holds.answers[index].ipTTL, now: now,
+      environment: &environment)
   }
 
   /// The slot no longer holds an answer. Its buffer stays with its window
   /// in the FIFO until the window ends (`endDueHolds` gives it back).
   func releaseHold(slot: Int) {
-    holds.release(slot: slot)
+    defences.holds.release(slot: slot)
   }
 }

@@ -1,112 +1,12 @@
 import CompiledConfig
 import DNSWire
 
-/// Questions answered at once and never sent upstream, because no upstream
-/// can answer them usefully and asking leaks the LAN's own names to the ISP:
-///
-/// - **Locally served zones** (RFC 6303 §4, RFC 7793; dnsmasq's
-///   `bogus-priv`): every question of class IN at or below the reverse
-///   zones of private, loopback, link-local, CGNAT, documentation and
-///   locally assigned ULA addresses. dnsward serves each as the empty zone
-///   RFC 6303 §3 describes: the apex has an SOA and an NS record (both
-///   named after the zone itself), so the apex answers SOA, NS and ANY with
-///   them and other types with NODATA; names below the apex are NXDOMAIN.
-///   Negative answers carry the SOA in the authority section so that they
-///   can be cached (RFC 2308 §3). Off with `forward-private-reverse on`.
-/// - **Single-label names** (dnsmasq's `domain-needed`): a question of
-///   class IN for A, AAAA, ANY or HTTPS about a name of one label
-///   (`printer`, not the root) is NXDOMAIN. Other types are forwarded:
-///   resolvers and validators ask NS, SOA, DS and DNSKEY of top-level
-///   domains (`com`). Off with `forward-single-label on`.
-///
-/// `filter-aaaa on` (dnsmasq's `filter-AAAA`) answers every AAAA question
-/// that would be forwarded with NODATA; overrides and local names come
-/// first and still answer AAAA.
-///
-/// The check parses the labels once into integers: no table of zone names
-/// is searched, nothing is allocated.
-extension Engine {
-  /// A name at or below a locally served zone: where the zone's apex starts
-  /// in the flat name, and whether the name is the apex itself.
-  struct LocalZone {
-    var apexOffset: Int
-    var isApex: Bool
-  }
-
-  /// Answers a question that is never forwarded (see above) and returns
-  /// true; false for any other question. `name` is the lower-cased flat
-  /// question name.
-  func answerNeverForwarded<E: EngineEnvironment>(
-    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
-  ) -> Bool {
-    guard query.questionClass == .internet else { return false }
-    let type = query.questionType
-    // A name routed with `for` (`for 168.192.in-addr.arpa`) goes to the
-    // server the operator named for it; the route is looked up only for a
-    // name that would otherwise be kept here.
-    if !settings.forwardPrivateReverse, let zone = Self.locallyServedZone(name),
-      route(for: name) == 0
-    {
-      statistics[.notForwarded] += 1
-      answerLocalZone(
-        query: query, name: name, zone: zone, client: client, environment: &environment)
-      return true
-    }
-    if !settings.forwardSingleLabel, Self.isSingleLabel(name),
-      type == .a || type == .aaaa || type == .any || type == .https, route(for: name) == 0
-    {
-      statistics[.notForwarded] += 1
-      replyError(
-        .nameError, to: query.bytes, query: query, client: client, environment: &environment)
-      return true
-    }
-    return false
-  }
-
-  /// The authoritative answer of the empty zone `zone` (RFC 6303 §3): at
-  /// the apex, SOA, NS and ANY with the zone's records and other types with
-  /// NODATA; below it NXDOMAIN. A negative answer carries the SOA as
-  /// authority.
-  func answerLocalZone<E: EngineEnvironment>(
-    query: Message, name lowercased: UnsafeRawBufferPointer, zone: LocalZone, client: ClientRef,
-    environment: inout E
-  ) {
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
-    let rcode: ResponseCode = zone.isApex ? .noError : .nameError
-    flags.rcode = rcode
-    let type = query.questionType
-    let answersSOA = zone.isApex && (type == .soa || type == .any)
-    let answersNS = zone.isApex && (type == .ns || type == .any)
-    let answerCount = (answersSOA ? 1 : 0) + (answersNS ? 1 : 0)
-    let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: buffers.casedName)
-    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
-    // The question starts right after the header; the apex is a suffix of it.
-    let apex = HeaderField.size + zone.apexOffset
-    // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's
-    // size (512 at least, RFC 1035 §4.2.1), so never truncated.
-    var writer = MessageWriter(buffer: replyOutput)
-    do throws(WireError) {
-      try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
-        authorities: answerCount == 0 ? 1 : 0, additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(name: cased, type: type, rrClass: .internet, compress: false)
-      if answersSOA || answerCount == 0 { try Self.writeZoneRecord(&writer, .soa, apex: apex) }
-      if answersNS { try Self.writeZoneRecord(&writer, .ns, apex: apex) }
-      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
-    } catch {
-      preconditionFailure("a local zone's answer always fits")
-    }
-    send(replyLength: writer.count, to: client, environment: &environment)
-    if environment.logsQueries {
-      environment.logQuery(
-        client: client, name: lowercased, type: type, outcome: .answered(rcode), upstream: -1,
-        latencyMilliseconds: 0)
-    }
-  }
-
+/// The names the local authority recognises by their form alone, parsed
+/// once into integers (no table of names is searched, nothing allocated):
+/// the reverse zones served locally (RFC 6303), single-label names, and
+/// the address a reverse name stands for. NeverForwarded.swift and
+/// LocalAnswers.swift decide what to answer with them.
+enum LocalZones {
   /// The zone's SOA or NS record as RFC 6303 §3 recommends, owned by the
   /// apex: NS names the zone itself; SOA has MNAME the zone, RNAME
   /// `nobody.invalid.`, SERIAL 1, REFRESH 3600, RETRY 1200, EXPIRE 604800
@@ -133,7 +33,57 @@ extension Engine {
     try writer.writeUInt32(ttl)
   }
 
-  // MARK: - Names
+  /// The address a reverse name stands for: four decimal labels under
+  /// `in-addr.arpa` (RFC 1035 §3.5) or 32 nibble labels under `ip6.arpa`
+  /// (RFC 3596 §2.5), lowest first; nil for anything else.
+  static func reverseAddress(_ name: UnsafeRawBufferPointer) -> IPAddress? {
+    let ipv4Suffix: StaticString = "\u{7}in-addr\u{4}arpa\0"
+    let ipv6Suffix: StaticString = "\u{3}ip6\u{4}arpa\0"
+    if hasSuffix(name, ipv4Suffix) {
+      var value: UInt32 = 0
+      var position = 0
+      for octet in 0..<4 {
+        let length = Int(name[position])
+        // 1...3 digits, no leading zero: the form RFC 1035 §3.5 writes.
+        guard length >= 1, length <= 3, length == 1 || name[position + 1] != 0x30 else {
+          return nil
+        }
+        var number: UInt32 = 0
+        for index in (position + 1)...(position + length) {
+          guard name[index] &- 0x30 < 10 else { return nil }
+          number = number * 10 + UInt32(name[index] &- 0x30)
+        }
+        guard number <= 255 else { return nil }
+        value |= number << (8 * UInt32(octet))
+        position += 1 + length
+      }
+      guard position + ipv4Suffix.utf8CodeUnitCount == name.count else { return nil }
+      return IPAddress(ipv4: value)
+    }
+    guard hasSuffix(name, ipv6Suffix), name.count == 64 + ipv6Suffix.utf8CodeUnitCount else {
+      return nil
+    }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for nibble in 0..<32 {
+      guard name[2 * nibble] == 1 else { return nil }
+      let digit = name[2 * nibble + 1]
+      let value: UInt8
+      if digit &- 0x30 < 10 {
+        value = digit &- 0x30
+      } else if digit &- 0x61 < 6 {
+        value = digit &- 0x61 + 10
+      } else {
+        return nil
+      }
+      if nibble < 16 {
+        low |= UInt64(value) << (4 * UInt64(nibble))
+      } else {
+        high |= UInt64(value) << (4 * UInt64(nibble - 16))
+      }
+    }
+    return IPAddress(high: high, low: low)
+  }
 
   /// Whether the flat name has exactly one label (the root has none).
   static func isSingleLabel(_ name: UnsafeRawBufferPointer) -> Bool {
@@ -176,7 +126,7 @@ extension Engine {
     var below = 0
     var position = 0
     while position < end {
-      let digit = Self.digit(name, at: position, ipv4: isIPv4)
+      let digit = digit(name, at: position, ipv4: isIPv4)
       low = low >> bits | high << (64 - bits)
       high = high >> bits | UInt64(digit ?? 0) << (64 - bits)
       run = digit == nil ? 0 : run + 1
@@ -253,4 +203,11 @@ extension Engine {
     }
     return value <= 255 ? UInt8(value) : nil
   }
+}
+
+/// A name at or below a locally served zone: where the zone's apex starts
+/// in the flat name, and whether the name is the apex itself.
+struct LocalZone {
+  var apexOffset: Int
+  var isApex: Bool
 }

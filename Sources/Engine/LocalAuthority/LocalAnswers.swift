@@ -17,9 +17,9 @@ extension Engine {
   func answerLocalName<E: EngineEnvironment>(
     query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
   ) -> Bool {
-    let table = localNames.active
+    let table = local.names.active
     guard table.count > 0, query.questionClass == .internet else { return false }
-    if let address = Self.reverseAddress(name) {
+    if let address = LocalZones.reverseAddress(name) {
       guard let record = table.firstRecord(for: address) else { return false }
       writeLocalAnswer(
         query: query, name: name, table: table, record: record, isReverse: true, client: client,
@@ -28,7 +28,7 @@ extension Engine {
     }
     // LABEL.DOMAIN is also the bare LABEL: both names' addresses answer.
     let exact = table.firstRecord(named: name)
-    let bare = bareLocalName(name).flatMap { table.firstRecord(named: $0) }
+    let bare = local.names.bareName(name).flatMap { table.firstRecord(named: $0) }
     guard let record = exact ?? bare else { return false }
     writeLocalAnswer(
       query: query, name: name, table: table, record: record, alsoRecord: exact == nil ? nil : bare,
@@ -42,7 +42,7 @@ extension Engine {
   func answerUnknownInLocalDomain<E: EngineEnvironment>(
     query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
   ) -> Bool {
-    let domain = localNames.domain
+    let domain = local.names.domain
     guard !domain.isEmpty, query.questionClass == .internet else { return false }
     var offset = 0
     while name.count - offset > domain.count {
@@ -59,74 +59,6 @@ extension Engine {
       query: query, name: name, table: nil, record: 0, isReverse: false, client: client,
       rcode: name.count == domain.count ? .noError : .nameError, environment: &environment)
     return true
-  }
-
-  /// `LABEL.DOMAIN` as the flat bare name `LABEL` (in the table's scratch
-  /// space), or nil when `name` is not one label directly below `domain`.
-  func bareLocalName(_ name: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-    let domain = localNames.domain
-    guard !domain.isEmpty, !name.isEmpty else { return nil }
-    let labelEnd = 1 + Int(name[0])
-    guard name[0] != 0, name.count - labelEnd == domain.count,
-      Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[labelEnd...]), domain)
-    else { return nil }
-    let scratch = localNames.lookupScratch
-    UnsafeMutableRawBufferPointer(rebasing: scratch[0..<labelEnd])
-      .copyMemory(from: UnsafeRawBufferPointer(rebasing: name[0..<labelEnd]))
-    scratch[labelEnd] = 0
-    return UnsafeRawBufferPointer(rebasing: scratch[0...labelEnd])
-  }
-
-  /// The address a reverse name stands for: four decimal labels under
-  /// `in-addr.arpa` (RFC 1035 §3.5) or 32 nibble labels under `ip6.arpa`
-  /// (RFC 3596 §2.5), lowest first; nil for anything else.
-  static func reverseAddress(_ name: UnsafeRawBufferPointer) -> IPAddress? {
-    let ipv4Suffix: StaticString = "\u{7}in-addr\u{4}arpa\0"
-    let ipv6Suffix: StaticString = "\u{3}ip6\u{4}arpa\0"
-    if hasSuffix(name, ipv4Suffix) {
-      var value: UInt32 = 0
-      var position = 0
-      for octet in 0..<4 {
-        let length = Int(name[position])
-        // 1...3 digits, no leading zero: the form RFC 1035 §3.5 writes.
-        guard length >= 1, length <= 3, length == 1 || name[position + 1] != 0x30 else {
-          return nil
-        }
-        var number: UInt32 = 0
-        for index in (position + 1)...(position + length) {
-          guard name[index] &- 0x30 < 10 else { return nil }
-          number = number * 10 + UInt32(name[index] &- 0x30)
-        }
-        guard number <= 255 else { return nil }
-        value |= number << (8 * UInt32(octet))
-        position += 1 + length
-      }
-      guard position + ipv4Suffix.utf8CodeUnitCount == name.count else { return nil }
-      return IPAddress(ipv4: value)
-    }
-    guard hasSuffix(name, ipv6Suffix), name.count == 64 + ipv6Suffix.utf8CodeUnitCount else {
-      return nil
-    }
-    var high: UInt64 = 0
-    var low: UInt64 = 0
-    for nibble in 0..<32 {
-      guard name[2 * nibble] == 1 else { return nil }
-      let digit = name[2 * nibble + 1]
-      let value: UInt8
-      if digit &- 0x30 < 10 {
-        value = digit &- 0x30
-      } else if digit &- 0x61 < 6 {
-        value = digit &- 0x61 + 10
-      } else {
-        return nil
-      }
-      if nibble < 16 {
-        low |= UInt64(value) << (4 * UInt64(nibble))
-      } else {
-        high |= UInt64(value) << (4 * UInt64(nibble - 16))
-      }
-    }
-    return IPAddress(high: high, low: low)
   }
 
   /// Writes and sends the answer for `record`'s name (`table` nil: no
@@ -182,7 +114,7 @@ extension Engine {
 
   /// One A, AAAA or PTR record for `record` if `type` asks for it (false
   /// when not), its owner a pointer to the question name; the RDATA is
-  /// spelled in `localNames.recordData` first.
+  /// spelled in `local.names.recordData` first.
   func writeLocalRecord(
     _ writer: inout MessageWriter, table: LocalNameTable, record: Int, isReverse: Bool,
     type: RRType
@@ -190,11 +122,11 @@ extension Engine {
     let address = table.address(of: record)
     let recordType: RRType = isReverse ? .ptr : address.isIPv4 ? .a : .aaaa
     guard type == recordType || type == .any else { return false }
-    let data = localNames.recordData
+    let data = local.names.recordData
     var length = 0
     if isReverse {
       let target = table.name(of: record)
-      let domain = localNames.domain
+      let domain = local.names.domain
       // A bare canonical name is named as NAME.DOMAIN, when that is a name
       // (RFC 1035 §2.3.4: at most 255 octets).
       length = target.count

@@ -32,16 +32,16 @@ let rebindPrefixes: [AddressPrefix] =
     AddressPrefix(address: IPAddress.anyV6, length: 128),
   ]
 
-extension Engine {
+extension Defences {
   /// Whether any defence needs to look at the addresses of an answer.
-  var screensAnswers: Bool {
+  func screensAnswers(_ settings: Settings) -> Bool {
     !settings.bogusPrefixes.isEmpty || !settings.bogusNXDomainPrefixes.isEmpty
       || learnedRedirects.count > 0 || settings.rebindProtection || settings.holdOnMilliseconds > 0
       || !settings.verifyNames.isEmpty || settings.detectNXDomainRedirect
   }
 
   /// Walks the answer section of an accepted reply.
-  func screenAnswer(_ reply: Message) -> AnswerScreen {
+  func screen(_ reply: Message, settings: Settings) -> AnswerScreen {
     var screen = AnswerScreen()
     screen.digest = UInt64(reply.rcode.rawValue) &* 0x9E37_79B9_7F4A_7C15
     var records = reply.records()
@@ -49,12 +49,12 @@ extension Engine {
       guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes)
       else { continue }
       screen.addressCount += 1
-      if isBogus(address) { screen.hasBogusAddress = true }
-      if !isRedirectAddress(address) { screen.onlyRedirectAddresses = false }
+      if isBogus(address, settings) { screen.hasBogusAddress = true }
+      if !isRedirectAddress(address, settings) { screen.onlyRedirectAddresses = false }
       if isPrivate(address) { screen.hasPrivateAddress = true }
       // Adding a keyed hash of each address makes the digest independent
       // of record order; a duplicated record changes it, which is fine.
-      var hasher = SipHasher(key: hashKey)
+      var hasher = SipHasher(key: digestKey)
       hasher.combine(address.high)
       hasher.combine(address.low)
       screen.digest &+= hasher.finalize()
@@ -77,17 +77,19 @@ extension Engine {
     return false
   }
 
-  func isBogus(_ address: IPAddress) -> Bool {
+  func isBogus(_ address: IPAddress, _ settings: Settings) -> Bool {
     for prefix in settings.bogusPrefixes where prefix.contains(address) { return true }
     return false
   }
 
-  /// Inside a `bogus-nxdomain` prefix, or learned by the redirect probes.
-  func isRedirectAddress(_ address: IPAddress) -> Bool {
+  /// Inside a `bogus-nxdomain` prefix, or learned by the redirect defences.probes.
+  func isRedirectAddress(_ address: IPAddress, _ settings: Settings) -> Bool {
     for prefix in settings.bogusNXDomainPrefixes where prefix.contains(address) { return true }
     return learnedRedirects.contains(address)
   }
+}
 
+extension Name {
   /// Whether lower-cased flat `name` is one of `suffixes` (concatenated
   /// lower-cased flat names, as `verifyNames`) or below one of them.
   static func isNameOrBelow(_ name: UnsafeRawBufferPointer, anyOf suffixes: [UInt8]) -> Bool {

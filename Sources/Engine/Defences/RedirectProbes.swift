@@ -63,18 +63,20 @@ extension Engine {
 
   /// When the next probe round is due, if redirect detection is on.
   var nextProbeRound: UInt64? {
-    settings.detectNXDomainRedirect && !upstreams.isEmpty ? probes.nextRound : nil
+    settings.detectNXDomainRedirect && !upstreams.isEmpty ? defences.probes.nextRound : nil
   }
 
   /// Starts a probe round if one is due and the last one is over.
   func startRedirectProbesIfDue<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     judgeProbeRoundIfOver(environment: &environment)
-    guard let due = nextProbeRound, now >= due, probes.outstanding == 0, !probes.judging else {
+    guard let due = nextProbeRound, now >= due, defences.probes.outstanding == 0,
+      !defences.probes.judging
+    else {
       return
     }
-    probes.nextRound = now + Self.redirectProbeIntervalMilliseconds
-    probes.controlAnswered = 0
-    probes.candidateCount = 0
+    defences.probes.nextRound = now + Self.redirectProbeIntervalMilliseconds
+    defences.probes.controlAnswered = 0
+    defences.probes.candidateCount = 0
     for upstream in 0..<min(upstreams.count, 64) where !upstreams[upstream].trusted {
       for probe in 0...RedirectProbeRound.randomProbes {
         let length = writeProbeName(probe, into: buffers.name, environment: &environment)
@@ -87,8 +89,8 @@ extension Engine {
         transactions[slot].purposeIndex = Int16(probe)
         // No failing over: the probe is about this upstream.
         transactions[slot].tried = ~0
-        probes.outstanding += 1
-        probes.judging = true
+        defences.probes.outstanding += 1
+        defences.probes.judging = true
         statistics[.redirectProbes] += 1
         dispatch(slot: slot, now: now, preferred: upstream, environment: &environment)
       }
@@ -129,17 +131,18 @@ extension Engine {
     let upstream = Int16(transactions[slot].upstream)
     let isControl = probe >= RedirectProbeRound.randomProbes
     if isControl && reply.rcode == .noError {
-      probes.controlAnswered |= 1 << UInt64(upstream)
+      defences.probes.controlAnswered |= 1 << UInt64(upstream)
     }
     var records = reply.records()
     while let record = records.next(), record.offset < reply.authorityOffset {
-      guard record.rrClass == .internet, let address = Self.address(of: record, in: reply.bytes),
+      guard record.rrClass == .internet,
+        let address = Defences.address(of: record, in: reply.bytes),
         let index = probeCandidate(address, upstream: upstream)
       else { continue }
       if isControl {
-        probes.candidates[index].controlReturnsIt = true
+        defences.probes.candidates[index].controlReturnsIt = true
       } else {
-        probes.candidates[index].probesReturningIt |= 1 << UInt8(probe)
+        defences.probes.candidates[index].probesReturningIt |= 1 << UInt8(probe)
       }
     }
   }
@@ -147,43 +150,43 @@ extension Engine {
   /// The candidate entry for `address` from `upstream`, added if new; nil
   /// when the table is full.
   func probeCandidate(_ address: IPAddress, upstream: Int16) -> Int? {
-    for index in 0..<probes.candidateCount
-    where probes.candidates[index].address == address
-      && probes.candidates[index].upstream == upstream
+    for index in 0..<defences.probes.candidateCount
+    where defences.probes.candidates[index].address == address
+      && defences.probes.candidates[index].upstream == upstream
     {
       return index
     }
-    guard probes.candidateCount < RedirectProbeRound.candidateCapacity else { return nil }
-    let index = probes.candidateCount
-    probes.candidates[index] = RedirectProbeRound.Candidate(
+    guard defences.probes.candidateCount < RedirectProbeRound.candidateCapacity else { return nil }
+    let index = defences.probes.candidateCount
+    defences.probes.candidates[index] = RedirectProbeRound.Candidate(
       address: address, upstream: upstream, probesReturningIt: 0, controlReturnsIt: false)
-    probes.candidateCount += 1
+    defences.probes.candidateCount += 1
     return index
   }
 
   /// A probe transaction ended (answered, failed or timed out).
   func redirectProbeEnded() {
-    if probes.outstanding > 0 { probes.outstanding -= 1 }
+    if defences.probes.outstanding > 0 { defences.probes.outstanding -= 1 }
   }
 
   /// Once every probe of a round has ended, learns the addresses the rules
   /// (see `RedirectProbeRound`) allow.
   func judgeProbeRoundIfOver<E: EngineEnvironment>(environment: inout E) {
-    guard probes.judging, probes.outstanding == 0 else { return }
-    probes.judging = false
-    for index in 0..<probes.candidateCount {
-      let candidate = probes.candidates[index]
+    guard defences.probes.judging, defences.probes.outstanding == 0 else { return }
+    defences.probes.judging = false
+    for index in 0..<defences.probes.candidateCount {
+      let candidate = defences.probes.candidates[index]
       guard candidate.probesReturningIt.nonzeroBitCount >= RedirectProbeRound.agreeingProbes,
         !candidate.controlReturnsIt,
-        probes.controlAnswered & (1 << UInt64(candidate.upstream)) != 0,
-        !isRedirectAddress(candidate.address)
+        defences.probes.controlAnswered & (1 << UInt64(candidate.upstream)) != 0,
+        !defences.isRedirectAddress(candidate.address, settings)
       else { continue }
-      learnedRedirects.learn(candidate.address)
+      defences.learnedRedirects.learn(candidate.address)
       statistics[.redirectAddressesLearned] += 1
       environment.reportDefence(
         .redirectAddressLearned, name: UnsafeRawBufferPointer(start: nil, count: 0),
         address: candidate.address, upstream: Int(candidate.upstream))
     }
-    probes.candidateCount = 0
+    defences.probes.candidateCount = 0
   }
 }

@@ -88,7 +88,7 @@ extension Engine {
   /// `statistics[.overrideAddressesDown]` equal to the number marked down.
   @discardableResult
   public func setOverrideAddress(_ address: IPAddress, reachable: Bool) -> OverrideAddressChange {
-    let health = overrideHealth
+    let health = local.overrideHealth
     let entry = health.index(of: address)
     let change: OverrideAddressChange
     switch (reachable, entry) {
@@ -110,13 +110,16 @@ extension Engine {
     statistics[.overrideAddressesDown] = UInt64(health.count)
     return change
   }
+}
 
+extension OverrideHealth {
   /// How many of `match`'s IPv4 and IPv6 addresses are not marked down.
-  func overrideAddressesUp(_ match: OverrideMatch) -> OverrideAddressesUp {
+  /// `overrides` is the table `match` came from.
+  func addressesUp(_ match: OverrideMatch, in overrides: OverrideTable) -> OverrideAddressesUp {
     var up = OverrideAddressesUp(ipv4: match.ipv4Count, ipv6: match.ipv6Count)
-    let health = overrideHealth
+    let health = self
     guard health.count > 0 else { return up }
-    settings.overrides.addressBytes.withUnsafeBytes { bytes in
+    overrides.addressBytes.withUnsafeBytes { bytes in
       for index in 0..<match.ipv4Count
       where health.isDown(ipv4: bytes, at: match.ipv4Offset + 4 * index) {
         up.ipv4 -= 1
@@ -131,18 +134,18 @@ extension Engine {
 
   /// Whether the override `match` must not answer a question of `type`
   /// because the addresses it would answer with are down (see
-  /// `OverrideHealth`); counted in `overrideHealth.fallbacks`. Costs one
-  /// comparison while nothing is down.
-  func overrideFallsBack(_ match: OverrideMatch, type: RRType) -> Bool {
-    guard overrideHealth.count > 0, match.kind != .block else { return false }
-    let up = overrideAddressesUp(match)
+  /// `OverrideHealth`); counted in `fallbacks`. Costs one comparison while
+  /// nothing is down.
+  func fallsBack(_ match: OverrideMatch, type: RRType, in overrides: OverrideTable) -> Bool {
+    guard count > 0, match.kind != .block else { return false }
+    let up = addressesUp(match, in: overrides)
     let ipv4AllDown = match.ipv4Count > 0 && up.ipv4 == 0
     let ipv6AllDown = match.ipv6Count > 0 && up.ipv6 == 0
     let nameDown =
       match.ipv4Count + match.ipv6Count > 0 && up.ipv4 == 0 && up.ipv6 == 0
     let fallsBack =
       nameDown || (type == .a && ipv4AllDown) || (type == .aaaa && ipv6AllDown)
-    if fallsBack { overrideHealth.fallbacks += 1 }
+    if fallsBack { fallbacks += 1 }
     return fallsBack
   }
 }

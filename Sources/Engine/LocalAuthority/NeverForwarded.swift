@@ -1,0 +1,104 @@
+import CompiledConfig
+import DNSWire
+
+/// Questions answered at once and never sent upstream, because no upstream
+/// can answer them usefully and asking leaks the LAN's own names to the ISP:
+///
+/// - **Locally served zones** (RFC 6303 §4, RFC 7793; dnsmasq's
+///   `bogus-priv`): every question of class IN at or below the reverse
+///   zones of private, loopback, link-local, CGNAT, documentation and
+///   locally assigned ULA addresses. dnsward serves each as the empty zone
+///   RFC 6303 §3 describes: the apex has an SOA and an NS record (both
+///   named after the zone itself), so the apex answers SOA, NS and ANY with
+///   them and other types with NODATA; names below the apex are NXDOMAIN.
+///   Negative answers carry the SOA in the authority section so that they
+///   can be cached (RFC 2308 §3). Off with `forward-private-reverse on`.
+/// - **Single-label names** (dnsmasq's `domain-needed`): a question of
+///   class IN for A, AAAA, ANY or HTTPS about a name of one label
+///   (`printer`, not the root) is NXDOMAIN. Other types are forwarded:
+///   resolvers and validators ask NS, SOA, DS and DNSKEY of top-level
+///   domains (`com`). Off with `forward-single-label on`.
+///
+/// `filter-aaaa on` (dnsmasq's `filter-AAAA`) answers every AAAA question
+/// that would be forwarded with NODATA; overrides and local names come
+/// first and still answer AAAA.
+///
+/// The check parses the labels once into integers: no table of zone names
+/// is searched, nothing is allocated.
+extension Engine {
+  /// Answers a question that is never forwarded (see above) and returns
+  /// true; false for any other question. `name` is the lower-cased flat
+  /// question name.
+  func answerNeverForwarded<E: EngineEnvironment>(
+    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
+  ) -> Bool {
+    guard query.questionClass == .internet else { return false }
+    let type = query.questionType
+    // A name routed with `for` (`for 168.192.in-addr.arpa`) goes to the
+    // server the operator named for it; the route is looked up only for a
+    // name that would otherwise be kept here.
+    if !settings.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
+      route(for: name) == 0
+    {
+      statistics[.notForwarded] += 1
+      answerLocalZone(
+        query: query, name: name, zone: zone, client: client, environment: &environment)
+      return true
+    }
+    if !settings.forwardSingleLabel, LocalZones.isSingleLabel(name),
+      type == .a || type == .aaaa || type == .any || type == .https, route(for: name) == 0
+    {
+      statistics[.notForwarded] += 1
+      replyError(
+        .nameError, to: query.bytes, query: query, client: client, environment: &environment)
+      return true
+    }
+    return false
+  }
+
+  /// The authoritative answer of the empty zone `zone` (RFC 6303 §3): at
+  /// the apex, SOA, NS and ANY with the zone's records and other types with
+  /// NODATA; below it NXDOMAIN. A negative answer carries the SOA as
+  /// authority.
+  func answerLocalZone<E: EngineEnvironment>(
+    query: Message, name lowercased: UnsafeRawBufferPointer, zone: LocalZone, client: ClientRef,
+    environment: inout E
+  ) {
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
+        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    let rcode: ResponseCode = zone.isApex ? .noError : .nameError
+    flags.rcode = rcode
+    let type = query.questionType
+    let answersSOA = zone.isApex && (type == .soa || type == .any)
+    let answersNS = zone.isApex && (type == .ns || type == .any)
+    let answerCount = (answersSOA ? 1 : 0) + (answersNS ? 1 : 0)
+    let hasEDNS = query.opt != nil
+    let nameLength = query.copyQuestionName(into: buffers.casedName)
+    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
+    // The question starts right after the header; the apex is a suffix of it.
+    let apex = HeaderField.size + zone.apexOffset
+    // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's
+    // size (512 at least, RFC 1035 §4.2.1), so never truncated.
+    var writer = MessageWriter(buffer: replyOutput)
+    do throws(WireError) {
+      try writer.writeHeader(
+        id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
+        authorities: answerCount == 0 ? 1 : 0, additionals: hasEDNS ? 1 : 0)
+      try writer.writeQuestion(name: cased, type: type, rrClass: .internet, compress: false)
+      if answersSOA || answerCount == 0 {
+        try LocalZones.writeZoneRecord(&writer, .soa, apex: apex)
+      }
+      if answersNS { try LocalZones.writeZoneRecord(&writer, .ns, apex: apex) }
+      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+    } catch {
+      preconditionFailure("a local zone's answer always fits")
+    }
+    send(replyLength: writer.count, to: client, environment: &environment)
+    if environment.logsQueries {
+      environment.logQuery(
+        client: client, name: lowercased, type: type, outcome: .answered(rcode), upstream: -1,
+        latencyMilliseconds: 0)
+    }
+  }
+}
