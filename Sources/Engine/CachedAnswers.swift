@@ -7,10 +7,6 @@ extension Engine {
   /// TTL of an answer served stale (RFC 8767 §4 recommends 30 seconds).
   static let staleTTL: UInt32 = 30
 
-  static func cacheKeyFlags(dnssecOK: Bool, checkingDisabled: Bool) -> UInt8 {
-    (dnssecOK ? PacketCache.doBit : 0) | (checkingDisabled ? PacketCache.cdBit : 0)
-  }
-
   var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
 
   /// Answers a client from the cache when it can: a fresh entry, or with
@@ -23,7 +19,7 @@ extension Engine {
     guard cache.isEnabled else { return false }
     let dnssecOK = query.opt?.dnssecOK ?? false
     let checkingDisabled = query.flags.has(HeaderFlags.checkingDisabled)
-    let keyFlags = Self.cacheKeyFlags(dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+    let keyFlags = PacketCache.keyFlags(dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     guard
       let number = cache.find(
         name: name, type: query.questionType, rrClass: query.questionClass, keyFlags: keyFlags)
@@ -90,8 +86,8 @@ extension Engine {
   func serveStale<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) -> Bool {
     guard cache.isEnabled, settings.staleSeconds > 0 else { return false }
     let transaction = transactions[slot]
-    let name = self.name(slot: slot)
-    let keyFlags = Self.cacheKeyFlags(
+    let name = table.name(slot)
+    let keyFlags = PacketCache.keyFlags(
       dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
     guard
       let number = cache.find(
@@ -105,7 +101,7 @@ extension Engine {
       guard state == Self.secureState || state == Self.insecureState else {
         return false
       }
-      noteValidation(state: state, slot: slot)
+      validations.note(state: state, slot: slot)
     }
     for waiter in table.waiters(of: slot) {
       statistics[.staleServed] += 1
@@ -183,14 +179,14 @@ extension Engine {
     }
     send(
       replyLength: length, to: waiter.client,
-      latencyMilliseconds: waited ? Self.latency(of: waiter, now: now) : 0,
+      latencyMilliseconds: waited ? waiter.latency(at: now) : 0,
       environment: &environment)
     addToNftSets(message, name: name, age: age, stale: stale, environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
         client: waiter.client, name: name, type: message.questionType,
         outcome: stale ? .stale : .cached, upstream: -1,
-        latencyMilliseconds: waited ? Self.latency(of: waiter, now: now) : 0)
+        latencyMilliseconds: waited ? waiter.latency(at: now) : 0)
     }
   }
 
@@ -207,7 +203,7 @@ extension Engine {
     let rcode = reply.rcode
     guard rcode == .noError || rcode == .nameError else { return }
     let transaction = transactions[slot]
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     // The stored form is the relayed form for a lower-case, EDNS-less client.
     var plain = Waiter()
     plain.clientID = 0
@@ -224,7 +220,7 @@ extension Engine {
       let cacheable = cacheTTL(message)
     else { return }
     let validation = validations.state(of: slot)
-    let ttl = validatedTTL(cacheable, slot: slot)
+    let ttl = validations.validatedTTL(cacheable, slot: slot)
     let positive = rcode == .noError && message.answerCount > 0
     var records = message.records()
     while let record = records.next() {
@@ -236,7 +232,7 @@ extension Engine {
       let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
       stored.setUInt32(adjusted, at: record.ttlOffset)
     }
-    let keyFlags = Self.cacheKeyFlags(
+    let keyFlags = PacketCache.keyFlags(
       dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
     if cache.insert(
       name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
@@ -245,11 +241,6 @@ extension Engine {
     {
       statistics[.cacheInserts] += 1
     }
-  }
-
-  /// Milliseconds `waiter` has waited at `now` (0 if the clock went back).
-  static func latency(of waiter: Waiter, now: UInt64) -> UInt64 {
-    now >= waiter.askedAt ? now - waiter.askedAt : 0
   }
 
   /// How long an answer may be cached, in seconds, or nil if it may not.

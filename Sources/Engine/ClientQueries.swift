@@ -144,7 +144,7 @@ extension Engine {
   /// trusted ones: `chooseUpstream`); nil (normal order) otherwise, or when
   /// every trusted upstream that can answer the type is down.
   func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
-    guard isVerified(name(slot: slot)) else { return nil }
+    guard isVerified(table.name(slot)) else { return nil }
     return trustedUpstream(
       for: transactions[slot].type, route: transactions[slot].route, now: now)
   }
@@ -193,7 +193,7 @@ extension Engine {
   /// given back, then the table frees the slot and its waiters.
   func release(slot: Int) {
     releaseHold(slot: slot)
-    validationSlotReleased(slot)
+    validations.release(slot: slot)
     switch transactions[slot].purpose {
     case .answer: break
     case .verification: releaseVerification(Int(transactions[slot].purposeIndex))

@@ -99,10 +99,6 @@ public final class Engine {
   /// The slots' question and attempt fields (the links are the table's).
   var transactions: UnsafeMutablePointer<Transaction> { table.slots }
 
-  func name(slot: Int) -> UnsafeRawBufferPointer { table.name(slot) }
-
-  func handle(slot: Int) -> TransactionHandle { table.handle(slot) }
-
   /// Passes time: expires attempts whose deadline is due, failing over to
   /// the next upstream or answering SERVFAIL.
   public func tick<E: EngineEnvironment>(now: UInt64, environment: inout E) {

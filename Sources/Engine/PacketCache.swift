@@ -97,6 +97,12 @@ public final class PacketCache {
   public static let doBit: UInt8 = 1
   public static let cdBit: UInt8 = 2
 
+  /// The key bits of a question's DO and CD flags: the answer differs with
+  /// each.
+  static func keyFlags(dnssecOK: Bool, checkingDisabled: Bool) -> UInt8 {
+    (dnssecOK ? doBit : 0) | (checkingDisabled ? cdBit : 0)
+  }
+
   public init(capacity: Int, arenaBytes: Int, hashKey: HashKey) {
     self.capacity = max(capacity, 0)
     self.arenaBytes = capacity > 0 ? max(arenaBytes, 0) : 0

@@ -28,7 +28,8 @@ extension Engine {
       || settings.rebindAllowNames != running.rebindAllowNames
       || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
       || settings.negativeTTLMax != running.negativeTTLMax
-      || settings.filterAAAA != running.filterAAAA || dnssecDiffers(under: settings, from: running)
+      || settings.filterAAAA != running.filterAAAA
+      || ValidationPool.dnssecDiffers(under: settings, from: running)
   }
 
   /// First half of an upstream change, while the old upstreams and their
@@ -45,7 +46,7 @@ extension Engine {
         continue
       }
       environment.releaseUpstream(
-        transaction: handle(slot: slot), transport: transactions[slot].transport)
+        transaction: table.handle(slot), transport: transactions[slot].transport)
       if transactions[slot].purpose != .answer {
         release(slot: slot)
         continue
@@ -75,7 +76,7 @@ extension Engine {
     // Dispatching re-arms a slot at the newest end of the deadline list;
     // the walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() where transactions[slot].upstream < 0 {
-      table.reroute(slot, route: route(for: name(slot: slot)))
+      table.reroute(slot, route: route(for: table.name(slot)))
       dispatch(slot: slot, now: now, environment: &environment)
     }
   }

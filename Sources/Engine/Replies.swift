@@ -99,7 +99,7 @@ extension Engine {
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) {
     let transaction = transactions[slot]
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     var sentToAClient = false
     let secure = validations.isSecure(slot)
     for waiter in table.waiters(of: slot) {
@@ -141,12 +141,12 @@ extension Engine {
       statistics[.answered] += 1
       send(
         replyLength: length, to: waiter.client,
-        latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
+        latencyMilliseconds: waiter.latency(at: now), environment: &environment)
       if environment.logsQueries {
         environment.logQuery(
           client: waiter.client, name: name, type: transaction.type,
           outcome: .answered(reply.rcode), upstream: Int(transaction.upstream),
-          latencyMilliseconds: Self.latency(of: waiter, now: now))
+          latencyMilliseconds: waiter.latency(at: now))
       }
     }
   }
@@ -197,7 +197,7 @@ extension Engine {
     slot: Int, rcode: ResponseCode, extendedError: UInt16 = 0, now: UInt64, environment: inout E
   ) {
     let transaction = transactions[slot]
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     for waiter in table.waiters(of: slot) {
       sendFailure(
         to: waiter, name: name, type: transaction.type, rrClass: transaction.rrClass,
@@ -230,13 +230,13 @@ extension Engine {
     if isServFail { statistics[.servFail] += 1 } else { statistics[.answered] += 1 }
     send(
       replyLength: writer.count, to: waiter.client,
-      latencyMilliseconds: Self.latency(of: waiter, now: now), environment: &environment)
+      latencyMilliseconds: waiter.latency(at: now), environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
         client: waiter.client, name: name, type: type,
         outcome: isServFail ? .servFail : .answered(rcode),
         upstream: isServFail ? -1 : upstream,
-        latencyMilliseconds: Self.latency(of: waiter, now: now))
+        latencyMilliseconds: waiter.latency(at: now))
     }
   }
 

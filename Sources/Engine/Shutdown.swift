@@ -29,7 +29,7 @@ extension Engine {
         continue
       }
       environment.releaseUpstream(
-        transaction: handle(slot: slot), transport: transactions[slot].transport)
+        transaction: table.handle(slot), transport: transactions[slot].transport)
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
     }

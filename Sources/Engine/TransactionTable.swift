@@ -358,4 +358,9 @@ struct Waiter {
   var askedAt: UInt64 = 0
   /// The next waiter on the same slot, or on the free stack (invariant 5).
   fileprivate(set) var next: Int32 = -1
+
+  /// Milliseconds this client has waited at `now` (0 if the clock went back).
+  func latency(at now: UInt64) -> UInt64 {
+    now >= askedAt ? now - askedAt : 0
+  }
 }

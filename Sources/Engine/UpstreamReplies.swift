@@ -92,7 +92,7 @@ extension Engine {
         return
       }
       // The last upstream failed too: a stale answer beats its SERVFAIL.
-      environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+      environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
       if !serveStale(slot: slot, now: now, environment: &environment) {
         relay(reply, slot: slot, now: now, environment: &environment)
       }
@@ -119,7 +119,7 @@ extension Engine {
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
-    environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
     if validates(slot) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
       return
@@ -154,7 +154,7 @@ extension Engine {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
     let screen = defences.screen(reply, settings: settings)
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     // A redirect answer first: its addresses may also lie in a `bogus`
     // prefix, and the `bogus-nxdomain` entry names that exact answer, so
     // the more specific statement wins (Sources/Config/README.md).
@@ -162,7 +162,7 @@ extension Engine {
       statistics[.redirectsRewritten] += 1
       environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
       noteSuccess(upstream: upstream, environment: &environment)
-      environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+      environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
       replyToWaiters(slot: slot, rcode: .nameError, now: now, environment: &environment)
       release(slot: slot)
       return true
@@ -216,7 +216,7 @@ extension Engine {
 
   func questionMatch(_ reply: Message, slot: Int) -> QuestionMatch {
     let transaction = transactions[slot]
-    let expected = name(slot: slot)
+    let expected = table.name(slot)
     guard reply.hasQuestion, reply.questionType == transaction.type,
       reply.questionClass == transaction.rrClass,
       reply.questionNameLength == expected.count,
@@ -254,7 +254,7 @@ extension Engine {
     slot: Int, upstream: Int, transport: UpstreamTransport, now: UInt64, environment: inout E
   ) {
     environment.releaseUpstream(
-      transaction: handle(slot: slot), transport: transactions[slot].transport)
+      transaction: table.handle(slot), transport: transactions[slot].transport)
     table.renew(slot)
     dispatch(
       slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)

@@ -17,6 +17,10 @@
     func state(of slot: Int) -> UInt8 { 0 }
     func isSecure(_ slot: Int) -> Bool { false }
     func secureTTL(of slot: Int) -> UInt32 { .max }
+    func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 { ttl }
+    func note(state: UInt8, slot: Int) {}
+    func release(slot: Int) {}
+    static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool { false }
     /// Kept for the loop that sets it; nothing reads it.
     var wallClockSeconds: Int64 = 0
   }
@@ -27,11 +31,7 @@
     static let validationIsBuiltIn = false
 
     func validates(_ slot: Int) -> Bool { false }
-    func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 { ttl }
-    func validationSlotReleased(_ slot: Int) {}
-    func noteValidation(state: UInt8, slot: Int) {}
     func enableValidationIfTurnedOn() {}
-    static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool { false }
     func strips(dnssecOK: Bool, type: RRType) -> Bool { false }
     func stripDNSSECRecords(length: Int) -> Int { length }
     func capTTLs(length: Int, to limit: UInt32) {}

@@ -185,7 +185,7 @@ extension Engine {
           slot: slot, buffer: heldBuffer, digest: screen.digest, score: score, ipTTL: ipTTL)
       }
       environment.reportDefence(
-        .holdOnConflict, name: name(slot: slot), address: nil, upstream: upstream)
+        .holdOnConflict, name: table.name(slot), address: nil, upstream: upstream)
       finishHold(slot: slot, now: now, environment: &environment)
       return true
     }
@@ -194,7 +194,7 @@ extension Engine {
       slot: slot, buffer: index, digest: screen.digest, score: score, ipTTL: ipTTL)
     defences.holds.enqueue(
       HoldPool.HeldSlot(
-        buffer: index, slot: Int32(slot), generation: handle(slot: slot).generation,
+        buffer: index, slot: Int32(slot), generation: table.handle(slot).generation,
         ends: now + UInt64(settings.holdOnMilliseconds)))
     return true
   }

@@ -88,7 +88,7 @@ extension Engine {
     of reply: Message, slot: Int, now: UInt64, environment: inout E
   ) {
     let transaction = transactions[slot]
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     guard transaction.type == .a || transaction.type == .aaaa, isVerified(name) else { return }
     var plainTried: UInt64 = 0
     var hasPlain = false
@@ -159,7 +159,7 @@ extension Engine {
     statistics[.verifyDisagreements] += 1
     selection.recordDisagreement(upstream)
     environment.reportDefence(
-      .verificationDisagreed, name: name(slot: slot), address: outside, upstream: upstream)
+      .verificationDisagreed, name: table.name(slot), address: outside, upstream: upstream)
   }
 
   /// The answer to a check of an upstream (`verify` or a redirect probe):
@@ -183,7 +183,7 @@ extension Engine {
       case .answer: break
       }
     }
-    environment.releaseUpstream(transaction: handle(slot: slot), transport: transaction.transport)
+    environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
     release(slot: slot)
     judgeProbeRoundIfOver(environment: &environment)
   }

@@ -38,11 +38,11 @@ extension Engine {
         rebasing: buffers.query[0..<(Self.framing + length)])
       if environment.sendToUpstream(
         framed: framed, upstream: upstream, transport: chosenTransport,
-        transaction: handle(slot: slot))
+        transaction: table.handle(slot))
       {
         return
       }
-      environment.releaseUpstream(transaction: handle(slot: slot), transport: chosenTransport)
+      environment.releaseUpstream(transaction: table.handle(slot), transport: chosenTransport)
       noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
       preferred = nil
       transportOverride = nil
@@ -84,7 +84,7 @@ extension Engine {
     return selection.choose(
       type: transaction.type, tried: transaction.tried,
       trustedOnly: settings.strict && transaction.purpose == .answer
-        && isVerified(name(slot: slot)),
+        && isVerified(table.name(slot)),
       route: transaction.route, now: now)
   }
 
@@ -108,7 +108,7 @@ extension Engine {
     do throws(WireError) {
       try writer.writeHeader(id: transaction.sentID, flags: flags, questions: 1, additionals: 1)
       try writer.writeQuestion(
-        name: name(slot: slot), type: transaction.type, rrClass: transaction.rrClass,
+        name: table.name(slot), type: transaction.type, rrClass: transaction.rrClass,
         compress: false)
       try writer.writeOPT(
         udpPayloadSize: settings.ednsPayloadSize, dnssecOK: transaction.dnssecOK || validating)
@@ -116,7 +116,7 @@ extension Engine {
       preconditionFailure("upstream query exceeds its buffer")
     }
     let sentName = UnsafeMutableRawBufferPointer(
-      rebasing: output[nameStart..<(nameStart + name(slot: slot).count)])
+      rebasing: output[nameStart..<(nameStart + table.name(slot).count)])
     if randomizeCase {
       Name.randomizeCase(sentName) { environment.randomUInt64() }
       transactions[slot].sentCase = CaseMask(of: UnsafeRawBufferPointer(sentName))
@@ -157,7 +157,7 @@ extension Engine {
   /// SERVFAIL.
   func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
     environment.releaseUpstream(
-      transaction: handle(slot: slot), transport: transactions[slot].transport)
+      transaction: table.handle(slot), transport: transactions[slot].transport)
     guard
       chooseUpstream(for: slot, now: now) != nil
     else {

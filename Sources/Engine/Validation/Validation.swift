@@ -162,27 +162,41 @@ struct CachedChainRecords: ValidatedRecordSource {
   }
 }
 
-extension Engine {
-  static let secureState = ValidationState.secure.rawValue
-  static let insecureState = ValidationState.insecure.rawValue
-  /// This build validates (the stand-in says false).
-  static let validationIsBuiltIn = true
-
+extension ValidationPool {
   /// How long `slot`'s answer is cached given its validation: a secure one
   /// no longer than the verdict allows (RFC 4035 §5.3.3), a bogus one
   /// `bogusSeconds`.
   func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 {
-    switch validations.state(of: slot) {
-    case Self.secureState: return max(min(ttl, validations.secureTTL(of: slot)), 1)
+    switch state(of: slot) {
+    case ValidationState.secure.rawValue: return max(min(ttl, secureTTL(of: slot)), 1)
     case ValidationState.bogus.rawValue: return ValidationPool.bogusSeconds
     default: return ttl
     }
   }
 
-  /// `dnssec` turned on by a reload: its pool, once, as at start-up.
-  func enableValidationIfTurnedOn() {
-    if settings.dnssec && validations.capacity == 0 {
-      validations = ValidationPool(enabled: true, inflight: table.capacity)
+  /// Records what validation found for `slot`'s answer.
+  func note(_ state: ValidationState, ttl: UInt32 = .max, slot: Int) {
+    slotStates[slot].state = state.rawValue
+    slotStates[slot].secureTTL = ttl
+  }
+
+  /// `slot` is answered from a cache entry validated to `state`.
+  func note(state: UInt8, slot: Int) {
+    slotStates[slot].state = state
+  }
+
+  /// The engine released `slot`: its pending validation (if any) is given back, its
+  /// state forgotten, and those awaiting it (a fetch that ended without an
+  /// answer to resume them) fail at the next tick.
+  func release(slot: Int) {
+    guard capacity > 0 else { return }
+    let own = Int(slotStates[slot].pending)
+    if own >= 0 { entries[own] = ValidationPool.Pending() }
+    slotStates[slot] = ValidationPool.SlotState()
+    for index in 0..<capacity
+    where entries[index].awaitedSlot == Int32(slot) {
+      entries[index].awaitedSlot = -1
+      entries[index].deadline = 0
     }
   }
 
@@ -192,16 +206,19 @@ extension Engine {
     settings.dnssec != running.dnssec
       || !settings.trustAnchors.hasSameEntries(as: running.trustAnchors)
   }
+}
 
-  /// Records what validation found for `slot`'s answer.
-  func noteValidation(_ state: ValidationState, ttl: UInt32 = .max, slot: Int) {
-    validations.slotStates[slot].state = state.rawValue
-    validations.slotStates[slot].secureTTL = ttl
-  }
+extension Engine {
+  static let secureState = ValidationState.secure.rawValue
+  static let insecureState = ValidationState.insecure.rawValue
+  /// This build validates (the stand-in says false).
+  static let validationIsBuiltIn = true
 
-  /// `slot` is answered from a cache entry validated to `state`.
-  func noteValidation(state: UInt8, slot: Int) {
-    validations.slotStates[slot].state = state
+  /// `dnssec` turned on by a reload: its pool, once, as at start-up.
+  func enableValidationIfTurnedOn() {
+    if settings.dnssec && validations.capacity == 0 {
+      validations = ValidationPool(enabled: true, inflight: table.capacity)
+    }
   }
 
   /// Whether `slot`'s answer is validated: `dnssec` on, a question for an
@@ -232,7 +249,7 @@ extension Engine {
     let time = validationTime(
       upstream: Int(transactions[slot].upstream), environment: &environment)
     let anchors = settings.trustAnchors
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     let type = transactions[slot].type
     return validations.validator.validate(
       reply, questionName: name, questionType: type, anchors: anchors,
@@ -248,7 +265,7 @@ extension Engine {
     guard validates(slot),
       case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
     else { return false }
-    noteValidation(.secure, ttl: ttl, slot: slot)
+    validations.note(.secure, ttl: ttl, slot: slot)
     return true
   }
 
@@ -271,11 +288,11 @@ extension Engine {
     switch verdict {
     case .secure(let ttl):
       statistics[.dnssecSecure] += 1
-      noteValidation(.secure, ttl: ttl, slot: slot)
+      validations.note(.secure, ttl: ttl, slot: slot)
       deliver(keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
     case .insecure:
       statistics[.dnssecInsecure] += 1
-      noteValidation(.insecure, slot: slot)
+      validations.note(.insecure, slot: slot)
       deliver(reply, slot: slot, now: now, environment: &environment)
     case .bogus(let error):
       rejectBogus(reply, slot: slot, error: error, now: now, environment: &environment)
@@ -294,7 +311,7 @@ extension Engine {
   ) {
     statistics[.dnssecBogus] += 1
     reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
-    noteValidation(.bogus, slot: slot)
+    validations.note(.bogus, slot: slot)
     if let reply {
       storeInCache(
         reply, slot: slot, now: now, extendedError: UInt8(truncatingIfNeeded: error.rawValue))
@@ -418,21 +435,6 @@ extension Engine {
       settle(
         verdict(for: message, slot: slot, now: now, environment: &environment), message,
         slot: slot, now: now, environment: &environment)
-    }
-  }
-
-  /// `release(slot:)`: its pending validation (if any) is given back, its
-  /// state forgotten, and those awaiting it (a fetch that ended without an
-  /// answer to resume them) fail at the next tick.
-  func validationSlotReleased(_ slot: Int) {
-    guard validations.capacity > 0 else { return }
-    let own = Int(validations.slotStates[slot].pending)
-    if own >= 0 { validations.entries[own] = ValidationPool.Pending() }
-    validations.slotStates[slot] = ValidationPool.SlotState()
-    for index in 0..<validations.capacity
-    where validations.entries[index].awaitedSlot == Int32(slot) {
-      validations.entries[index].awaitedSlot = -1
-      validations.entries[index].deadline = 0
     }
   }
 

@@ -32,7 +32,9 @@ extension Engine {
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) {
     var names = InlineArray<512, UInt8>(repeating: 0)
-    let length = withUnsafeMutableBytes(of: &names) { Self.chaseTarget(of: reply, names: $0) }
+    let length = withUnsafeMutableBytes(of: &names) {
+      ChaseRecords.chaseTarget(of: reply, names: $0)
+    }
     guard let length else {
       settle(
         verdict(for: reply, slot: slot, now: now, environment: &environment), reply, slot: slot,
@@ -44,52 +46,6 @@ extension Engine {
         reply, slot: slot, name: UnsafeRawBufferPointer(rebasing: name[0..<length]),
         type: reply.questionType, chase: true, now: now, environment: &environment)
     }
-  }
-
-  /// The flat name (its length, written at the start of `names`) where
-  /// `reply`'s CNAME chain from the question name ends without data of
-  /// the question type, in a NOERROR answer whose authority section has
-  /// no SOA; nil when there is nothing to chase. `names`: 512 bytes, the
-  /// second half scratch for owner names.
-  static func chaseTarget(of reply: Message, names: UnsafeMutableRawBufferPointer) -> Int? {
-    let type = reply.questionType
-    let target = UnsafeMutableRawBufferPointer(rebasing: names[0..<256])
-    let owner = UnsafeMutableRawBufferPointer(rebasing: names[256...])
-    guard reply.hasQuestion, reply.rcode == .noError, type != .cname, type != .any,
-      type != .rrsig, var length = readName(reply, at: reply.questionOffset, into: target)?.length
-    else { return nil }
-    // As many links as the validator follows in one message.
-    for links in 0...16 {
-      var cname = -1
-      var records = reply.records()
-      while let record = next(&records), record.offset < reply.additionalOffset {
-        if record.offset >= reply.authorityOffset {
-          if record.type == .soa { return nil }
-          continue
-        }
-        guard record.type == type || record.type == .cname,
-          let ownerLength = readName(reply, at: record.offset, into: owner)?.length,
-          Name.equalIgnoringCase(
-            UnsafeRawBufferPointer(rebasing: owner[0..<ownerLength]),
-            UnsafeRawBufferPointer(rebasing: target[0..<length]))
-        else { continue }
-        if record.type == type { return nil }
-        cname = record.rdataOffset
-      }
-      guard cname >= 0 else { return links > 0 ? length : nil }
-      guard let next = readName(reply, at: cname, into: target) else { return nil }
-      length = next.length
-    }
-    return nil
-  }
-
-  /// `Name.read` of `message`'s name at `offset` into `output`, in one
-  /// place for the chase.
-  @inline(never)
-  static func readName(
-    _ message: Message, at offset: Int, into output: UnsafeMutableRawBufferPointer
-  ) -> (end: Int, length: Int)? {
-    try? Name.read(in: message.bytes, at: offset, into: output, firstTarget: HeaderField.size)
   }
 
   /// The chase for pending entry `index` (whose message is `original`)
@@ -124,8 +80,8 @@ extension Engine {
     let answers = UInt16(original.answerCount + fetched.answerCount)
     var end = original.authorityOffset
     var records = fetched.records()
-    while let record = Self.next(&records), record.offset < fetched.additionalOffset {
-      guard let next = Self.copyRecord(record, of: fetched, into: buffer, at: end) else {
+    while let record = ChaseRecords.next(&records), record.offset < fetched.additionalOffset {
+      guard let next = ChaseRecords.copyRecord(record, of: fetched, into: buffer, at: end) else {
         return nil
       }
       end = next
@@ -136,6 +92,48 @@ extension Engine {
     buffer.setUInt16(0, at: HeaderField.additionalCount)
     validations.entries[index].length = end
     return validations.message(index)
+  }
+
+  /// A full pool, or an answer that fits no buffer: SERVFAIL.
+  func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    statistics[.dnssecPendingFull] += 1
+    replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+    resumeValidations(awaiting: slot, now: now, environment: &environment)
+    release(slot: slot)
+  }
+
+  /// Whether `start` is `slot`, or awaits it through the fetches its
+  /// pending validations wait for: joining it would wait forever.
+  func awaits(_ start: Int, _ slot: Int) -> Bool {
+    var current = start
+    for _ in 0...validations.capacity {
+      if current == slot { return true }
+      let own = Int(validations.slotStates[current].pending)
+      guard own >= 0, validations.entries[own].awaitedSlot >= 0 else { return false }
+      current = Int(validations.entries[own].awaitedSlot)
+    }
+    return true
+  }
+}
+
+/// Reading a CNAME chain's target and copying records into a composed
+/// answer (ValidationChase.swift), without allocating.
+enum ChaseRecords {
+  /// `RecordIterator.next`, in one place for the chase.
+  @inline(never)
+  static func next(_ records: inout RecordIterator) -> ResourceRecord? { records.next() }
+
+  /// Copies `range` of `message` to `output` at `start`; where it ends,
+  /// nil when it does not fit.
+  static func copy(
+    _ message: Message, _ range: Range<Int>, to output: UnsafeMutableRawBufferPointer,
+    at start: Int
+  ) -> Int? {
+    let end = start + range.count
+    guard end <= output.count else { return nil }
+    UnsafeMutableRawBufferPointer(rebasing: output[start..<end])
+      .copyMemory(from: UnsafeRawBufferPointer(rebasing: message.bytes[range]))
+    return end
   }
 
   /// Writes `record` at `start` of `output` with every name in full: the
@@ -180,41 +178,49 @@ extension Engine {
     return last
   }
 
-  /// Copies `range` of `message` to `output` at `start`; where it ends,
-  /// nil when it does not fit.
-  static func copy(
-    _ message: Message, _ range: Range<Int>, to output: UnsafeMutableRawBufferPointer,
-    at start: Int
-  ) -> Int? {
-    let end = start + range.count
-    guard end <= output.count else { return nil }
-    UnsafeMutableRawBufferPointer(rebasing: output[start..<end])
-      .copyMemory(from: UnsafeRawBufferPointer(rebasing: message.bytes[range]))
-    return end
-  }
-
-  /// `RecordIterator.next`, in one place for the chase.
+  /// `Name.read` of `message`'s name at `offset` into `output`, in one
+  /// place for the chase.
   @inline(never)
-  static func next(_ records: inout RecordIterator) -> ResourceRecord? { records.next() }
-
-  /// A full pool, or an answer that fits no buffer: SERVFAIL.
-  func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    statistics[.dnssecPendingFull] += 1
-    replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
-    resumeValidations(awaiting: slot, now: now, environment: &environment)
-    release(slot: slot)
+  static func readName(
+    _ message: Message, at offset: Int, into output: UnsafeMutableRawBufferPointer
+  ) -> (end: Int, length: Int)? {
+    try? Name.read(in: message.bytes, at: offset, into: output, firstTarget: HeaderField.size)
   }
 
-  /// Whether `start` is `slot`, or awaits it through the fetches its
-  /// pending validations wait for: joining it would wait forever.
-  func awaits(_ start: Int, _ slot: Int) -> Bool {
-    var current = start
-    for _ in 0...validations.capacity {
-      if current == slot { return true }
-      let own = Int(validations.slotStates[current].pending)
-      guard own >= 0, validations.entries[own].awaitedSlot >= 0 else { return false }
-      current = Int(validations.entries[own].awaitedSlot)
+  /// The flat name (its length, written at the start of `names`) where
+  /// `reply`'s CNAME chain from the question name ends without data of
+  /// the question type, in a NOERROR answer whose authority section has
+  /// no SOA; nil when there is nothing to chase. `names`: 512 bytes, the
+  /// second half scratch for owner names.
+  static func chaseTarget(of reply: Message, names: UnsafeMutableRawBufferPointer) -> Int? {
+    let type = reply.questionType
+    let target = UnsafeMutableRawBufferPointer(rebasing: names[0..<256])
+    let owner = UnsafeMutableRawBufferPointer(rebasing: names[256...])
+    guard reply.hasQuestion, reply.rcode == .noError, type != .cname, type != .any,
+      type != .rrsig, var length = readName(reply, at: reply.questionOffset, into: target)?.length
+    else { return nil }
+    // As many links as the validator follows in one message.
+    for links in 0...16 {
+      var cname = -1
+      var records = reply.records()
+      while let record = next(&records), record.offset < reply.additionalOffset {
+        if record.offset >= reply.authorityOffset {
+          if record.type == .soa { return nil }
+          continue
+        }
+        guard record.type == type || record.type == .cname,
+          let ownerLength = readName(reply, at: record.offset, into: owner)?.length,
+          Name.equalIgnoringCase(
+            UnsafeRawBufferPointer(rebasing: owner[0..<ownerLength]),
+            UnsafeRawBufferPointer(rebasing: target[0..<length]))
+        else { continue }
+        if record.type == type { return nil }
+        cname = record.rdataOffset
+      }
+      guard cname >= 0 else { return links > 0 ? length : nil }
+      guard let next = readName(reply, at: cname, into: target) else { return nil }
+      length = next.length
     }
-    return true
+    return nil
   }
 }

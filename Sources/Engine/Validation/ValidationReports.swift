@@ -58,7 +58,7 @@ extension Engine {
   ) {
     let upstream = Int(transactions[slot].upstream)
     guard upstream >= 0, upstream < upstreams.count else { return }
-    let name = self.name(slot: slot)
+    let name = table.name(slot)
     let zone = bogusZone(reply, name: name, now: now)
     guard validations.bogusReports.shouldLog(zoneHash: table.nameHash(zone), now: now) else {
       return

@@ -17,11 +17,7 @@ import DNSWire
 extension Engine {
   /// Whether a reply to a waiter with these bits is stripped.
   func strips(dnssecOK: Bool, type: RRType) -> Bool {
-    settings.dnssec && !dnssecOK && !Self.isDNSSECType(type)
-  }
-
-  static func isDNSSECType(_ type: RRType) -> Bool {
-    type == .rrsig || type == .nsec || type == .nsec3
+    settings.dnssec && !dnssecOK && !DNSSECRecords.isDNSSECType(type)
   }
 
   /// Strips the message in `replyOutput[0..<length]`; returns its new length.
@@ -56,22 +52,6 @@ extension Engine {
     case unvalidated
   }
 
-  static func removes(
-    _ record: ResourceRecord, section: Int, in message: Message, _ removal: RecordRemoval
-  ) -> Bool {
-    switch removal {
-    case .dnssec: return isDNSSECType(record.type)
-    case .unvalidated:
-      if section == 2 { return record.type != .opt }
-      guard section == 1 else { return false }
-      var type = record.type
-      if type == .rrsig, record.rdataLength >= 2 {
-        type = RRType(rawValue: message.bytes.getUInt16(at: record.rdataOffset))
-      }
-      return type != .soa && type != .nsec && type != .nsec3
-    }
-  }
-
   /// Takes the records `removal` names out of the message in `output` and
   /// moves the rest up, their compression pointers with them; returns the
   /// new length (`output.count` when nothing could be taken out).
@@ -91,7 +71,7 @@ extension Engine {
       let section =
         index < message.answerCount
         ? 0 : index < message.answerCount + message.authorityCount ? 1 : 2
-      guard Self.removes(record, section: section, in: message, removal) else { continue }
+      guard DNSSECRecords.removes(record, section: section, in: message, removal) else { continue }
       guard removed < ValidationPool.maxStripped else { return length }
       ranges[2 * removed] = Int32(record.offset)
       ranges[2 * removed + 1] = Int32(record.end)
@@ -106,7 +86,7 @@ extension Engine {
     // Every pointer of a kept record must land outside what goes.
     records = message.records()
     while let record = records.next() {
-      if Self.isRemoved(record, ranges: ranges, count: removed) { continue }
+      if DNSSECRecords.isRemoved(record, ranges: ranges, count: removed) { continue }
       guard
         movePointers(
           in: output, record: record, at: record.offset, removed: removed, rewrite: false)
@@ -115,7 +95,7 @@ extension Engine {
     var write = message.answerOffset
     records = message.records()
     while let record = records.next() {
-      if Self.isRemoved(record, ranges: ranges, count: removed) { continue }
+      if DNSSECRecords.isRemoved(record, ranges: ranges, count: removed) { continue }
       let recordLength = record.end - record.offset
       if write != record.offset {
         (output.baseAddress! + write).copyMemory(
@@ -133,14 +113,6 @@ extension Engine {
     return write
   }
 
-  /// Whether `record` starts one of the first `count` removed ranges.
-  static func isRemoved(_ record: ResourceRecord, ranges: UnsafeMutablePointer<Int32>, count: Int)
-    -> Bool
-  {
-    for range in 0..<count where Int(ranges[2 * range]) == record.offset { return true }
-    return false
-  }
-
   /// A secure answer relayed: no record's TTL above what validation allows
   /// (RFC 4035 §5.3.3: the RRSIG's original TTL and expiration).
   func capTTLs(length: Int, to limit: UInt32) {
@@ -153,23 +125,6 @@ extension Engine {
         output.setUInt32(limit, at: record.ttlOffset)
       }
     }
-  }
-
-  /// Bytes of removed records before `target`, nil when it lies inside one.
-  static func removedBytes(
-    before target: Int, ranges: UnsafeMutablePointer<Int32>, count: Int
-  ) -> Int? {
-    var total = 0
-    for range in 0..<count {
-      let start = Int(ranges[2 * range])
-      let end = Int(ranges[2 * range + 1])
-      if target >= end {
-        total += end - start
-      } else if target >= start {
-        return nil
-      }
-    }
-    return total
   }
 
   /// Checks (`rewrite` false: every target lies outside the `removed`
@@ -223,7 +178,7 @@ extension Engine {
         guard position + 1 < limit else { return limit }
         let target = Int(bytes.getUInt16(at: position) & 0x3FFF)
         guard
-          let before = Self.removedBytes(
+          let before = DNSSECRecords.removedBytes(
             before: target, ranges: validations.strippedRanges, count: removed)
         else { return nil }
         if rewrite {
@@ -234,5 +189,54 @@ extension Engine {
       position += 1 + length
     }
     return limit
+  }
+}
+
+/// Which records a reply to a DO=0 client leaves out, and how many bytes
+/// that removes before an offset (ValidationStripping.swift).
+enum DNSSECRecords {
+  /// Bytes of removed records before `target`, nil when it lies inside one.
+  static func removedBytes(
+    before target: Int, ranges: UnsafeMutablePointer<Int32>, count: Int
+  ) -> Int? {
+    var total = 0
+    for range in 0..<count {
+      let start = Int(ranges[2 * range])
+      let end = Int(ranges[2 * range + 1])
+      if target >= end {
+        total += end - start
+      } else if target >= start {
+        return nil
+      }
+    }
+    return total
+  }
+
+  /// Whether `record` starts one of the first `count` removed ranges.
+  static func isRemoved(_ record: ResourceRecord, ranges: UnsafeMutablePointer<Int32>, count: Int)
+    -> Bool
+  {
+    for range in 0..<count where Int(ranges[2 * range]) == record.offset { return true }
+    return false
+  }
+
+  static func removes(
+    _ record: ResourceRecord, section: Int, in message: Message, _ removal: Engine.RecordRemoval
+  ) -> Bool {
+    switch removal {
+    case .dnssec: return isDNSSECType(record.type)
+    case .unvalidated:
+      if section == 2 { return record.type != .opt }
+      guard section == 1 else { return false }
+      var type = record.type
+      if type == .rrsig, record.rdataLength >= 2 {
+        type = RRType(rawValue: message.bytes.getUInt16(at: record.rdataOffset))
+      }
+      return type != .soa && type != .nsec && type != .nsec3
+    }
+  }
+
+  static func isDNSSECType(_ type: RRType) -> Bool {
+    type == .rrsig || type == .nsec || type == .nsec3
   }
 }
