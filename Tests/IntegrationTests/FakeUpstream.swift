@@ -150,13 +150,7 @@ final class FakeUpstream: @unchecked Sendable {
   private func serveUDP() {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while isRunning {
-      var from = sockaddr_in()
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let count = withUnsafeMutablePointer(to: &from) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          recvfrom(udp, &buffer, buffer.count, 0, $0, &length)
-        }
-      }
+      let (count, from) = receiveDatagram(udp, into: &buffer)
       // A response (QR set) is nobody's question: answering it could start
       // an endless exchange with another server that answers everything.
       guard count >= 3, buffer[2] & 0x80 == 0 else { continue }
