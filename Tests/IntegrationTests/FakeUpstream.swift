@@ -230,15 +230,7 @@ final class FakeUpstream: @unchecked Sendable {
     guard let parsed = query.withUnsafeBytes({ try? Message(validating: $0) }),
       parsed.hasQuestion
     else { return [] }
-    let name = query.withUnsafeBytes { bytes -> [UInt8] in
-      var output = [UInt8](repeating: 0, count: 256)
-      let length = output.withUnsafeMutableBytes {
-        (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
-      }
-      return Array(output[0..<length])
-    }
-    let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
-      .lowercased()
+    let (name, firstLabel) = nameAsked(in: query)
     switch behaviour {
     case .custom(let respond):
       return respond(query)
@@ -287,6 +279,21 @@ final class FakeUpstream: @unchecked Sendable {
     }
     return [DNSAnswer.build(for: query, name: name, addresses: [answerAddress])]
   }
+}
+
+/// The question name of `query` as it came (empty where it cannot be read),
+/// and its first label in lower case: what the fake servers answer by.
+func nameAsked(in query: [UInt8]) -> (name: [UInt8], firstLabel: String) {
+  let name = query.withUnsafeBytes { bytes -> [UInt8] in
+    var output = [UInt8](repeating: 0, count: 256)
+    let length = output.withUnsafeMutableBytes {
+      (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
+    }
+    return Array(output[0..<length])
+  }
+  let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
+    .lowercased()
+  return (name, firstLabel)
 }
 
 /// Builds upstream answers the way a real server would: the query's header
