@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -177,7 +178,7 @@ final class Topology {
         return
       }
       defer { close(fd) }
-      guard joinNamespace(fd) == 0 else {
+      guard joinNetworkNamespace(fd) == 0 else {
         outcome.result = .failure(NamespaceError("setns \(namespace): errno \(errno)"))
         return
       }
@@ -193,18 +194,6 @@ final class Topology {
 private final class ThreadOutcome<T>: @unchecked Sendable {
   var result: Result<T, Error> = .failure(NamespaceError("thread did not run"))
   let done = DispatchSemaphore(value: 0)
-}
-
-/// setns(2) with CLONE_NEWNET. Glibc's Swift module leaves out the GNU
-/// extensions of <sched.h>, so the function is looked up by name.
-private func joinNamespace(_ fd: Int32) -> Int32 {
-  typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-  let cloneNewNet: Int32 = 0x4000_0000  // CLONE_NEWNET, <linux/sched.h>
-  guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "setns") else {
-    errno = ENOSYS
-    return -1
-  }
-  return unsafeBitCast(symbol, to: SetNS.self)(fd, cloneNewNet)
 }
 
 struct NamespaceError: Error, CustomStringConvertible {
