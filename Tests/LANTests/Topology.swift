@@ -60,13 +60,18 @@ final class Topology {
   /// The router's LAN interface.
   var routerLANInterface: String { "\(Self.linkPrefix)a1" }
 
+  /// Creates `namespace`, replacing one a crashed run of this same pid
+  /// left behind, with its loopback up; it goes with the others.
+  private func addNamespace(_ namespace: String) throws {
+    _ = Command.run(["ip", "netns", "del", namespace])
+    try Command.require(["ip", "netns", "add", namespace])
+    created.append(namespace)
+    try inside(namespace, "ip link set lo up")
+  }
+
   private func build() throws {
     for namespace in [client, router, isp, inet] {
-      // A namespace left behind by a crashed run of this same pid.
-      _ = Command.run(["ip", "netns", "del", namespace])
-      try Command.require(["ip", "netns", "add", namespace])
-      created.append(namespace)
-      try inside(namespace, "ip link set lo up")
+      try addNamespace(namespace)
     }
     let link = Self.linkPrefix
     try joinWithVeth(client, "\(link)a0", router, "\(link)a1")
@@ -119,10 +124,7 @@ final class Topology {
   /// `vpnResolverAddress` nobody but the router can reach. Returns its name.
   func addVPN() throws -> String {
     let vpn = "dwlan-\(getpid())-vpn"
-    _ = Command.run(["ip", "netns", "del", vpn])
-    try Command.require(["ip", "netns", "add", vpn])
-    created.append(vpn)
-    try inside(vpn, "ip link set lo up")
+    try addNamespace(vpn)
     let link = Self.linkPrefix
     try joinWithVeth(router, "\(link)d0", vpn, "\(link)d1")
     try address(router, "\(link)d0", "\(Self.routerVPNAddress)/24")
