@@ -525,3 +525,12 @@ func assertBytes(
     actual, expected,
     "\n actual:   \(hexString(actual))\n expected: \(hexString(expected))", file: file, line: line)
 }
+
+/// The one reply of `replies`, decoded (a test failure unless there is
+/// exactly one, and it decodes).
+func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)
+  throws -> Decoded
+{
+  XCTAssertEqual(replies.count, 1, file: file, line: line)
+  return try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes), file: file, line: line)
+}
