@@ -46,6 +46,12 @@ declare -A TARGET_MODULES=(
   [cachefile]="DNSWire CompiledConfig Crypto DNSSEC Engine"
   [dnssec]="DNSWire CompiledConfig Crypto DNSSEC"
 )
+# The sources a target is compiled from: Tests/Fuzz/TARGET.swift, what every
+# target shares (Tests/Fuzz/Shared), and what it shares with an XCTest target.
+SHARED_SOURCES=(Tests/Fuzz/Shared/*.swift)
+declare -A TARGET_SOURCES=(
+  [engine]="Tests/EngineTests/EngineFuzzShared.swift"
+)
 ALL_TARGETS=(dnswire httpdns cachefile config engine dnssec)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
@@ -88,14 +94,16 @@ for target in "${TARGETS[@]}"; do
   objects=()
   for module in ${TARGET_MODULES[$target]}; do objects+=("$BUILD/modules/$module.o"); done
   binary=$BUILD/bin/fuzz-$target
+  # shellcheck disable=SC2206 # the list is paths without spaces
+  sources=(Tests/Fuzz/"$target".swift "${SHARED_SOURCES[@]}" ${TARGET_SOURCES[$target]:-})
   stale=0
-  for file in Tests/Fuzz/"$target".swift "${objects[@]}" "$SCRIPT"; do
+  for file in "${sources[@]}" "${objects[@]}" "$SCRIPT"; do
     [ -f "$binary" ] && [ ! "$file" -nt "$binary" ] || stale=1
   done
   [ $stale = 1 ] || continue
   echo "   linking fuzz-$target"
   "$SWIFTC" "${FLAGS[@]}" "${LINK_FLAGS[@]}" -module-name "Fuzz_$target" -I "$BUILD/modules" \
-    Tests/Fuzz/"$target".swift "${objects[@]}" -o "$binary"
+    "${sources[@]}" "${objects[@]}" -o "$binary"
   touch "$binary"
 done
 

@@ -38,19 +38,8 @@ start_knot "$UPSTREAM"
 
 # --- The list: N distinct names, deterministic, shaped like real block lists
 # (a random label with a number, an optional tracker-like first label, a TLD).
-awk -v n="$N" 'BEGIN {
-  srand(1)
-  split("com net org io co.uk de info biz xyz ru cn app", tlds, " ")
-  split("ads track pixel metrics cdn stats", prefixes, " ")
-  alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-  for (i = 0; i < n; i++) {
-    len = 4 + int(rand() * 10)
-    label = ""
-    for (j = 0; j < len; j++) label = label substr(alphabet, 1 + int(rand() * 36), 1)
-    prefix = (rand() < 0.5) ? "" : prefixes[1 + int(rand() * 6)] "."
-    print prefix label i "." tlds[1 + int(rand() * 12)]
-  }
-}' >"$WORK/names.txt"
+random_names "$N" "com net org io co.uk de info biz xyz ru cn app" \
+  "ads track pixel metrics cdn stats" >"$WORK/names.txt"
 sed 's|.*|address=/&/|' "$WORK/names.txt" >"$WORK/dnsmasq-list.conf"
 PROBE=$(head -1 "$WORK/names.txt")
 # Workloads: listed names (half asked one label below), and names that miss
@@ -132,12 +121,7 @@ firmware host
 [[ -n ${SKIP_AARCH64:-} ]] || firmware aarch64
 
 # --- Lookup microbenchmark: the compiled table and lookup code, -O.
-mkdir -p "$WORK/lookup"
-for module in DNSWire CompiledConfig; do
-  for file in "$SNAPSHOT/Sources/$module"/*.swift; do
-    grep -v '^import ' "$file" >"$WORK/lookup/$module-$(basename "$file")"
-  done
-done
+wire_table_sources "$SNAPSHOT" "$WORK/lookup"
 grep -v '^import ' "$WORK/list.generated.swift" >"$WORK/lookup/Generated.swift"
 cp "$SNAPSHOT/Tests/Benchmarks/blocklist-lookup.swift" "$WORK/lookup/main.swift"
 timed lookup-build swiftc -O -wmo -module-name Lookup -o "$WORK/blocklist-lookup" "$WORK/lookup"/*.swift

@@ -32,17 +32,7 @@ ROUNDS=${ROUNDS:-3}
 work_dir
 
 # --- The list: N distinct names, deterministic, a random label and a TLD.
-awk -v n="$N" 'BEGIN {
-  srand(1)
-  split("cn com.cn net.cn com net org", tlds, " ")
-  alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-  for (i = 0; i < n; i++) {
-    len = 4 + int(rand() * 10)
-    label = ""
-    for (j = 0; j < len; j++) label = label substr(alphabet, 1 + int(rand() * 36), 1)
-    print label i "." tlds[1 + int(rand() * 6)]
-  }
-}' >"$WORK/names.txt"
+random_names "$N" "cn com.cn net.cn com net org" >"$WORK/names.txt"
 sed 's|.*|server=/&/114.114.114.114|' "$WORK/names.txt" >"$WORK/china.conf"
 # Workloads: listed names one label below the listed domain, and the same
 # names with their listed label changed, which no domain of the list
@@ -80,12 +70,7 @@ BIN=$(swift build -c release --package-path "$ROOT" --show-bin-path)
 
 # --- Build: confgen, then the generated source compiled -O with DNSWire and
 # CompiledConfig (imports removed: one module), as one object.
-mkdir -p "$WORK/modules"
-for module in DNSWire CompiledConfig; do
-  for file in "$ROOT/Sources/$module"/*.swift; do
-    grep -v '^import ' "$file" >"$WORK/modules/$module-$(basename "$file")"
-  done
-done
+wire_table_sources "$ROOT" "$WORK/modules"
 cat >"$WORK/lookup-main.swift" <<'SWIFT'
 import Glibc
 

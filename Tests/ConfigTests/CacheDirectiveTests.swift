@@ -5,31 +5,18 @@ import XCTest
 
 /// The cache directives: their units, bounds and defaults, and how they reach
 /// the generated source and the summary. (Errors: `ConfigErrorTests.cacheCases`.)
-final class CacheDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class CacheDirectiveTests: XCTestCase, ParsesDirectives {
+  /// The defaults, and a config without the directives gets exactly these.
   func testDefaults() throws {
-    let defaults = Settings()
-    XCTAssertEqual(defaults.cacheEntries, 4096)
-    XCTAssertEqual(defaults.cacheBytes, 1_048_576)
-    XCTAssertEqual(defaults.minTTL, 0)
-    XCTAssertEqual(defaults.maxTTL, 86400)
-    XCTAssertEqual(defaults.negativeTTLMax, 3600)
-    XCTAssertEqual(defaults.staleSeconds, 0)
-    XCTAssertEqual(defaults.staleFirst, false)
-    // A config without the directives gets exactly these.
-    let settings = try XCTUnwrap(parse("# no cache lines"))
-    XCTAssertEqual(settings.cacheEntries, 4096)
-    XCTAssertEqual(settings.cacheBytes, 1_048_576)
-    XCTAssertEqual(settings.minTTL, 0)
-    XCTAssertEqual(settings.maxTTL, 86400)
-    XCTAssertEqual(settings.negativeTTLMax, 3600)
-    XCTAssertEqual(settings.staleSeconds, 0)
-    XCTAssertEqual(settings.staleFirst, false)
+    for settings in [Settings(), try XCTUnwrap(parse("# no cache lines"))] {
+      XCTAssertEqual(settings.cacheEntries, 4096)
+      XCTAssertEqual(settings.cacheBytes, 1_048_576)
+      XCTAssertEqual(settings.minTTL, 0)
+      XCTAssertEqual(settings.maxTTL, 86400)
+      XCTAssertEqual(settings.negativeTTLMax, 3600)
+      XCTAssertEqual(settings.staleSeconds, 0)
+      XCTAssertEqual(settings.staleFirst, false)
+    }
   }
 
   func testCacheEntries() {
@@ -44,9 +31,7 @@ final class CacheDirectiveTests: XCTestCase {
       ("1m", 1_048_576), ("1024k", 1_048_576), ("2m", 2_097_152), ("256m", 268_435_456),
       ("268435456", 268_435_456), ("0016k", 16_384),
     ]
-    for (text, bytes) in cases {
-      XCTAssertEqual(parse("cache-bytes \(text)")?.cacheBytes, bytes, text)
-    }
+    assertValues(of: "cache-bytes", cases, in: \.cacheBytes)
   }
 
   func testDurationsAreSecondsWithUnits() {
@@ -54,29 +39,20 @@ final class CacheDirectiveTests: XCTestCase {
       ("0", 0), ("0s", 0), ("30", 30), ("30s", 30), ("5m", 300), ("60m", 3600), ("1h", 3600),
       ("3600", 3600), ("3600s", 3600),
     ]
-    for (text, seconds) in minimum {
-      XCTAssertEqual(parse("min-ttl \(text)")?.minTTL, seconds, text)
-    }
+    assertValues(of: "min-ttl", minimum, in: \.minTTL)
     let maximum: [(String, UInt32)] = [
       ("1", 1), ("1s", 1), ("90s", 90), ("1d", 86400), ("168h", 604_800), ("7d", 604_800),
       ("604800", 604_800),
     ]
-    for (text, seconds) in maximum {
-      XCTAssertEqual(parse("max-ttl \(text)")?.maxTTL, seconds, text)
-    }
+    assertValues(of: "max-ttl", maximum, in: \.maxTTL)
     let negative: [(String, UInt32)] = [("0", 0), ("15m", 900), ("1h", 3600), ("1d", 86400)]
-    for (text, seconds) in negative {
-      XCTAssertEqual(parse("neg-ttl-max \(text)")?.negativeTTLMax, seconds, text)
-    }
+    assertValues(of: "neg-ttl-max", negative, in: \.negativeTTLMax)
     let stale: [(String, UInt32)] = [
       ("0", 0), ("0d", 0), ("90m", 5400), ("1d", 86400), ("3d", 259_200), ("7d", 604_800),
       ("604800", 604_800),
     ]
-    for (text, seconds) in stale {
-      XCTAssertEqual(parse("stale \(text)")?.staleSeconds, seconds, text)
-    }
-    XCTAssertEqual(parse("stale-first on")?.staleFirst, true)
-    XCTAssertEqual(parse("stale-first off")?.staleFirst, false)
+    assertValues(of: "stale", stale, in: \.staleSeconds)
+    assertValues(of: "stale-first", [("on", true), ("off", false)], in: \.staleFirst)
   }
 
   /// A bare number is seconds for the cache durations, and still
@@ -111,21 +87,16 @@ final class CacheDirectiveTests: XCTestCase {
       ConfigGenerator.summary(settings).contains("; stale: off (stale-first on has no effect)\n"))
   }
 
-  func testSummary() throws {
-    let defaults = ConfigGenerator.summary(try XCTUnwrap(parse("")))
-    XCTAssertTrue(
-      defaults.contains(
-        "\ncache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most 3600s; "
-          + "stale: off\n"), defaults)
-    let off = ConfigGenerator.summary(try XCTUnwrap(parse("cache 0\nstale 1d")))
-    XCTAssertTrue(off.contains("\ncache: off\n"), off)
-    let tuned = ConfigGenerator.summary(
-      try XCTUnwrap(
-        parse("cache 100\ncache-bytes 64k\nmin-ttl 1m\nneg-ttl-max 0\nstale 1h\nstale-first off")))
-    XCTAssertTrue(
-      tuned.contains(
-        "\ncache: 100 entries, 65536 bytes; ttl 60...86400s, negative answers not cached; "
-          + "stale: 3600s, stale-first off\n"), tuned)
+  func testSummary() {
+    assertSummary(
+      of: "",
+      contains: "\ncache: 4096 entries, 1048576 bytes; ttl 0...86400s, negative at most 3600s; "
+        + "stale: off\n")
+    assertSummary(of: "cache 0\nstale 1d", contains: "\ncache: off\n")
+    assertSummary(
+      of: "cache 100\ncache-bytes 64k\nmin-ttl 1m\nneg-ttl-max 0\nstale 1h\nstale-first off",
+      contains: "\ncache: 100 entries, 65536 bytes; ttl 60...86400s, negative answers not cached; "
+        + "stale: 3600s, stale-first off\n")
   }
 
   /// Every cache field reaches the generated source, and reading the

@@ -6,24 +6,15 @@ import XCTest
 
 /// `cache-file`, `cache-save-interval`, `prefetch` and `prefetch-hits`:
 /// values, errors with their lines, the generated source and the summary.
-final class CacheFileDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class CacheFileDirectiveTests: XCTestCase, ParsesDirectives {
+  /// The defaults, and a config without the directives gets exactly these.
   func testDefaults() throws {
-    let defaults = Settings()
-    XCTAssertEqual(defaults.cacheFilePath, [])
-    XCTAssertEqual(defaults.cacheSaveSeconds, 300)
-    XCTAssertEqual(defaults.prefetchNames, [])
-    XCTAssertEqual(defaults.prefetchHits, 0)
-    let settings = try XCTUnwrap(parse("# none of them"))
-    XCTAssertEqual(settings.cacheFilePath, [])
-    XCTAssertEqual(settings.cacheSaveSeconds, 300)
-    XCTAssertEqual(settings.prefetchNames, [])
-    XCTAssertEqual(settings.prefetchHits, 0)
+    for settings in [Settings(), try XCTUnwrap(parse("# none of them"))] {
+      XCTAssertEqual(settings.cacheFilePath, [])
+      XCTAssertEqual(settings.cacheSaveSeconds, 300)
+      XCTAssertEqual(settings.prefetchNames, [])
+      XCTAssertEqual(settings.prefetchHits, 0)
+    }
   }
 
   func testCacheFile() {
@@ -39,9 +30,7 @@ final class CacheFileDirectiveTests: XCTestCase {
       ("30", 30), ("30s", 30), ("90", 90), ("5m", 300), ("1h", 3600), ("24h", 86_400),
       ("1d", 86_400), ("86400", 86_400),
     ]
-    for (text, seconds) in cases {
-      XCTAssertEqual(parse("cache-save-interval \(text)")?.cacheSaveSeconds, seconds, text)
-    }
+    assertValues(of: "cache-save-interval", cases, in: \.cacheSaveSeconds)
   }
 
   /// Names are lower-cased flat wire names, concatenated in config order.
@@ -239,30 +228,22 @@ final class CacheFileDirectiveTests: XCTestCase {
 
   // MARK: - Summary
 
-  func testSummary() throws {
-    let defaults = ConfigGenerator.summary(try XCTUnwrap(parse("")))
-    XCTAssertTrue(
-      defaults.contains("\ncache-file: off; prefetch: none; prefetch-hits: off\n"), defaults)
-    let on = ConfigGenerator.summary(
-      try XCTUnwrap(
-        parse(
-          "stale 1d\ncache-file /tmp/d.cache\ncache-save-interval 10m\nprefetch a.lan\n"
-            + "prefetch b.lan\nprefetch-hits 20")))
-    XCTAssertTrue(
-      on.contains(
-        "\ncache-file: /tmp/d.cache, saved every 600s; prefetch: 2 names; prefetch-hits: 20\n"),
-      on)
-    let one = ConfigGenerator.summary(try XCTUnwrap(parse("prefetch a.lan")))
-    XCTAssertTrue(one.contains("; prefetch: 1 name; "), one)
+  func testSummary() {
+    assertSummary(of: "", contains: "\ncache-file: off; prefetch: none; prefetch-hits: off\n")
+    assertSummary(
+      of: "stale 1d\ncache-file /tmp/d.cache\ncache-save-interval 10m\nprefetch a.lan\n"
+        + "prefetch b.lan\nprefetch-hits 20",
+      contains:
+        "\ncache-file: /tmp/d.cache, saved every 600s; prefetch: 2 names; prefetch-hits: 20\n")
+    assertSummary(of: "prefetch a.lan", contains: "; prefetch: 1 name; ")
     // Accepted, but said to do nothing, like stale-first without stale.
-    let noStale = ConfigGenerator.summary(try XCTUnwrap(parse("cache-file /tmp/d.cache")))
-    XCTAssertTrue(
-      noStale.contains(
-        "\ncache-file: /tmp/d.cache, saved every 300s (no effect: loaded answers are served "
-          + "only as stale ones, and stale is off); "), noStale)
-    let noCache = ConfigGenerator.summary(
-      try XCTUnwrap(parse("cache 0\nstale 1d\ncache-file /tmp/d.cache")))
-    XCTAssertTrue(noCache.contains("saved every 300s (no effect: the cache is off); "), noCache)
+    assertSummary(
+      of: "cache-file /tmp/d.cache",
+      contains: "\ncache-file: /tmp/d.cache, saved every 300s (no effect: loaded answers are "
+        + "served only as stale ones, and stale is off); ")
+    assertSummary(
+      of: "cache 0\nstale 1d\ncache-file /tmp/d.cache",
+      contains: "saved every 300s (no effect: the cache is off); ")
   }
 
   /// The shipped configs still parse and leave persistence and prefetch off.

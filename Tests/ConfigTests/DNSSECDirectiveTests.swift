@@ -5,7 +5,7 @@ import XCTest
 
 /// `dnssec`, `dnssec-root`, `trust-anchor` and `trust-anchor-file`: the
 /// trust anchors as `Settings.trustAnchors` holds them.
-final class DNSSECDirectiveTests: XCTestCase {
+final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
   /// The root's DS records as the IANA root trust anchors file gives them
   /// (KSK-2017 and KSK-2024), in text, to check the compiled-in bytes.
   static let rootKSK2017 =
@@ -29,12 +29,6 @@ final class DNSSECDirectiveTests: XCTestCase {
       }
     }
     return result
-  }
-
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
   }
 
   func testDefaultsAreOffWithTheRootAnchors() throws {
@@ -287,19 +281,14 @@ final class DNSSECDirectiveTests: XCTestCase {
 
   // MARK: Summary, generated source, table
 
-  func testSummary() throws {
-    let on = try XCTUnwrap(parse("dnssec on\ntrust-anchor \(Self.exampleDS)"))
-    XCTAssertTrue(
-      ConfigGenerator.summary(on).contains("\ndnssec: on; trust anchors: 3 (root: 2)\n"),
-      ConfigGenerator.summary(on))
-    let off = try XCTUnwrap(parse("trust-anchor \(Self.exampleDS)"))
-    XCTAssertTrue(
-      ConfigGenerator.summary(off).contains(
-        "\ndnssec: off; trust anchors: 3 (root: 2) (no effect: dnssec is off)\n"),
-      ConfigGenerator.summary(off))
-    let none = try XCTUnwrap(parse("dnssec-root off"))
-    XCTAssertTrue(
-      ConfigGenerator.summary(none).contains("\ndnssec: off; trust anchors: 0 (root: 0)\n"))
+  func testSummary() {
+    assertSummary(
+      of: "dnssec on\ntrust-anchor \(Self.exampleDS)",
+      contains: "\ndnssec: on; trust anchors: 3 (root: 2)\n")
+    assertSummary(
+      of: "trust-anchor \(Self.exampleDS)",
+      contains: "\ndnssec: off; trust anchors: 3 (root: 2) (no effect: dnssec is off)\n")
+    assertSummary(of: "dnssec-root off", contains: "\ndnssec: off; trust anchors: 0 (root: 0)\n")
   }
 
   func testGeneratedSourceHoldsTheTable() throws {

@@ -8,13 +8,7 @@ import XCTest
 /// `rebind-protection`, `rebind-allow`, `override-check`,
 /// `override-check-interval`, `rate-limit` and `refuse-any`: values, errors
 /// with their lines, the generated source and the summary.
-final class DefenceDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class DefenceDirectiveTests: XCTestCase, ParsesDirectives {
   func prefix(_ text: String, file: StaticString = #filePath, line: UInt = #line)
     -> AddressPrefix?
   {
@@ -121,9 +115,7 @@ final class DefenceDirectiveTests: XCTestCase {
       ("0", 0), ("0ms", 0), ("0s", 0), ("1", 1), ("30", 30), ("30ms", 30), ("250ms", 250),
       ("1000", 1000), ("1s", 1000),
     ]
-    for (text, milliseconds) in cases {
-      XCTAssertEqual(parse("hold-on \(text)")?.holdOnMilliseconds, milliseconds, text)
-    }
+    assertValues(of: "hold-on", cases, in: \.holdOnMilliseconds)
   }
 
   func testOverrideCheck() {
@@ -135,19 +127,14 @@ final class DefenceDirectiveTests: XCTestCase {
       ("5", 5), ("5s", 5), ("60", 60), ("5m", 300), ("1h", 3600), ("1d", 86_400),
       ("86400", 86_400),
     ]
-    for (text, seconds) in cases {
-      XCTAssertEqual(
-        parse("override-check-interval \(text)")?.overrideCheckSeconds, seconds, text)
-    }
+    assertValues(of: "override-check-interval", cases, in: \.overrideCheckSeconds)
   }
 
   func testRateLimit() {
     let cases: [(String, UInt32)] = [
       ("off", 0), ("0", 0), ("0/s", 0), ("1/s", 1), ("200/s", 200), ("1000000/s", 1_000_000),
     ]
-    for (text, rate) in cases {
-      XCTAssertEqual(parse("rate-limit \(text)")?.rateLimitPerSecond, rate, text)
-    }
+    assertValues(of: "rate-limit", cases, in: \.rateLimitPerSecond)
   }
 
   /// A fragment after three preamble lines, its message, and its line in

@@ -6,13 +6,7 @@ import XCTest
 /// `upstream httpdns ADDRESS[:PORT] [format=alibaba|dnspod|json|dns-message]
 /// [account=ID] [secret=KEY] [path=/PATH] [trusted]` (issue 7): values,
 /// errors with their lines, and that a secret never appears in a message.
-final class HTTPDNSDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class HTTPDNSDirectiveTests: XCTestCase, ParsesDirectives {
   /// Every printable ASCII character but space, `#` and `"`.
   static let everySecretCharacter = String(
     decoding: (0x21...0x7E).filter { $0 != 0x23 && $0 != 0x22 }, as: UTF8.self)

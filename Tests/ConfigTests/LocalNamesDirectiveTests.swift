@@ -6,13 +6,7 @@ import XCTest
 
 /// `local-names`, `hosts`, `leases` and `domain`: values, errors with their
 /// lines, the summary and the generated source (compiled and run).
-final class LocalNamesDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class LocalNamesDirectiveTests: XCTestCase, ParsesDirectives {
   static let fullConfig = """
     listen 127.0.0.1
     local-names 100

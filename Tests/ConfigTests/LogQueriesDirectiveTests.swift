@@ -3,13 +3,7 @@ import Config
 import XCTest
 
 /// `log-queries on|off`: one log line per query at level info.
-final class LogQueriesDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class LogQueriesDirectiveTests: XCTestCase, ParsesDirectives {
   func testDefaultIsOff() throws {
     XCTAssertEqual(Settings().logQueries, false)
     XCTAssertEqual(try XCTUnwrap(parse("log info")).logQueries, false)
@@ -38,12 +32,10 @@ final class LogQueriesDirectiveTests: XCTestCase {
   }
 
   func testSummaryAndGeneratedSource() throws {
+    assertSummary(of: "log debug", contains: "\nlog: debug, log-queries: off\n")
+    assertSummary(of: "log-queries on", contains: "\nlog: info, log-queries: on\n")
     let off = try XCTUnwrap(parse("log debug"))
-    XCTAssertTrue(
-      ConfigGenerator.summary(off).contains("\nlog: debug, log-queries: off\n"),
-      ConfigGenerator.summary(off))
     let on = try XCTUnwrap(parse("log-queries on"))
-    XCTAssertTrue(ConfigGenerator.summary(on).contains("\nlog: info, log-queries: on\n"))
     XCTAssertTrue(
       ConfigGenerator.swiftSource(on, sourceName: "q.conf")
         .contains("\n  settings.logQueries = true\n"))

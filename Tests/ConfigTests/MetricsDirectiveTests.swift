@@ -3,13 +3,7 @@ import Config
 import XCTest
 
 /// `metrics ADDRESS:PORT`: where the Prometheus metrics are served.
-final class MetricsDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class MetricsDirectiveTests: XCTestCase, ParsesDirectives {
   func testDefaultIsNone() throws {
     XCTAssertNil(Settings().metrics)
     XCTAssertNil(try XCTUnwrap(parse("log info")).metrics)
@@ -49,10 +43,9 @@ final class MetricsDirectiveTests: XCTestCase {
   }
 
   func testSummaryAndGeneratedSource() throws {
+    assertSummary(
+      of: "metrics 127.0.0.1:9153", contains: "\nmetrics: http://127.0.0.1:9153/metrics\n")
     let settings = try XCTUnwrap(parse("metrics 127.0.0.1:9153"))
-    XCTAssertTrue(
-      ConfigGenerator.summary(settings).contains("\nmetrics: http://127.0.0.1:9153/metrics\n"),
-      ConfigGenerator.summary(settings))
     XCTAssertFalse(ConfigGenerator.summary(try XCTUnwrap(parse("log info"))).contains("metrics"))
     let source = ConfigGenerator.swiftSource(settings, sourceName: "m.conf")
     XCTAssertTrue(

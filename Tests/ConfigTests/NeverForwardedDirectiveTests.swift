@@ -6,13 +6,7 @@ import XCTest
 /// defaults, values and errors with their lines. The generated source and
 /// the summary are checked with the defence directives
 /// (DefenceGeneratedSourceTests, DefenceSummaryTests).
-final class NeverForwardedDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class NeverForwardedDirectiveTests: XCTestCase, ParsesDirectives {
   func testDefaultsKeepPrivateQuestionsHomeAndAAAAUnfiltered() throws {
     let settings = try XCTUnwrap(parse("# none of them"))
     XCTAssertEqual(settings.forwardSingleLabel, false)

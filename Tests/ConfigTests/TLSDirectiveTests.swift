@@ -7,13 +7,7 @@ import XCTest
 /// `upstream https ADDRESS[:PORT] name=NAME [path=/PATH]
 /// [format=dns-message|json] [pin=sha256/BASE64] [trusted]`, `path=` and
 /// `format=dns-message` for httpdns, and `ca-file PATH` (issue 7).
-final class TLSDirectiveTests: XCTestCase {
-  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
-    -> Settings?
-  {
-    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
-  }
-
+final class TLSDirectiveTests: XCTestCase, ParsesDirectives {
   /// Bytes 0...31 and 200...231, and their base64.
   static let pin = [UInt8](0..<32)
   static let pinText = "sha256/AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="

@@ -111,6 +111,45 @@ func parsedShippedConfig(_ path: String) throws -> Settings? {
   }
 }
 
+/// Tests of directives that parse their directives after a `listen 127.0.0.1`
+/// line, the one directive every config needs.
+protocol ParsesDirectives {}
+
+extension ParsesDirectives {
+  /// `directives` after `listen 127.0.0.1`, parsed; nil, and a test failure
+  /// with the parser's message, when they do not parse.
+  func parse(_ directives: String, file: StaticString = #filePath, line: UInt = #line)
+    -> Settings?
+  {
+    parseOrFail("listen 127.0.0.1\n" + directives + "\n", file: file, line: line)
+  }
+
+  /// Each of `cases`, a value's text and what it means, written as
+  /// `directive TEXT`, sets `field` to what it means.
+  func assertValues<Value: Equatable>(
+    of directive: String, _ cases: [(String, Value)], in field: KeyPath<Settings, Value>,
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    for (text, value) in cases {
+      let written = "\(directive) \(text)"
+      XCTAssertEqual(
+        parse(written, file: file, line: line)?[keyPath: field], value, written, file: file,
+        line: line)
+    }
+  }
+
+  /// The summary of `directives`, parsed, contains `expected` (the summary
+  /// is the failure message).
+  func assertSummary(
+    of directives: String, contains expected: String, file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    guard let settings = parse(directives, file: file, line: line) else { return }
+    let summary = ConfigGenerator.summary(settings)
+    XCTAssertTrue(summary.contains(expected), summary, file: file, line: line)
+  }
+}
+
 /// Tests of directives that read other files (lists), parsing configs that
 /// `listen 127.0.0.1` first, with the files from a `FakeFiles`.
 protocol ParsesWithFakeFiles {}

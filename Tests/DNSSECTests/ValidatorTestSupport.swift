@@ -29,16 +29,29 @@ func fixtureQuestion(_ key: String) -> (name: String, type: RRType) {
   return (String(parts[0]), type)
 }
 
+/// Trust anchors of one entry: `owner`'s `type` record with `rdata`.
+func oneAnchor(_ owner: String, _ type: TrustAnchorType, rdata: [UInt8]) -> TrustAnchors {
+  var table: [UInt8] = []
+  TrustAnchors.append(owner: wireName(owner), type: type, rdata: rdata, to: &table)
+  return TrustAnchors(TableBytes(table))
+}
+
+/// An anchor DS of `owner` with an algorithm and a made-up SHA-256 digest.
+func madeUpDSAnchor(_ owner: String, algorithm: UInt8) -> TrustAnchors {
+  oneAnchor(
+    owner, .ds,
+    rdata: dsRDATA(
+      keyTag: 1, algorithm: algorithm, digestType: 2, digest: Array(repeating: 1, count: 32)))
+}
+
 /// The trust anchors of the fixtures: the DS of example.'s KSK.
 func fixtureAnchors(digest: String = ValidatorFixtures.anchorDS.digest) -> TrustAnchors {
   let ds = ValidatorFixtures.anchorDS
-  var table: [UInt8] = []
-  TrustAnchors.append(
-    owner: wireName("example."), type: .ds,
+  return oneAnchor(
+    "example.", .ds,
     rdata: dsRDATA(
       keyTag: ds.keyTag, algorithm: ds.algorithm, digestType: ds.digestType,
-      digest: hexBytes(digest)), to: &table)
-  return TrustAnchors(TableBytes(table))
+      digest: hexBytes(digest)))
 }
 
 /// Seconds inside every fixture signature's validity.

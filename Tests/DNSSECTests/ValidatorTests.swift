@@ -86,13 +86,7 @@ final class ValidatorTests: XCTestCase {
 
   func testNameUnderNoAnchorIsInsecure() {
     var resolver = ChainResolver()
-    var table: [UInt8] = []
-    TrustAnchors.append(
-      owner: wireName("other."), type: .ds,
-      rdata: dsRDATA(
-        keyTag: 1, algorithm: 13, digestType: 2, digest: Array(repeating: 1, count: 32)),
-      to: &table)
-    resolver.anchors = TrustAnchors(TableBytes(table))
+    resolver.anchors = madeUpDSAnchor("other.", algorithm: 13)
     XCTAssertEqual(resolver.validate("www.example. A"), .insecure)
     XCTAssertEqual(resolver.validate("nx.example. A"), .insecure)
     XCTAssertEqual(resolver.fetches, 0)
@@ -118,18 +112,13 @@ final class ValidatorTests: XCTestCase {
       }!
       return Array(message.bytes[record.rdataOffset..<record.end])
     }
-    var table: [UInt8] = []
-    TrustAnchors.append(
-      owner: wireName("example."), type: .dnskey, rdata: keySigningKey, to: &table)
     var resolver = ChainResolver()
-    resolver.anchors = TrustAnchors(TableBytes(table))
+    resolver.anchors = oneAnchor("example.", .dnskey, rdata: keySigningKey)
     XCTAssertTrue(isSecure(resolver.validate("www.sec.example. A")))
     var changed = keySigningKey
     changed[changed.count - 1] ^= 1
-    table = []
-    TrustAnchors.append(owner: wireName("example."), type: .dnskey, rdata: changed, to: &table)
     var wrong = ChainResolver()
-    wrong.anchors = TrustAnchors(TableBytes(table))
+    wrong.anchors = oneAnchor("example.", .dnskey, rdata: changed)
     XCTAssertEqual(wrong.validate("example. DNSKEY"), .bogus(.dnskeyMissing))
   }
 

@@ -28,12 +28,7 @@ final class CacheFileTests: XCTestCase {
       try writer.writeUInt16(type.rawValue)
       try writer.writeUInt16(RRClass.internet.rawValue)
       if answers == 1 {
-        try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
-        try writer.writeUInt16(RRType.a.rawValue)
-        try writer.writeUInt16(RRClass.internet.rawValue)
-        try writer.writeUInt32(ttl)
-        try writer.writeUInt16(4)
-        try writeBytes(&writer, address)
+        try writeAddressRecord(&writer, address, ttl: ttl)
       }
       if withOPT { try writer.writeOPT(udpPayloadSize: 1232) }
     }

@@ -11,21 +11,6 @@ import XCTest
 /// valid response for the client it goes to; in the end every client whose
 /// packet had a usable header has exactly one reply.
 final class EngineFuzzTests: XCTestCase {
-  static let config = """
-    listen 127.0.0.1:53
-    upstream udp 127.0.0.1:5300
-    upstream udp 127.0.0.2:5300
-    upstream tcp 127.0.0.3:5353
-    timeout 200ms
-    inflight 16
-    cache 32
-    cache-bytes 16k
-    stale 1d
-    override printer.lan 192.168.1.10 fd00::10
-    override *.dev.lan 192.168.1.30
-    block ads.example
-    """
-
   static let names = [
     "www.example.com", "example.com", "a.b.c.example.org", "printer.lan", "x.dev.lan",
     "ads.example", "sub.ads.example", "mail.example.net", "xn--bcher-kva.example",
@@ -34,18 +19,8 @@ final class EngineFuzzTests: XCTestCase {
       + ".example",
   ]
 
-  /// What the test expects for one client packet.
-  struct Asked {
-    var packet: [UInt8]
-    var client: ClientRef
-    /// Whether the engine owes it exactly one reply (header present, QR=0).
-    var expectsReply: Bool
-    var id: UInt16
-    /// The largest reply it may get.
-    var limit: Int
-    var question: Decoded?
-    var replies = 0
-  }
+  /// What the test expects for one client packet, the question decoded.
+  typealias Asked = AskedPacket<Decoded>
 
   var rng = SplitMix64(seed: 0x5EED_F022)
   var failures = 0
@@ -233,7 +208,7 @@ final class EngineFuzzTests: XCTestCase {
   }
 
   func runRandomTraffic(adjust: (inout Settings) -> Void = { _ in }) {
-    let harness = Harness(Self.config, seed: 0xF022_F022, adjust: adjust)
+    let harness = Harness(forwardingFuzzConfig, seed: 0xF022_F022, adjust: adjust)
     harness.environment.sendFailurePercent = 3
     let capacity = harness.engine.settings.inflight
     var asked: [Asked] = []

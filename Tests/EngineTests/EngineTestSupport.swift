@@ -360,9 +360,7 @@ func makeReply(
 ) -> [UInt8] {
   guard let decoded = decode(query) else { fatalError("captured query must parse") }
   return build { (writer: inout MessageWriter) throws(WireError) in
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
-        | decoded.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    var flags = replyFlags(to: decoded)
     flags.set(HeaderFlags.truncated, truncated)
     flags.rcode = rcode
     try writer.writeHeader(
@@ -370,15 +368,32 @@ func makeReply(
       additionals: withOPT ? 1 : 0)
     try writeBytes(&writer, decoded.questionBytes)
     for address in addresses {
-      try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))  // owner: the question name
-      try writer.writeUInt16(address.count == 4 ? RRType.a.rawValue : RRType.aaaa.rawValue)
-      try writer.writeUInt16(RRClass.internet.rawValue)
-      try writer.writeUInt32(ttl)
-      try writer.writeUInt16(UInt16(address.count))
-      try writeBytes(&writer, address)
+      try writeAddressRecord(&writer, address, ttl: ttl)
     }
     if withOPT { try writer.writeOPT(udpPayloadSize: 4096) }
   }
+}
+
+/// The flags an honest upstream answers `query` with: QR and RA, and the
+/// query's RD and CD.
+func replyFlags(to query: Decoded) -> HeaderFlags {
+  HeaderFlags(
+    rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
+      | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+}
+
+/// An A record (AAAA for a 16-byte address) whose owner is a pointer to
+/// `ownerOffset`, by default the question name's.
+func writeAddressRecord(
+  _ writer: inout MessageWriter, _ address: [UInt8], ttl: UInt32,
+  ownerOffset: Int = HeaderField.size
+) throws(WireError) {
+  try writer.writeUInt16(0xC000 | UInt16(ownerOffset))
+  try writer.writeUInt16(address.count == 4 ? RRType.a.rawValue : RRType.aaaa.rawValue)
+  try writer.writeUInt16(RRClass.internet.rawValue)
+  try writer.writeUInt32(ttl)
+  try writer.writeUInt16(UInt16(address.count))
+  try writeBytes(&writer, address)
 }
 
 /// The INFO-CODE of the Extended DNS Error (RFC 8914 §2) in `reply`'s OPT:
@@ -524,4 +539,13 @@ func assertBytes(
   XCTAssertEqual(
     actual, expected,
     "\n actual:   \(hexString(actual))\n expected: \(hexString(expected))", file: file, line: line)
+}
+
+/// The one reply of `replies`, decoded (a test failure unless there is
+/// exactly one, and it decodes).
+func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)
+  throws -> Decoded
+{
+  XCTAssertEqual(replies.count, 1, file: file, line: line)
+  return try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes), file: file, line: line)
 }

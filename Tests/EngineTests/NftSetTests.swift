@@ -120,12 +120,7 @@ final class NftSetTests: XCTestCase {
       try writer.writeUInt32(600)
       try writer.writeUInt16(UInt16(target.count))
       try writeBytes(&writer, target)
-      try writer.writeUInt16(0xC000 | UInt16(targetOffset))
-      try writer.writeUInt16(RRType.a.rawValue)
-      try writer.writeUInt16(RRClass.internet.rawValue)
-      try writer.writeUInt32(120)
-      try writer.writeUInt16(4)
-      try writeBytes(&writer, [192, 0, 2, 30])
+      try writeAddressRecord(&writer, [192, 0, 2, 30], ttl: 120, ownerOffset: targetOffset)
     }
     XCTAssertEqual(harness.answer(reply, to: query).count, 1)
     XCTAssertEqual(

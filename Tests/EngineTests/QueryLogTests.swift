@@ -12,16 +12,21 @@ final class QueryLogTests: XCTestCase {
     return harness
   }
 
+  /// The log entry of the LAN client's A question for `name`.
+  func loggedA(
+    _ name: String, _ outcome: QueryOutcome, upstream: Int = -1, latencyMilliseconds: UInt64
+  ) -> LoggedQuery {
+    LoggedQuery(
+      client: lanClient(), name: name, type: .a, outcome: outcome, upstream: upstream,
+      latencyMilliseconds: latencyMilliseconds)
+  }
+
   func testOverrideIsLoggedWithNoUpstreamAndNoLatency() {
     let harness = logging(twoUpstreams + "\noverride printer.lan 192.168.1.10")
     XCTAssertEqual(harness.ask(makeQuery(id: 1, name: "Printer.LAN")).count, 1)
     XCTAssertEqual(
       harness.environment.loggedQueries,
-      [
-        LoggedQuery(
-          client: lanClient(), name: "printer.lan", type: .a, outcome: .overridden,
-          upstream: -1, latencyMilliseconds: 0)
-      ])
+      [loggedA("printer.lan", .overridden, latencyMilliseconds: 0)])
   }
 
   func testRelayedAnswerIsLoggedWithItsUpstreamAndLatency() {
@@ -33,11 +38,7 @@ final class QueryLogTests: XCTestCase {
     XCTAssertEqual(harness.answer(makeReply(to: sent.bytes), to: sent).count, 1)
     XCTAssertEqual(
       harness.environment.loggedQueries,
-      [
-        LoggedQuery(
-          client: lanClient(), name: "www.example", type: .a, outcome: .answered(.noError),
-          upstream: 0, latencyMilliseconds: 25)
-      ],
+      [loggedA("www.example", .answered(.noError), upstream: 0, latencyMilliseconds: 25)],
       "relay needs the answer's arrival time: handleUpstreamReply must pass `now:` to relay")
   }
 
@@ -61,11 +62,7 @@ final class QueryLogTests: XCTestCase {
     XCTAssertEqual(harness.advance(by: 1000).count, 1)
     XCTAssertEqual(
       harness.environment.loggedQueries,
-      [
-        LoggedQuery(
-          client: lanClient(), name: "slow.example", type: .a, outcome: .servFail,
-          upstream: -1, latencyMilliseconds: 2000)
-      ])
+      [loggedA("slow.example", .servFail, latencyMilliseconds: 2000)])
   }
 
   func testCacheHitIsLoggedWithNoLatency() {
@@ -79,9 +76,7 @@ final class QueryLogTests: XCTestCase {
     XCTAssertEqual(harness.queries.count, 1, "answered from the cache")
     XCTAssertEqual(
       harness.environment.loggedQueries.last,
-      LoggedQuery(
-        client: lanClient(), name: "www.example", type: .a, outcome: .cached, upstream: -1,
-        latencyMilliseconds: 0))
+      loggedA("www.example", .cached, latencyMilliseconds: 0))
   }
 
   func testStaleAnswerAfterFailureIsLoggedWithTheTimeWaited() {

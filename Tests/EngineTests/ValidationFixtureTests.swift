@@ -86,13 +86,6 @@ final class ValidationFixtureTests: XCTestCase {
     return bytes
   }
 
-  func onlyReply(_ replies: [SentReply], file: StaticString = #filePath, line: UInt = #line)
-    throws -> Decoded
-  {
-    XCTAssertEqual(replies.count, 1, file: file, line: line)
-    return try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes), file: file, line: line)
-  }
-
   // MARK: Secure
 
   func testASecureAnswerHasADForAClientThatSetDO() throws {

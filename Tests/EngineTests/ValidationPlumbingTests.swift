@@ -36,20 +36,12 @@ final class ValidationPlumbingTests: XCTestCase {
   ) -> [UInt8] {
     guard let decoded = decode(query) else { fatalError("captured query must parse") }
     return build { (writer: inout MessageWriter) throws(WireError) in
-      let flags = HeaderFlags(
-        rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
-          | decoded.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
       try writer.writeHeader(
-        id: decoded.id, flags: flags, questions: 1, answers: UInt16(addresses.count + 1),
-        additionals: 1)
+        id: decoded.id, flags: replyFlags(to: decoded), questions: 1,
+        answers: UInt16(addresses.count + 1), additionals: 1)
       try writeBytes(&writer, decoded.questionBytes)
       for address in addresses {
-        try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
-        try writer.writeUInt16(RRType.a.rawValue)
-        try writer.writeUInt16(RRClass.internet.rawValue)
-        try writer.writeUInt32(ttl)
-        try writer.writeUInt16(UInt16(address.count))
-        try writeBytes(&writer, address)
+        try writeAddressRecord(&writer, address, ttl: ttl)
       }
       let signerName = wireName(signer)
       try writer.writeUInt16(0xC000 | UInt16(HeaderField.size))
@@ -255,8 +247,7 @@ final class ValidationPlumbingTests: XCTestCase {
     }
     XCTAssertEqual(harness.counters[.dnssecFetches], 32, "one link each for the first 32")
     XCTAssertEqual(harness.counters[.dnssecPendingFull], 1)
-    XCTAssertEqual(replies.count, 1)
-    let reply = try XCTUnwrap(decode(try XCTUnwrap(replies.first).bytes))
+    let reply = try onlyReply(replies)
     XCTAssertEqual(reply.id, 32)
     XCTAssertEqual(reply.rcode, ResponseCode.serverFailure.rawValue)
     harness.assertWithinCapacity()
@@ -362,12 +353,7 @@ final class ValidationPlumbingTests: XCTestCase {
       let targetOffset = writer.count
       try writeBytes(&writer, target)
       // target.example A, its owner a pointer to the CNAME's RDATA.
-      try writer.writeUInt16(0xC000 | UInt16(targetOffset))
-      try writer.writeUInt16(RRType.a.rawValue)
-      try writer.writeUInt16(RRClass.internet.rawValue)
-      try writer.writeUInt32(300)
-      try writer.writeUInt16(4)
-      try writeBytes(&writer, exampleAddress)
+      try writeAddressRecord(&writer, exampleAddress, ttl: 300, ownerOffset: targetOffset)
     }
     let relayed = try XCTUnwrap(decode(try XCTUnwrap(harness.answer(reply, to: sent).first).bytes))
     XCTAssertEqual(relayed.records.map(\.type), [RRType(rawValue: 5), .a])

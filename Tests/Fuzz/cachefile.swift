@@ -23,10 +23,6 @@ import Engine
 // the same geometry loads whole, and saving that one writes the same bytes
 // again (the format is a fixed point after one round).
 
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
 let capacities = [1, 3, 16, 200]
 let arenaSizes = [64, 600, 4096, 70_000]
 let loadTimes: [UInt64] = [0, 1, 90_000, 1 << 40]

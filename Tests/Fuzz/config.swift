@@ -16,10 +16,6 @@ import Engine
 // is made from them (sizes capped) and answers a query ("everything the
 // parser accepts is valid for the engine").
 
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
 let fileName = "fuzz.conf"
 
 struct NullEnvironment: EngineEnvironment {

@@ -18,11 +18,6 @@ import DNSWire
 // without signature times. Nothing may trap, and the invariants below must
 // hold.
 
-/// Traps with `message` (libFuzzer saves the input) unless `condition` holds.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
 /// The most records of each kind looked at: keeps one input's work bounded
 /// (every RRSIG is checked against every key).
 let perKind = 8

@@ -12,11 +12,6 @@ import DNSWire
 // formatter round-trip; EDNS padding keeps a query valid. A broken
 // invariant traps, which libFuzzer reports as a crash with the input.
 
-/// Traps with `message` (libFuzzer saves the input) unless `condition` holds.
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
 /// The owner name of `record` (or the question's name at `offset`), flat,
 /// case kept.
 func flatName(_ raw: UnsafeRawBufferPointer, at offset: Int) -> [UInt8] {

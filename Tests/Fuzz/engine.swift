@@ -31,10 +31,6 @@ import Glibc
 // every client whose packet had a header (and was not rate-limited) got
 // exactly one reply. A broken invariant traps: libFuzzer saves the input.
 
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
 /// `FUZZ_TRACE=1 fuzz-engine INPUT` prints every event, query and reply: the
 /// way to read a finding.
 let tracing = getenv("FUZZ_TRACE") != nil
@@ -50,21 +46,9 @@ func hex(_ bytes: [UInt8]) -> String {
 // MARK: - Configs
 
 let configs: [String] = [
-  // Forwarding with a cache, stale answers and local data.
-  """
-  listen 127.0.0.1:53
-  upstream udp 127.0.0.1:5300
-  upstream udp 127.0.0.2:5300
-  upstream tcp 127.0.0.3:5353
-  timeout 200ms
-  inflight 16
-  cache 32
-  cache-bytes 16k
-  stale 1d
-  override printer.lan 192.168.1.10 fd00::10
-  override *.dev.lan 192.168.1.30
-  block ads.example
-  """,
+  // Forwarding with a cache, stale answers and local data (the config
+  // EngineFuzzTests uses too: Tests/EngineTests/EngineFuzzShared.swift).
+  forwardingFuzzConfig,
   // Every hijack defence on.
   """
   listen 127.0.0.1:53
@@ -220,15 +204,6 @@ let names = [
 ]
 let types: [UInt16] = [1, 1, 28, 255, 15, 16, 65, 5, 2, 12, 33, 6, 41, 99, 252, 0]
 
-func flat(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  for label in text.split(separator: ".") {
-    out.append(UInt8(label.utf8.count))
-    out += Array(label.utf8)
-  }
-  return out + [0]
-}
-
 func build(_ body: (inout MessageWriter) throws(WireError) -> Void) -> [UInt8] {
   var buffer = [UInt8](repeating: 0, count: 8192)
   let count = buffer.withUnsafeMutableBytes { raw -> Int in
@@ -354,17 +329,9 @@ func upstreamAnswer(to query: [UInt8], _ script: inout Script) -> [UInt8] {
 
 // MARK: - The checks
 
-struct Asked {
-  var packet: [UInt8]
-  var client: ClientRef
-  /// Whether the engine owes it exactly one reply (a header, QR clear).
-  var expectsReply: Bool
-  var id: UInt16
-  var limit: Int
-  /// Question bytes (name as sent, type, class) of a one-question query.
-  var question: [UInt8]?
-  var replies = 0
-}
+/// What the run expects for one client packet, the question as its bytes
+/// (name as sent, type, class).
+typealias Asked = AskedPacket<[UInt8]>
 
 func question(_ bytes: [UInt8]) -> [UInt8]? {
   bytes.withUnsafeBytes { raw -> [UInt8]? in

@@ -16,19 +16,6 @@ import HTTPDNS
 // query's ID, opcode, RD and CD and its question byte for byte, fits the
 // output, and (RFC 8484) carries no TTL above the max-age less the Age.
 
-func require(_ condition: Bool, _ message: @autoclosure () -> String) {
-  if !condition { fatalError(message()) }
-}
-
-func flat(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  for label in text.split(separator: ".") {
-    out.append(UInt8(label.utf8.count))
-    out += Array(label.utf8)
-  }
-  return out + [0]
-}
-
 /// A query as the engine sends it upstream.
 func makeQuery(_ name: String, type: UInt16, id: UInt16, flags: UInt16, edns: Bool) -> [UInt8] {
   var out: [UInt8] = [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(flags >> 8), UInt8(flags & 0xFF)]

@@ -9,16 +9,8 @@ import XCTest
 /// `cache-file` with the real binary: what one run learned is answered by
 /// the next even though its upstream is silent (a reboot before the WAN is
 /// up), and a corrupt file is reported and ignored.
-final class CacheFileIntegrationTests: XCTestCase {
-  var directory: URL!
-
-  override func setUpWithError() throws {
-    directory = try makeScratchDirectory("dnsward-cachefile")
-  }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(at: directory)
-  }
+final class CacheFileIntegrationTests: ScratchDirectoryTestCase {
+  override class var scratchPrefix: String { "dnsward-cachefile" }
 
   var cachePath: String { directory.appendingPathComponent("dnsward.cache").path }
 
@@ -40,6 +32,16 @@ final class CacheFileIntegrationTests: XCTestCase {
     XCTAssertEqual(dnsward.waitForExit(), 0)
     XCTAssertTrue(dnsward.waitForLog(line, seconds: 2), dnsward.log)
     dnsward.stop()
+  }
+
+  /// Runs dnsward with an honest upstream until it has cached `name` and
+  /// saved it to the file at shutdown.
+  func saveOneAnswer(for name: String, address: (UInt8, UInt8, UInt8, UInt8)) throws {
+    let honest = try FakeUpstream(.honest, answer: address)
+    defer { honest.stop() }
+    let first = try DnswardProcess(config: config(upstream: honest.port))
+    _ = StubClient.udp(dnsQuery(name), port: first.port)
+    stop(first, expecting: "saved 1 cached answers")
   }
 
   /// Resolves through an honest upstream, stops with SIGTERM: the file is
@@ -101,11 +103,7 @@ final class CacheFileIntegrationTests: XCTestCase {
   /// A damaged file is reported and ignored; dnsward starts all the same,
   /// and its next save replaces the file.
   func testCorruptFileIsReportedAndIgnored() throws {
-    let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 72))
-    defer { honest.stop() }
-    let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(dnsQuery("kept.example"), port: first.port)
-    stop(first, expecting: "saved 1 cached answers")
+    try saveOneAnswer(for: "kept.example", address: (192, 0, 2, 72))
     var bytes = try XCTUnwrap(FileManager.default.contents(atPath: cachePath))
     bytes[bytes.count / 2] ^= 0x20
     try bytes.write(to: URL(fileURLWithPath: cachePath))
@@ -135,11 +133,7 @@ final class CacheFileIntegrationTests: XCTestCase {
   /// The file is written 0600, and one that another account could have
   /// written (here: writable by everyone) is not read at all.
   func testFileOthersCouldWriteIsNotTrusted() throws {
-    let honest = try FakeUpstream(.honest, answer: (192, 0, 2, 73))
-    defer { honest.stop() }
-    let first = try DnswardProcess(config: config(upstream: honest.port))
-    _ = StubClient.udp(dnsQuery("private.example"), port: first.port)
-    stop(first, expecting: "saved 1 cached answers")
+    try saveOneAnswer(for: "private.example", address: (192, 0, 2, 73))
     let attributes = try FileManager.default.attributesOfItem(atPath: cachePath)
     XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
     XCTAssertEqual(chmod(cachePath, 0o666), 0)

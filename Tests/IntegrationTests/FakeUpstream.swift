@@ -150,13 +150,7 @@ final class FakeUpstream: @unchecked Sendable {
   private func serveUDP() {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while isRunning {
-      var from = sockaddr_in()
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let count = withUnsafeMutablePointer(to: &from) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          recvfrom(udp, &buffer, buffer.count, 0, $0, &length)
-        }
-      }
+      let (count, from) = receiveDatagram(udp, into: &buffer)
       // A response (QR set) is nobody's question: answering it could start
       // an endless exchange with another server that answers everything.
       guard count >= 3, buffer[2] & 0x80 == 0 else { continue }
@@ -236,15 +230,7 @@ final class FakeUpstream: @unchecked Sendable {
     guard let parsed = query.withUnsafeBytes({ try? Message(validating: $0) }),
       parsed.hasQuestion
     else { return [] }
-    let name = query.withUnsafeBytes { bytes -> [UInt8] in
-      var output = [UInt8](repeating: 0, count: 256)
-      let length = output.withUnsafeMutableBytes {
-        (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
-      }
-      return Array(output[0..<length])
-    }
-    let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
-      .lowercased()
+    let (name, firstLabel) = nameAsked(in: query)
     switch behaviour {
     case .custom(let respond):
       return respond(query)
@@ -293,6 +279,21 @@ final class FakeUpstream: @unchecked Sendable {
     }
     return [DNSAnswer.build(for: query, name: name, addresses: [answerAddress])]
   }
+}
+
+/// The question name of `query` as it came (empty where it cannot be read),
+/// and its first label in lower case: what the fake servers answer by.
+func nameAsked(in query: [UInt8]) -> (name: [UInt8], firstLabel: String) {
+  let name = query.withUnsafeBytes { bytes -> [UInt8] in
+    var output = [UInt8](repeating: 0, count: 256)
+    let length = output.withUnsafeMutableBytes {
+      (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
+    }
+    return Array(output[0..<length])
+  }
+  let firstLabel = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
+    .lowercased()
+  return (name, firstLabel)
 }
 
 /// Builds upstream answers the way a real server would: the query's header

@@ -347,3 +347,19 @@ extension DnswardProcess {
       .count
   }
 }
+
+/// A test case with a scratch directory of its own for each test (named
+/// `scratchPrefix` and a UUID), removed after it.
+class ScratchDirectoryTestCase: XCTestCase {
+  var directory: URL!
+
+  class var scratchPrefix: String { "dnsward-test" }
+
+  override func setUpWithError() throws {
+    directory = try makeScratchDirectory(Self.scratchPrefix)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+}

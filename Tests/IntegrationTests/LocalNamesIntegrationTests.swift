@@ -6,16 +6,8 @@ import XCTest
 /// at start-up, a lease appended while dnsward runs resolves within a few
 /// seconds and a removed one stops, without a restart; a bad line and a
 /// missing file are logged with `file:line` and the rest is answered.
-final class LocalNamesIntegrationTests: XCTestCase {
-  var directory: URL!
-
-  override func setUpWithError() throws {
-    directory = try makeScratchDirectory("dnsward-localnames")
-  }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(at: directory)
-  }
+final class LocalNamesIntegrationTests: ScratchDirectoryTestCase {
+  override class var scratchPrefix: String { "dnsward-localnames" }
 
   var hostsPath: String { directory.appendingPathComponent("hosts").path }
   var leasesPath: String { directory.appendingPathComponent("dhcp.leases").path }

@@ -16,8 +16,6 @@ import XCTest
 /// Root only, with `ip` and `nft`; otherwise the test skips and says why.
 final class NftSetIntegrationTests: XCTestCase {
   var namespace = ""
-  typealias SetNamespace = @convention(c) (Int32, Int32) -> Int32
-  static let newNetwork: Int32 = 0x4000_0000  // CLONE_NEWNET
 
   override func setUpWithError() throws {
     guard getuid() == 0 else {
@@ -64,58 +62,49 @@ final class NftSetIntegrationTests: XCTestCase {
   }
 
   func testAListedNameFillsTheSetsAndTheTimeoutEmptiesThem() throws {
-    let symbol = try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns"))
-    let setNamespace = unsafeBitCast(symbol, to: SetNamespace.self)
-    let home = open("/proc/thread-self/ns/net", O_RDONLY)
-    let target = open("/run/netns/\(namespace)", O_RDONLY)
-    defer {
-      close(home)
-      close(target)
+    // This thread, the sockets it opens and the processes it starts are in
+    // the namespace until the body ends.
+    try inNetworkNamespace(namespace) {
+      let upstream = try FakeUpstream(.custom(Self.answer))
+      defer { upstream.stop() }
+      let dnsward = try DnswardProcess(
+        forwardingTo: upstream,
+        """
+        nftset inet fw vpn4,vpn6 for video.example
+        user nobody
+        seccomp on
+        timeout 500ms
+        """)
+      defer { dnsward.stop() }
+
+      let unlisted = dnsward.ask("www.example.com")
+      XCTAssertEqual(unlisted?.addresses, ["198.51.100.5"])
+      let reply = dnsward.ask("www.video.example", id: 2)
+      XCTAssertEqual(reply?.addresses, ["192.0.2.77"], "the answer is not held back")
+      let six = dnsward.ask("six.video.example", type: 28, id: 3)
+      XCTAssertEqual(six?.rcode, 0)
+
+      // The writer flushes at the end of the loop turn: poll, bounded.
+      XCTAssertTrue(waitForSet("vpn4", toContain: "192.0.2.77", seconds: 2), listSet("vpn4"))
+      XCTAssertTrue(waitForSet("vpn6", toContain: "2001:db8::7", seconds: 2), listSet("vpn6"))
+      XCTAssertFalse(listSet("vpn4").contains("198.51.100.5"), "an unlisted name adds nothing")
+      XCTAssertTrue(listSet("vpn4").contains("expires"), "with the answer's TTL as timeout")
+
+      // A cache hit sends the address again (with the remaining TTL).
+      let cached = dnsward.ask("www.video.example", id: 4)
+      XCTAssertEqual(cached?.addresses, ["192.0.2.77"])
+
+      // The 3 s timeout empties the set (no more questions meanwhile).
+      XCTAssertTrue(waitForSet("vpn4", toLose: "192.0.2.77", seconds: 6), listSet("vpn4"))
+
+      let counters = dnsward.counters()
+      XCTAssertEqual(counters["nftsetAddresses"], 3, "\(counters)")
+      XCTAssertEqual(counters["nftsetElementsSent"], 3, "\(counters)")
+      XCTAssertEqual(
+        counters["nftsetBatchesFailed"], 0, "CAP_NET_ADMIN kept as nobody: \(counters)")
+      XCTAssertFalse(dnsward.log.contains("refused"), dnsward.log)
+      XCTAssertTrue(dnsward.log.contains("running as user nobody"), dnsward.log)
     }
-    XCTAssertGreaterThanOrEqual(home, 0)
-    // From here on this thread, the sockets it opens and the processes it
-    // starts are in the namespace; the defer brings the thread back.
-    XCTAssertEqual(setNamespace(target, Self.newNetwork), 0, "entering \(namespace)")
-    defer { XCTAssertEqual(setNamespace(home, Self.newNetwork), 0, "coming back") }
-
-    let upstream = try FakeUpstream(.custom(Self.answer))
-    defer { upstream.stop() }
-    let dnsward = try DnswardProcess(
-      forwardingTo: upstream,
-      """
-      nftset inet fw vpn4,vpn6 for video.example
-      user nobody
-      seccomp on
-      timeout 500ms
-      """)
-    defer { dnsward.stop() }
-
-    let unlisted = dnsward.ask("www.example.com")
-    XCTAssertEqual(unlisted?.addresses, ["198.51.100.5"])
-    let reply = dnsward.ask("www.video.example", id: 2)
-    XCTAssertEqual(reply?.addresses, ["192.0.2.77"], "the answer is not held back")
-    let six = dnsward.ask("six.video.example", type: 28, id: 3)
-    XCTAssertEqual(six?.rcode, 0)
-
-    // The writer flushes at the end of the loop turn: poll, bounded.
-    XCTAssertTrue(waitForSet("vpn4", toContain: "192.0.2.77", seconds: 2), listSet("vpn4"))
-    XCTAssertTrue(waitForSet("vpn6", toContain: "2001:db8::7", seconds: 2), listSet("vpn6"))
-    XCTAssertFalse(listSet("vpn4").contains("198.51.100.5"), "an unlisted name adds nothing")
-    XCTAssertTrue(listSet("vpn4").contains("expires"), "with the answer's TTL as timeout")
-
-    // A cache hit sends the address again (with the remaining TTL).
-    let cached = dnsward.ask("www.video.example", id: 4)
-    XCTAssertEqual(cached?.addresses, ["192.0.2.77"])
-
-    // The 3 s timeout empties the set (no more questions meanwhile).
-    XCTAssertTrue(waitForSet("vpn4", toLose: "192.0.2.77", seconds: 6), listSet("vpn4"))
-
-    let counters = dnsward.counters()
-    XCTAssertEqual(counters["nftsetAddresses"], 3, "\(counters)")
-    XCTAssertEqual(counters["nftsetElementsSent"], 3, "\(counters)")
-    XCTAssertEqual(counters["nftsetBatchesFailed"], 0, "CAP_NET_ADMIN kept as nobody: \(counters)")
-    XCTAssertFalse(dnsward.log.contains("refused"), dnsward.log)
-    XCTAssertTrue(dnsward.log.contains("running as user nobody"), dnsward.log)
   }
 
   func listSet(_ set: String) -> String { nft("list set inet fw \(set)", in: namespace).output }

@@ -11,14 +11,8 @@ import XCTest
 ///
 /// The awk is `awk` from PATH, or `DNSWARD_TEST_AWK` (e.g. `busybox awk`,
 /// OpenWrt's), so that `.ci/ipk.sh` runs the same checks under BusyBox.
-final class OpenWrtUCITests: XCTestCase {
-  var directory: URL!
-
-  override func setUpWithError() throws { directory = try makeScratchDirectory("dnsward-uci") }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(at: directory)
-  }
+final class OpenWrtUCITests: ScratchDirectoryTestCase {
+  override class var scratchPrefix: String { "dnsward-uci" }
 
   static let converter = SourceTree.url("Board/openwrt/package/uci-to-conf.awk")
 

@@ -173,15 +173,7 @@
         parsed.hasQuestion
       else { return [] }
       let qtype = UInt16(query[parsed.questionEnd - 4]) << 8 | UInt16(query[parsed.questionEnd - 3])
-      let name = query.withUnsafeBytes { bytes -> [UInt8] in
-        var output = [UInt8](repeating: 0, count: 256)
-        let length = output.withUnsafeMutableBytes {
-          (try? Name.read(in: bytes, at: HeaderField.size, into: $0).length) ?? 0
-        }
-        return Array(output[0..<length])
-      }
-      let first = String(decoding: name.dropFirst().prefix(Int(name.first ?? 0)), as: UTF8.self)
-        .lowercased()
+      let (name, first) = nameAsked(in: query)
       let owner: [UInt8] = [0xC0, 0x0C]  // the question name
       var records: [[UInt8]] = []
       var rcode: UInt8 = 0

@@ -112,13 +112,7 @@ final class DNSServer: @unchecked Sendable {
   private func serveUDP(_ fd: Int32, port: UInt16) {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while isRunning {
-      var peer = sockaddr_in()
-      var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let received = withUnsafeMutablePointer(to: &peer) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          recvfrom(fd, &buffer, buffer.count, 0, $0, &peerLength)
-        }
-      }
+      let (received, peer) = receiveDatagram(fd, into: &buffer)
       guard received > 0, let query = DNSQuery(Array(buffer[0..<received])) else { continue }
       count(query, .udp, port: port)
       let asker = peer

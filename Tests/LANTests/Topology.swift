@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -59,13 +60,18 @@ final class Topology {
   /// The router's LAN interface.
   var routerLANInterface: String { "\(Self.linkPrefix)a1" }
 
+  /// Creates `namespace`, replacing one a crashed run of this same pid
+  /// left behind, with its loopback up; it goes with the others.
+  private func addNamespace(_ namespace: String) throws {
+    _ = Command.run(["ip", "netns", "del", namespace])
+    try Command.require(["ip", "netns", "add", namespace])
+    created.append(namespace)
+    try inside(namespace, "ip link set lo up")
+  }
+
   private func build() throws {
     for namespace in [client, router, isp, inet] {
-      // A namespace left behind by a crashed run of this same pid.
-      _ = Command.run(["ip", "netns", "del", namespace])
-      try Command.require(["ip", "netns", "add", namespace])
-      created.append(namespace)
-      try inside(namespace, "ip link set lo up")
+      try addNamespace(namespace)
     }
     let link = Self.linkPrefix
     try joinWithVeth(client, "\(link)a0", router, "\(link)a1")
@@ -118,10 +124,7 @@ final class Topology {
   /// `vpnResolverAddress` nobody but the router can reach. Returns its name.
   func addVPN() throws -> String {
     let vpn = "dwlan-\(getpid())-vpn"
-    _ = Command.run(["ip", "netns", "del", vpn])
-    try Command.require(["ip", "netns", "add", vpn])
-    created.append(vpn)
-    try inside(vpn, "ip link set lo up")
+    try addNamespace(vpn)
     let link = Self.linkPrefix
     try joinWithVeth(router, "\(link)d0", vpn, "\(link)d1")
     try address(router, "\(link)d0", "\(Self.routerVPNAddress)/24")
@@ -177,7 +180,7 @@ final class Topology {
         return
       }
       defer { close(fd) }
-      guard joinNamespace(fd) == 0 else {
+      guard joinNetworkNamespace(fd) == 0 else {
         outcome.result = .failure(NamespaceError("setns \(namespace): errno \(errno)"))
         return
       }
@@ -193,18 +196,6 @@ final class Topology {
 private final class ThreadOutcome<T>: @unchecked Sendable {
   var result: Result<T, Error> = .failure(NamespaceError("thread did not run"))
   let done = DispatchSemaphore(value: 0)
-}
-
-/// setns(2) with CLONE_NEWNET. Glibc's Swift module leaves out the GNU
-/// extensions of <sched.h>, so the function is looked up by name.
-private func joinNamespace(_ fd: Int32) -> Int32 {
-  typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-  let cloneNewNet: Int32 = 0x4000_0000  // CLONE_NEWNET, <linux/sched.h>
-  guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "setns") else {
-    errno = ENOSYS
-    return -1
-  }
-  return unsafeBitCast(symbol, to: SetNS.self)(fd, cloneNewNet)
 }
 
 struct NamespaceError: Error, CustomStringConvertible {

@@ -154,34 +154,22 @@ final class NetfilterBatchTests: XCTestCase {
   static let ipv4: [UInt8] = [192, 0, 2, 1]
   static let ipv6: [UInt8] = [0x20, 0x01, 0x0d, 0xb8] + [UInt8](repeating: 0, count: 11) + [1]
 
-  func testIPv4WithoutTimeoutIsWhatNFTSends() throws {
-    XCTAssertEqual(
-      try batch(keyLength: 4, timeouts: false, addresses: [Self.ipv4]),
-      Self.expected(fromNFT: Self.nftIPv4, sequence: Self.sequence))
-  }
-
-  func testIPv6WithoutTimeoutIsWhatNFTSends() throws {
-    XCTAssertEqual(
-      try batch(keyLength: 16, timeouts: false, addresses: [Self.ipv6]),
-      Self.expected(fromNFT: Self.nftIPv6, sequence: Self.sequence))
-  }
-
-  func testIPv4WithTimeoutIsWhatNFTSends() throws {
-    XCTAssertEqual(
-      try batch(keyLength: 4, timeouts: true, addresses: [Self.ipv4]),
-      Self.expected(fromNFT: Self.nftIPv4Timeout, sequence: Self.sequence))
-  }
-
-  func testIPv6WithTimeoutIsWhatNFTSends() throws {
-    XCTAssertEqual(
-      try batch(keyLength: 16, timeouts: true, addresses: [Self.ipv6]),
-      Self.expected(fromNFT: Self.nftIPv6Timeout, sequence: Self.sequence))
-  }
-
-  func testTwoElementsInOneMessageAsNFTSendsThem() throws {
-    XCTAssertEqual(
-      try batch(keyLength: 4, timeouts: false, addresses: [Self.ipv4, [192, 0, 2, 2]]),
-      Self.expected(fromNFT: Self.nftTwoIPv4, sequence: Self.sequence))
+  /// Each batch, byte for byte, is what `nft` sends for the same elements.
+  func testBatchesAreWhatNFTSends() throws {
+    let cases: [(String, keyLength: Int, timeouts: Bool, addresses: [[UInt8]], nft: [UInt8])] = [
+      ("IPv4 without timeout", 4, false, [Self.ipv4], Self.nftIPv4),
+      ("IPv6 without timeout", 16, false, [Self.ipv6], Self.nftIPv6),
+      ("IPv4 with timeout", 4, true, [Self.ipv4], Self.nftIPv4Timeout),
+      ("IPv6 with timeout", 16, true, [Self.ipv6], Self.nftIPv6Timeout),
+      (
+        "two IPv4 elements in one message", 4, false, [Self.ipv4, [192, 0, 2, 2]], Self.nftTwoIPv4
+      ),
+    ]
+    for (name, keyLength, timeouts, addresses, nft) in cases {
+      XCTAssertEqual(
+        try batch(keyLength: keyLength, timeouts: timeouts, addresses: addresses),
+        Self.expected(fromNFT: nft, sequence: Self.sequence), name)
+    }
   }
 
   /// A TTL of 0 must not become timeout 0, which the kernel reads as

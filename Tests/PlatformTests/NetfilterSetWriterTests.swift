@@ -245,30 +245,17 @@ final class NetfilterSetWriterTests: XCTestCase {
   /// it (setns), opens the socket, and comes back; a socket keeps the
   /// namespace it was made in.
   func makeWriter() throws -> NetfilterSetWriter {
-    typealias SetNamespace = @convention(c) (Int32, Int32) -> Int32
-    // setns(2) is declared only under _GNU_SOURCE, which the Glibc module
-    // does not define: look it up.
-    let symbol = try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns"))
-    let setNamespace = unsafeBitCast(symbol, to: SetNamespace.self)
-    let newNetwork: Int32 = 0x4000_0000  // CLONE_NEWNET
-    let home = open("/proc/self/ns/net", O_RDONLY)
-    let target = open("/run/netns/\(namespace)", O_RDONLY)
-    defer {
-      close(home)
-      close(target)
+    let made = try inNetworkNamespace(namespace) {
+      Result { () throws(Errno) in
+        try NetfilterSetWriter(log: log, setCapacity: 4, bytesPerSet: 4096)
+      }
     }
-    XCTAssertGreaterThanOrEqual(home, 0)
-    XCTAssertGreaterThanOrEqual(target, 0)
-    XCTAssertEqual(setNamespace(target, newNetwork), 0, "entering \(namespace)")
-    let writer: NetfilterSetWriter
-    do {
-      writer = try NetfilterSetWriter(log: log, setCapacity: 4, bytesPerSet: 4096)
-    } catch {
-      _ = setNamespace(home, newNetwork)
+    switch made {
+    case .success(let writer):
+      return writer
+    case .failure(let error):
       throw XCTSkip("no NETLINK_NETFILTER socket here: errno \(error.rawValue)")
     }
-    XCTAssertEqual(setNamespace(home, newNetwork), 0, "coming back")
-    return writer
   }
 
   /// Runs `body` in a forked child and returns its exit status.

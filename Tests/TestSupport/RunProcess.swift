@@ -119,6 +119,52 @@ public func makeNftablesNamespace(
   return namespace
 }
 
+/// setns(2) with CLONE_NEWNET: this thread joins the network namespace open
+/// at `fd`; 0, or -1 with errno set. Glibc's Swift module leaves out the GNU
+/// extensions of <sched.h>, so the function is looked up by name.
+public func joinNetworkNamespace(_ fd: Int32) -> Int32 {
+  typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+  let cloneNewNet: Int32 = 0x4000_0000  // CLONE_NEWNET, <linux/sched.h>
+  guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "setns") else {
+    errno = ENOSYS
+    return -1
+  }
+  return unsafeBitCast(symbol, to: SetNS.self)(fd, cloneNewNet)
+}
+
+/// Why a thread could not enter a network namespace.
+public struct NetworkNamespaceError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` on this thread inside the network namespace `namespace` (of
+/// `ip netns add`): the sockets it opens and the processes it starts are
+/// in it, and a socket keeps the namespace it was made in. Then the thread
+/// comes back to its own namespace (a test failure if it cannot).
+public func inNetworkNamespace<Value>(
+  _ namespace: String, file: StaticString = #filePath, line: UInt = #line,
+  _ body: () throws -> Value
+) throws -> Value {
+  let home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+  let target = open("/run/netns/\(namespace)", O_RDONLY | O_CLOEXEC)
+  defer {
+    if home >= 0 { close(home) }
+    if target >= 0 { close(target) }
+  }
+  guard home >= 0, target >= 0 else {
+    throw NetworkNamespaceError("cannot open this thread's or \(namespace)'s namespace")
+  }
+  guard joinNetworkNamespace(target) == 0 else {
+    throw NetworkNamespaceError("entering \(namespace): errno \(errno)")
+  }
+  defer {
+    XCTAssertEqual(
+      joinNetworkNamespace(home), 0, "coming back from \(namespace)", file: file, line: line)
+  }
+  return try body()
+}
+
 /// Starts `executable` with `arguments` and returns it running: a server a
 /// test stops with `stopProcess`. Its standard input is /dev/null; its
 /// output and errors are appended to `logPath` (created if need be), or

@@ -40,6 +40,40 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # ratio A B: A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+# random_names N TLDS [PREFIXES]: N distinct names, the same on every run
+# (srand(1)): a random label of 4 to 13 letters and digits with its number,
+# then one of the TLDS; with PREFIXES, about half get one of them as a first
+# label (as tracker names in real block lists have).
+random_names() {
+  awk -v n="$1" -v tld_list="$2" -v prefix_list="${3:-}" 'BEGIN {
+    srand(1)
+    tld_count = split(tld_list, tlds, " ")
+    prefix_count = split(prefix_list, prefixes, " ")
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    for (i = 0; i < n; i++) {
+      len = 4 + int(rand() * 10)
+      label = ""
+      for (j = 0; j < len; j++) label = label substr(alphabet, 1 + int(rand() * 36), 1)
+      prefix = ""
+      if (prefix_count > 0 && rand() >= 0.5) prefix = prefixes[1 + int(rand() * prefix_count)] "."
+      print prefix label i "." tlds[1 + int(rand() * tld_count)]
+    }
+  }'
+}
+
+# wire_table_sources TREE DIR: the DNSWire and CompiledConfig sources of the
+# source tree TREE, copied into DIR without their imports, to be compiled
+# -O with a generated table as one module.
+wire_table_sources() {
+  local module file
+  mkdir -p "$2"
+  for module in DNSWire CompiledConfig; do
+    for file in "$1/Sources/$module"/*.swift; do
+      grep -v '^import ' "$file" >"$2/$module-$(basename "$file")"
+    done
+  done
+}
+
 # screening_config: dnsward's hijack defences that judge every upstream
 # answer (defences.sh's "screening"; allocations.sh's "defended").
 screening_config() {

@@ -109,13 +109,7 @@ final class TamperingRelay: @unchecked Sendable {
   private func serve() {
     var buffer = [UInt8](repeating: 0, count: 65535)
     while lock.withLock({ running }) {
-      var client = sockaddr_in()
-      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-      let count = withUnsafeMutablePointer(to: &client) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          recvfrom(socketFD, &buffer, buffer.count, 0, $0, &length)
-        }
-      }
+      let (count, client) = receiveDatagram(socketFD, into: &buffer)
       guard count > 0 else { continue }
       let query = Array(buffer[0..<count])
       let destination = client
