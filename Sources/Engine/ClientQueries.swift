@@ -145,8 +145,9 @@ extension Engine {
   /// every trusted upstream that can answer the type is down.
   func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
     guard isVerified(table.name(slot)) else { return nil }
-    return trustedUpstream(
-      for: transactions[slot].type, route: transactions[slot].route, now: now)
+    return selection.choose(
+      type: transactions[slot].type, tried: 0, trustedOnly: true,
+      route: transactions[slot].route, now: now, upOnly: true)
   }
 
   /// Takes a slot for a new question (lower-cased `name`), for the caller

@@ -92,6 +92,8 @@ extension Defences {
 extension Name {
   /// Whether lower-cased flat `name` is one of `suffixes` (concatenated
   /// lower-cased flat names, as `verifyNames`) or below one of them.
+  /// Not inlined: its callers test a setting that is usually empty.
+  @inline(never)
   static func isNameOrBelow(_ name: UnsafeRawBufferPointer, anyOf suffixes: [UInt8]) -> Bool {
     guard !suffixes.isEmpty else { return false }
     return suffixes.withUnsafeBytes { list in

@@ -63,18 +63,6 @@ struct VerificationTable {
 }
 
 extension Engine {
-  /// The first trusted upstream that serves `route`, can answer `type` and
-  /// is not down, for a `verify` name.
-  func trustedUpstream(for type: RRType, route: UInt8, now: UInt64) -> Int? {
-    for index in 0..<upstreams.count
-    where upstreams[index].trusted && upstreams[index].serves(routeGroup: route)
-      && selection.canAnswer(type, upstream: index)
-    {
-      if !isDown(upstream: index, now: now) { return index }
-    }
-    return nil
-  }
-
   /// Whether `name` (lower-cased, flat) is to be asked of a trusted
   /// upstream first and checked against a plain one.
   func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {

@@ -75,8 +75,11 @@ struct UpstreamSelection: ~Copyable {
   /// The first untried upstream (`tried`: one bit each, the first 64) that
   /// serves `route`, can answer `type` (and is trusted, when `trustedOnly`)
   /// and is not down; if all such are down, the first of them anyway (a down
-  /// upstream beats no answer).
-  func choose(type: RRType, tried: UInt64, trustedOnly: Bool, route: UInt8, now: UInt64) -> Int? {
+  /// upstream beats no answer) unless `upOnly`.
+  func choose(
+    type: RRType, tried: UInt64, trustedOnly: Bool, route: UInt8, now: UInt64,
+    upOnly: Bool = false
+  ) -> Int? {
     var fallback: Int? = nil
     for index in 0..<servers.count {
       if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
@@ -87,7 +90,7 @@ struct UpstreamSelection: ~Copyable {
       if !isDown(index, now: now) { return index }
       if fallback == nil { fallback = index }
     }
-    return fallback
+    return upOnly ? nil : fallback
   }
 
   /// Whether `upstream` can answer questions of `type`: the `alibaba` and
