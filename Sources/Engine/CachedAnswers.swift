@@ -125,7 +125,7 @@ extension Engine {
     waited: Bool = false, environment: inout E
   ) {
     let stored = cache.storedMessage(number)
-    let output = replyOutput
+    let output = buffers.replyOutput
     let age = UInt32(truncatingIfNeeded: (now &- cache.storedAt(number)) / 1000)
     guard let message = try? Message(validating: stored) else { return }
     var flags = message.flags
@@ -138,12 +138,14 @@ extension Engine {
         HeaderFlags.authenticData,
         waiter.wantsAD && cache.validation(number) == Self.secureState)
     }
-    var limit = replyLimit(
-      client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
+    var limit = waiter.client.replyLimit(
+      hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize,
+      ours: settings.ednsPayloadSize)
     let optLength = waiter.hasEDNS ? 11 : 0
     var length = stored.count + optLength
     // Stripped for a DO=0 client, it may fit where the stored form does not.
-    let strip = strips(dnssecOK: waiter.dnssecOK, type: message.questionType)
+    let strip = validations.strips(
+      dnssecOK: waiter.dnssecOK, type: message.questionType, dnssec: settings.dnssec)
     let clientLimit = limit
     if strip { limit = Self.maxMessage }
     if length <= min(limit, output.count) {
@@ -163,10 +165,11 @@ extension Engine {
         output.setUInt16(UInt16(message.additionalCount + 1), at: HeaderField.additionalCount)
         var writer = MessageWriter(
           buffer: UnsafeMutableRawBufferPointer(rebasing: output[stored.count...]))
-        try? writeClientOPT(&writer, dnssecOK: waiter.dnssecOK)
+        try? writer.writeClientOPT(payloadSize: settings.ednsPayloadSize, dnssecOK: waiter.dnssecOK)
       }
       if strip {
-        length = stripDNSSECRecords(length: length)
+        length = validations.stripDNSSECRecords(
+          in: UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length]))
         limit = clientLimit
       }
     }
@@ -215,7 +218,7 @@ extension Engine {
         reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
         rrClass: transaction.rrClass, extendedRcode: 0)
     else { return }
-    let stored = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
+    let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
       let cacheable = cacheTTL(message)
     else { return }

@@ -2,19 +2,6 @@ import CompiledConfig
 import DNSWire
 
 extension Engine {
-  /// The largest reply a client accepts: 65535 over TCP; over UDP its EDNS
-  /// payload size capped by ours, or 512 without EDNS (RFC 6891 §6.2.5,
-  /// RFC 1035 §4.2.1).
-  func replyLimit(client: ClientRef, hasEDNS: Bool, payloadSize: UInt16) -> Int {
-    if client.isTCP { return Self.maxMessage }
-    guard hasEDNS else { return 512 }
-    return max(512, Int(min(payloadSize, settings.ednsPayloadSize)))
-  }
-
-  var replyOutput: UnsafeMutableRawBufferPointer {
-    UnsafeMutableRawBufferPointer(rebasing: buffers.reply[Self.framing...])
-  }
-
   /// `latencyMilliseconds`: since the query arrived (0 when answered in the
   /// same call), for the latency histogram.
   func send<E: EngineEnvironment>(
@@ -29,44 +16,6 @@ extension Engine {
     environment.sendToClient(framed: framed, client: client)
   }
 
-  /// Writes the question with the case a client used: the lower-cased `name`
-  /// with `clientCase` applied.
-  func writeQuestion(
-    _ writer: inout MessageWriter, name: UnsafeRawBufferPointer, clientCase: CaseMask,
-    type: RRType, rrClass: RRClass
-  ) throws(WireError) {
-    let cased = UnsafeMutableRawBufferPointer(rebasing: buffers.casedName[0..<name.count])
-    clientCase.apply(to: name, into: cased)
-    try writer.writeQuestion(
-      name: UnsafeRawBufferPointer(cased), type: type, rrClass: rrClass, compress: false)
-  }
-
-  /// Our OPT record in a reply to a client: our payload size, and the
-  /// client's DO bit, which the response must copy from the query
-  /// (RFC 3225 §3) whatever the upstream or the cache said. A non-zero
-  /// `extendedError` adds an Extended DNS Error option (RFC 8914 §2: option
-  /// code 15, the INFO-CODE, no EXTRA-TEXT).
-  func writeClientOPT(
-    _ writer: inout MessageWriter, dnssecOK: Bool, extendedRcode: UInt8 = 0,
-    extendedError: UInt16 = 0
-  ) throws(WireError) {
-    // Only validation gives a reason (the stand-in build has no such code).
-    if Self.validationIsBuiltIn && extendedError != 0 {
-      try writer.writeUInt8(0)
-      try writer.writeUInt16(RRType.opt.rawValue)
-      try writer.writeUInt16(settings.ednsPayloadSize)
-      try writer.writeUInt32(
-        UInt32(extendedRcode) << 24 | (dnssecOK ? OPTRecord.dnssecOKBit : 0))
-      try writer.writeUInt16(6)
-      try writer.writeUInt16(Self.extendedErrorOption)
-      try writer.writeUInt16(2)
-      try writer.writeUInt16(extendedError)
-      return
-    }
-    try writer.writeOPT(
-      udpPayloadSize: settings.ednsPayloadSize, extendedRcode: extendedRcode, dnssecOK: dnssecOK)
-  }
-
   /// RFC 8914 §2: the EDNS option code of an Extended DNS Error.
   static let extendedErrorOption: UInt16 = 15
 
@@ -78,12 +27,14 @@ extension Engine {
   ) -> Int {
     var flags = flags
     flags.set(HeaderFlags.truncated, true)
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     do throws(WireError) {
       try writer.writeHeader(id: id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
-      try writeQuestion(&writer, name: name, clientCase: clientCase, type: type, rrClass: rrClass)
+      try buffers.writeQuestion(
+        &writer, name: name, clientCase: clientCase, type: type, rrClass: rrClass)
       if hasEDNS {
-        try writeClientOPT(&writer, dnssecOK: dnssecOK, extendedRcode: extendedRcode)
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: dnssecOK, extendedRcode: extendedRcode)
       }
     } catch {
       preconditionFailure("a truncated reply always fits")
@@ -114,8 +65,9 @@ extension Engine {
       if Self.validationIsBuiltIn && settings.dnssec {
         flags.set(HeaderFlags.authenticData, waiter.wantsAD && secure)
       }
-      let limit = replyLimit(
-        client: waiter.client, hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize)
+      let limit = waiter.client.replyLimit(
+        hasEDNS: waiter.hasEDNS, payloadSize: waiter.clientPayloadSize,
+        ours: settings.ednsPayloadSize)
       let extendedRcode = reply.opt?.extendedRcode ?? 0
       var length = 0
       do throws(WireError) {
@@ -126,10 +78,16 @@ extension Engine {
         length = Int.max
       }
       if length != Int.max && secure {
-        capTTLs(length: length, to: validations.secureTTL(of: slot))
+        validations.capTTLs(
+          in: UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length]),
+          to: validations.secureTTL(of: slot))
       }
-      if length != Int.max && strips(dnssecOK: waiter.dnssecOK, type: transaction.type) {
-        length = stripDNSSECRecords(length: length)
+      if length != Int.max
+        && validations.strips(
+          dnssecOK: waiter.dnssecOK, type: transaction.type, dnssec: settings.dnssec)
+      {
+        length = validations.stripDNSSECRecords(
+          in: UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length]))
       }
       if length > limit {
         length = writeTruncated(
@@ -162,7 +120,7 @@ extension Engine {
     _ reply: Message, waiter: Waiter, flags: HeaderFlags, name: UnsafeRawBufferPointer,
     type: RRType, rrClass: RRClass, extendedRcode: UInt8
   ) throws(WireError) -> Int {
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     let copyEnd = reply.opt?.offset ?? reply.end
     var additionals = 0
     var position = reply.additionalOffset
@@ -174,11 +132,13 @@ extension Engine {
     try writer.writeHeader(
       id: waiter.clientID, flags: flags, questions: 1, answers: UInt16(reply.answerCount),
       authorities: UInt16(reply.authorityCount), additionals: UInt16(additionals))
-    try writeQuestion(
+    try buffers.writeQuestion(
       &writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
     try writer.write(UnsafeRawBufferPointer(rebasing: reply.bytes[reply.answerOffset..<copyEnd]))
     if waiter.hasEDNS {
-      try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK, extendedRcode: extendedRcode)
+      try writer.writeClientOPT(
+        payloadSize: settings.ednsPayloadSize, dnssecOK: waiter.dnssecOK,
+        extendedRcode: extendedRcode)
     }
     return writer.count
   }
@@ -214,14 +174,16 @@ extension Engine {
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable | waiter.clientFlags)
     flags.rcode = rcode
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     do throws(WireError) {
       try writer.writeHeader(
         id: waiter.clientID, flags: flags, questions: 1, additionals: waiter.hasEDNS ? 1 : 0)
-      try writeQuestion(
+      try buffers.writeQuestion(
         &writer, name: name, clientCase: waiter.clientCase, type: type, rrClass: rrClass)
       if waiter.hasEDNS {
-        try writeClientOPT(&writer, dnssecOK: waiter.dnssecOK, extendedError: extendedError)
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: waiter.dnssecOK,
+          extendedError: extendedError)
       }
     } catch {
       preconditionFailure("a header and question always fit")
@@ -254,7 +216,7 @@ extension Engine {
         | received.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     flags.opcode = received.opcode
     flags.rcode = ResponseCode(rawValue: rcode.rawValue & 0xF)
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     let hasQuestion = query?.hasQuestion ?? false
     let hasEDNS = query?.opt != nil
     do throws(WireError) {
@@ -268,8 +230,8 @@ extension Engine {
           type: query.questionType, rrClass: query.questionClass, compress: false)
       }
       if hasEDNS {
-        try writeClientOPT(
-          &writer, dnssecOK: query?.opt?.dnssecOK ?? false,
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: query?.opt?.dnssecOK ?? false,
           extendedRcode: UInt8(truncatingIfNeeded: rcode.rawValue >> 4))
       }
     } catch {
@@ -321,7 +283,7 @@ extension Engine {
     let nameLength = query.copyQuestionName(into: buffers.casedName)
     let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     let ttl = settings.overrideTTL
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     var fits = true
     settings.overrides.addressBytes.withUnsafeBytes { addresses in
       do throws(WireError) {
@@ -344,7 +306,10 @@ extension Engine {
             pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
         }
-        if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+        if hasEDNS {
+          try writer.writeClientOPT(
+            payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
+        }
       } catch {
         fits = false
       }
@@ -369,8 +334,9 @@ extension Engine {
     name: UnsafeRawBufferPointer, clientCase: CaseMask, type: RRType, rrClass: RRClass
   ) -> Int {
     let hasEDNS = query.opt != nil
-    let limit = replyLimit(
-      client: client, hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512)
+    let limit = client.replyLimit(
+      hasEDNS: hasEDNS, payloadSize: query.opt?.udpPayloadSize ?? 512,
+      ours: settings.ednsPayloadSize)
     guard length > limit else { return length }
     return writeTruncated(
       id: query.id, flags: flags, name: name, clientCase: clientCase, type: type,

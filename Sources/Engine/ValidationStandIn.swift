@@ -20,6 +20,9 @@
     func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 { ttl }
     func note(state: UInt8, slot: Int) {}
     func release(slot: Int) {}
+    func strips(dnssecOK: Bool, type: RRType, dnssec on: Bool) -> Bool { false }
+    func stripDNSSECRecords(in output: UnsafeMutableRawBufferPointer) -> Int { output.count }
+    func capTTLs(in output: UnsafeMutableRawBufferPointer, to limit: UInt32) {}
     static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool { false }
     /// Kept for the loop that sets it; nothing reads it.
     var wallClockSeconds: Int64 = 0
@@ -32,9 +35,6 @@
 
     func validates(_ slot: Int) -> Bool { false }
     func enableValidationIfTurnedOn() {}
-    func strips(dnssecOK: Bool, type: RRType) -> Bool { false }
-    func stripDNSSECRecords(length: Int) -> Int { length }
-    func capTTLs(length: Int, to limit: UInt32) {}
 
     func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {}
     func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {}

@@ -102,7 +102,7 @@ extension Engine {
     let nameLength = query.copyQuestionName(into: buffers.casedName)
     let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     let hinfo: StaticString = "\u{07}RFC8482\u{00}"
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
@@ -113,7 +113,10 @@ extension Engine {
         pointerTo: HeaderField.size, type: RRType(rawValue: 13), rrClass: query.questionClass,
         ttl: Self.minimalANYTTL,
         rdata: UnsafeRawBufferPointer(start: hinfo.utf8Start, count: hinfo.utf8CodeUnitCount))
-      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+      if hasEDNS {
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
+      }
     } catch {
       fits = false
     }

@@ -79,7 +79,7 @@ extension Engine {
     let hasEDNS = query.opt != nil
     let nameLength = query.copyQuestionName(into: buffers.casedName)
     let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
@@ -96,7 +96,10 @@ extension Engine {
         }
       }
       writer.patchUInt16(answers, at: HeaderField.answerCount)
-      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+      if hasEDNS {
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
+      }
     } catch {
       fits = false
     }

@@ -80,7 +80,7 @@ extension Engine {
     let apex = HeaderField.size + zone.apexOffset
     // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's
     // size (512 at least, RFC 1035 §4.2.1), so never truncated.
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     do throws(WireError) {
       try writer.writeHeader(
         id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
@@ -90,7 +90,10 @@ extension Engine {
         try LocalZones.writeZoneRecord(&writer, .soa, apex: apex)
       }
       if answersNS { try LocalZones.writeZoneRecord(&writer, .ns, apex: apex) }
-      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+      if hasEDNS {
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
+      }
     } catch {
       preconditionFailure("a local zone's answer always fits")
     }

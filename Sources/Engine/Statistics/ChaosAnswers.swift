@@ -75,7 +75,7 @@ extension Engine {
     let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<casedLength])
     var answers = 1
     if case .statistics = answer { answers = statisticRecordCount }
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = MessageWriter(buffer: buffers.replyOutput)
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
@@ -103,7 +103,10 @@ extension Engine {
             &writer, upstream: upstream, key: "disagreements", value: entry.disagreements)
         }
       }
-      if hasEDNS { try writeClientOPT(&writer, dnssecOK: query.opt?.dnssecOK ?? false) }
+      if hasEDNS {
+        try writer.writeClientOPT(
+          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
+      }
     } catch {
       fits = false
     }

@@ -289,7 +289,8 @@ extension Engine {
     case .secure(let ttl):
       statistics[.dnssecSecure] += 1
       validations.note(.secure, ttl: ttl, slot: slot)
-      deliver(keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
+      deliver(
+        validations.keepingValidatedRecords(reply), slot: slot, now: now, environment: &environment)
     case .insecure:
       statistics[.dnssecInsecure] += 1
       validations.note(.insecure, slot: slot)

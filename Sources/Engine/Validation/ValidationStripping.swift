@@ -14,15 +14,16 @@ import DNSWire
 /// MX). A pointer into a removed record cannot be rewritten: the reply is
 /// then sent unstripped (a DO=0 client ignores what it does not know), as
 /// it is when more than `maxStripped` records would go.
-extension Engine {
-  /// Whether a reply to a waiter with these bits is stripped.
-  func strips(dnssecOK: Bool, type: RRType) -> Bool {
-    settings.dnssec && !dnssecOK && !DNSSECRecords.isDNSSECType(type)
+extension ValidationPool {
+  /// Whether a reply to a waiter with these bits is stripped while
+  /// `dnssec` is `on`.
+  func strips(dnssecOK: Bool, type: RRType, dnssec on: Bool) -> Bool {
+    on && !dnssecOK && !DNSSECRecords.isDNSSECType(type)
   }
 
-  /// Strips the message in `replyOutput[0..<length]`; returns its new length.
-  func stripDNSSECRecords(length: Int) -> Int {
-    compact(UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length]), removing: .dnssec)
+  /// Strips the message in `output`; returns its new length.
+  func stripDNSSECRecords(in output: UnsafeMutableRawBufferPointer) -> Int {
+    compact(output, removing: .dnssec)
   }
 
   /// RFC 4035 §3.2.3: AD only when every RRset of the answer and authority
@@ -61,7 +62,7 @@ extension Engine {
     guard let message = try? Message(validating: bytes, allowTrailingData: true) else {
       return length
     }
-    let ranges = validations.strippedRanges
+    let ranges = strippedRanges
     var removed = 0
     var removedInSection = (0, 0, 0)
     var index = 0
@@ -115,9 +116,8 @@ extension Engine {
 
   /// A secure answer relayed: no record's TTL above what validation allows
   /// (RFC 4035 §5.3.3: the RRSIG's original TTL and expiration).
-  func capTTLs(length: Int, to limit: UInt32) {
+  func capTTLs(in output: UnsafeMutableRawBufferPointer, to limit: UInt32) {
     guard limit != .max else { return }
-    let output = UnsafeMutableRawBufferPointer(rebasing: replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(output)) else { return }
     var records = message.records()
     while let record = records.next() {
@@ -179,7 +179,7 @@ extension Engine {
         let target = Int(bytes.getUInt16(at: position) & 0x3FFF)
         guard
           let before = DNSSECRecords.removedBytes(
-            before: target, ranges: validations.strippedRanges, count: removed)
+            before: target, ranges: strippedRanges, count: removed)
         else { return nil }
         if rewrite {
           bytes.setUInt16(0xC000 | UInt16(truncatingIfNeeded: target - before), at: position)
@@ -221,7 +221,8 @@ enum DNSSECRecords {
   }
 
   static func removes(
-    _ record: ResourceRecord, section: Int, in message: Message, _ removal: Engine.RecordRemoval
+    _ record: ResourceRecord, section: Int, in message: Message,
+    _ removal: ValidationPool.RecordRemoval
   ) -> Bool {
     switch removal {
     case .dnssec: return isDNSSECType(record.type)
