@@ -41,7 +41,7 @@ extension Engine {
       if !answered { statistics[.cacheMisses] += 1 }
       return answered
     }
-    let waiter = makeWaiter(for: query, client: client, now: now)
+    let waiter = Waiter(for: query, client: client, now: now, scratch: buffers.casedName)
     cache.noteHit(number)
     sendCached(number, to: waiter, name: name, now: now, stale: stale, environment: &environment)
     if stale {
@@ -67,7 +67,7 @@ extension Engine {
   ) {
     let hash = table.nameHash(name)
     guard !upstreams.isEmpty,
-      findInFlight(
+      table.findCoalescable(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled) == nil,
       let slot = beginTransaction(
@@ -268,27 +268,5 @@ extension Engine {
       return ttl > 0 ? ttl : nil
     }
     return nil
-  }
-
-  /// A waiter record for `client`'s query, asked at `now`: one answered at
-  /// once (from the cache), or one waiting on a transaction.
-  func makeWaiter(for query: Message, client: ClientRef, now: UInt64) -> Waiter {
-    var waiter = Waiter()
-    waiter.client = client
-    waiter.askedAt = now
-    waiter.clientID = query.id
-    waiter.clientFlags =
-      query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
-    let length = query.copyQuestionName(into: buffers.casedName, lowercase: false)
-    waiter.clientCase = CaseMask(
-      of: UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length]))
-    if let opt = query.opt {
-      waiter.hasEDNS = true
-      waiter.dnssecOK = opt.dnssecOK
-      waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
-    }
-    waiter.wantsAD =
-      Self.validationIsBuiltIn && (waiter.dnssecOK || query.flags.has(HeaderFlags.authenticData))
-    return waiter
   }
 }

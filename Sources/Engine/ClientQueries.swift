@@ -112,7 +112,7 @@ extension Engine {
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
-    if let slot = findInFlight(
+    if let slot = table.findCoalescable(
       name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
       dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
     {
@@ -121,7 +121,8 @@ extension Engine {
         return
       }
       statistics[.coalesced] += 1
-      addWaiter(to: slot, query: query, client: client, now: now)
+      table.addWaiter(
+        Waiter(for: query, client: client, now: now, scratch: buffers.casedName), to: slot)
       return
     }
     guard !upstreams.isEmpty,
@@ -134,7 +135,8 @@ extension Engine {
         .serverFailure, to: query.bytes, query: query, client: client, environment: &environment)
       return
     }
-    addWaiter(to: slot, query: query, client: client, now: now)
+    table.addWaiter(
+      Waiter(for: query, client: client, now: now, scratch: buffers.casedName), to: slot)
     dispatch(
       slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
       environment: &environment)
@@ -150,19 +152,6 @@ extension Engine {
       route: transactions[slot].route, now: now, upOnly: true)
   }
 
-  /// Takes a slot for a new question (lower-cased `name`), for the caller
-  /// to add waiters to and dispatch at once. Only `.answer` questions can be
-  /// joined by clients (TransactionTable, invariant 4): checks of upstreams
-  /// (`.verification`, `.redirectProbe`) are compared, not believed.
-  func beginTransaction(
-    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose = .answer
-  ) -> Int? {
-    table.allocate(
-      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-      checkingDisabled: checkingDisabled, purpose: purpose, route: route(for: name))
-  }
-
   /// The route group of lower-cased flat `name`: that of the longest domain
   /// at or above it named by an upstream's `for` or `for-list`, 0 when none
   /// is (or no upstream has one). One binary search per label of `name` in
@@ -174,32 +163,5 @@ extension Engine {
   /// a routed name (non-zero group) through: the operator named its server.
   public func route(for name: UnsafeRawBufferPointer) -> UInt8 {
     settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name)
-  }
-
-  /// The `.answer` transaction asking this question, if one is in flight.
-  func findInFlight(
-    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass, dnssecOK: Bool,
-    checkingDisabled: Bool
-  ) -> Int? {
-    table.findCoalescable(
-      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-      checkingDisabled: checkingDisabled)
-  }
-
-  func addWaiter(to slot: Int, query: Message, client: ClientRef, now: UInt64) {
-    table.addWaiter(makeWaiter(for: query, client: client, now: now), to: slot)
-  }
-
-  /// Ends a transaction: its hold buffer, verification entry or probe is
-  /// given back, then the table frees the slot and its waiters.
-  func release(slot: Int) {
-    releaseHold(slot: slot)
-    validations.release(slot: slot)
-    switch transactions[slot].purpose {
-    case .answer: break
-    case .verification: releaseVerification(Int(transactions[slot].purposeIndex))
-    case .redirectProbe: redirectProbeEnded()
-    }
-    table.free(slot)
   }
 }

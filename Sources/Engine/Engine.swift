@@ -122,4 +122,26 @@ public final class Engine {
       failOver(slot: slot, now: now, environment: &environment)
     }
   }
+
+  /// Takes a slot for a new question (lower-cased `name`), for the caller
+  /// to add waiters to and dispatch at once. Only `.answer` questions can be
+  /// joined by clients (TransactionTable, invariant 4): checks of upstreams
+  /// (`.verification`, `.redirectProbe`) are compared, not believed.
+  func beginTransaction(
+    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
+    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose = .answer
+  ) -> Int? {
+    table.allocate(
+      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
+      checkingDisabled: checkingDisabled, purpose: purpose, route: route(for: name))
+  }
+
+  /// Ends a transaction: the stages give back what they kept for it (its
+  /// hold buffer, verification entry or probe, pending validation), then
+  /// the table frees the slot and its waiters.
+  func release(slot: Int) {
+    defences.release(slot: slot, transactions[slot])
+    validations.release(slot: slot)
+    table.free(slot)
+  }
 }

@@ -364,3 +364,30 @@ struct Waiter {
     now >= askedAt ? now - askedAt : 0
   }
 }
+
+extension Waiter {
+  /// The waiter record of `client`'s query, asked at `now`: one answered at
+  /// once (from the cache), or one waiting on a transaction. `scratch`
+  /// holds the question name while its case is read.
+  init(
+    for query: Message, client: ClientRef, now: UInt64, scratch: UnsafeMutableRawBufferPointer
+  ) {
+    var waiter = Waiter()
+    waiter.client = client
+    waiter.askedAt = now
+    waiter.clientID = query.id
+    waiter.clientFlags =
+      query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+    let length = query.copyQuestionName(into: scratch, lowercase: false)
+    waiter.clientCase = CaseMask(
+      of: UnsafeRawBufferPointer(rebasing: scratch[0..<length]))
+    if let opt = query.opt {
+      waiter.hasEDNS = true
+      waiter.dnssecOK = opt.dnssecOK
+      waiter.clientPayloadSize = max(opt.udpPayloadSize, 512)
+    }
+    waiter.wantsAD =
+      Engine.validationIsBuiltIn && (waiter.dnssecOK || query.flags.has(HeaderFlags.authenticData))
+    self = waiter
+  }
+}

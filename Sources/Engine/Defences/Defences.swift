@@ -55,6 +55,18 @@ public struct Defences: ~Copyable {
     rebindRanges = settings.rebindProtection ? rebindPrefixes : []
   }
 
+  /// A transaction ended (answered, failed or timed out): what it held
+  /// here is given back (its `hold-on` buffer, its `verify` entry, its
+  /// place among the probes of the round).
+  mutating func release(slot: Int, _ transaction: Transaction) {
+    holds.release(slot: slot)
+    switch transaction.purpose {
+    case .answer: break
+    case .verification: verifications.release(Int(transaction.purposeIndex))
+    case .redirectProbe: if probes.outstanding > 0 { probes.outstanding -= 1 }
+    }
+  }
+
   /// Whether `allow` admits `address` (also asked of metrics scrapers).
   public func isAllowed(_ address: IPAddress) -> Bool {
     for prefix in allowPrefixes where prefix.contains(address) {

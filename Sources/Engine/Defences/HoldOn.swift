@@ -229,10 +229,4 @@ extension Engine {
       reply, slot: slot, ipTTL: defences.holds.answers[index].ipTTL, now: now,
       environment: &environment)
   }
-
-  /// The slot no longer holds an answer. Its buffer stays with its window
-  /// in the FIFO until the window ends (`endDueHolds` gives it back).
-  func releaseHold(slot: Int) {
-    defences.holds.release(slot: slot)
-  }
 }

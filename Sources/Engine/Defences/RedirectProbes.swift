@@ -164,11 +164,6 @@ extension Engine {
     return index
   }
 
-  /// A probe transaction ended (answered, failed or timed out).
-  func redirectProbeEnded() {
-    if defences.probes.outstanding > 0 { defences.probes.outstanding -= 1 }
-  }
-
   /// Once every probe of a round has ended, learns the addresses the rules
   /// (see `RedirectProbeRound`) allow.
   func judgeProbeRoundIfOver<E: EngineEnvironment>(environment: inout E) {

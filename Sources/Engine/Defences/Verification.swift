@@ -55,6 +55,12 @@ struct VerificationTable {
     return nil
   }
 
+  /// Gives back `entry` (a check that ended, or could not start).
+  func release(_ entry: Int) {
+    guard entry >= 0 && entry < Self.capacity else { return }
+    inUse[entry] = false
+  }
+
   func contains(_ address: IPAddress, entry: Int) -> Bool {
     let base = entry * Self.addressesPerEntry
     for index in 0..<counts[entry] where addresses[base + index] == address { return true }
@@ -107,7 +113,7 @@ extension Engine {
         rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
         purpose: .verification)
     else {
-      releaseVerification(entry)
+      defences.verifications.release(entry)
       return
     }
     transactions[check].purposeIndex = Int16(entry)
@@ -115,11 +121,6 @@ extension Engine {
     // one and, if that fails, to the next plain one, never to a trusted one.
     transactions[check].tried = plainTried
     dispatch(slot: check, now: now, environment: &environment)
-  }
-
-  func releaseVerification(_ entry: Int) {
-    guard entry >= 0 && entry < VerificationTable.capacity else { return }
-    defences.verifications.inUse[entry] = false
   }
 
   /// A plain upstream's answer for a `verify` name: it disagrees when its

@@ -372,7 +372,7 @@ extension Engine {
     validations.entries[index].chasing = chase
     validations.entries[index].awaitedType = type
     validations.entries[index].awaitedHash = hash
-    if let inFlight = findInFlight(
+    if let inFlight = table.findCoalescable(
       name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
       checkingDisabled: false)
     {
@@ -475,7 +475,7 @@ extension Engine {
     case ValidationState.unchecked.rawValue: return false
     case ValidationState.bogus.rawValue:
       guard !stale else { return false }
-      let waiter = makeWaiter(for: query, client: client, now: now)
+      let waiter = Waiter(for: query, client: client, now: now, scratch: buffers.casedName)
       statistics[.dnssecBogus] += 1
       sendFailure(
         to: waiter, name: name, type: query.questionType, rrClass: query.questionClass,
