@@ -7,8 +7,6 @@ extension Engine {
   /// TTL of an answer served stale (RFC 8767 §4 recommends 30 seconds).
   static let staleTTL: UInt32 = 30
 
-  var staleWindowMilliseconds: UInt64 { UInt64(settings.staleSeconds) * 1000 }
-
   /// Answers a client from the cache when it can: a fresh entry, or with
   /// `stale-first` an expired one still inside the `stale` window, which is
   /// then refreshed in the background. Returns whether it answered.
@@ -29,7 +27,7 @@ extension Engine {
     }
     let expires = cache.expiresAt(number)
     let stale = now >= expires
-    guard !stale || (settings.staleFirst && now < expires + staleWindowMilliseconds) else {
+    guard !stale || (settings.staleFirst && now < expires + settings.staleWindowMilliseconds) else {
       statistics[.cacheMisses] += 1
       return false
     }
@@ -92,7 +90,7 @@ extension Engine {
     guard
       let number = cache.find(
         name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags),
-      now < cache.expiresAt(number) + staleWindowMilliseconds
+      now < cache.expiresAt(number) + settings.staleWindowMilliseconds
     else { return false }
     // With CD=0 only what validation passed (secure or insecure), whose
     // state the waiters' replies carry.
@@ -220,7 +218,7 @@ extension Engine {
     else { return }
     let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
-      let cacheable = cacheTTL(message)
+      let cacheable = settings.cacheTTL(message)
     else { return }
     let validation = validations.state(of: slot)
     let ttl = validations.validatedTTL(cacheable, slot: slot)
@@ -245,6 +243,11 @@ extension Engine {
       statistics[.cacheInserts] += 1
     }
   }
+}
+
+extension Settings {
+  /// The `stale` window: how long past expiry an answer may be served.
+  var staleWindowMilliseconds: UInt64 { UInt64(staleSeconds) * 1000 }
 
   /// How long an answer may be cached, in seconds, or nil if it may not.
   func cacheTTL(_ message: Message) -> UInt32? {
@@ -255,7 +258,7 @@ extension Engine {
       // The smallest TTL of any record, within min-ttl...max-ttl.
       var smallest = UInt32.max
       while let record = records.next() { smallest = min(smallest, record.ttl) }
-      let ttl = min(max(smallest, settings.minTTL), settings.maxTTL)
+      let ttl = min(max(smallest, minTTL), maxTTL)
       return ttl > 0 ? ttl : nil
     }
     // NXDOMAIN or NODATA: the SOA of the authority section says how long.
@@ -264,7 +267,7 @@ extension Engine {
       guard let record = records.next() else { break }
       guard record.type == .soa, record.rdataLength >= 20 else { continue }
       let minimum = message.bytes.getUInt32(at: record.end - 4)
-      let ttl = min(record.ttl, minimum, settings.negativeTTLMax)
+      let ttl = min(record.ttl, minimum, negativeTTLMax)
       return ttl > 0 ? ttl : nil
     }
     return nil

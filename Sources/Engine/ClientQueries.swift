@@ -146,7 +146,7 @@ extension Engine {
   /// trusted ones: `chooseUpstream`); nil (normal order) otherwise, or when
   /// every trusted upstream that can answer the type is down.
   func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
-    guard isVerified(table.name(slot)) else { return nil }
+    guard settings.isVerified(table.name(slot)) else { return nil }
     return selection.choose(
       type: transactions[slot].type, tried: 0, trustedOnly: true,
       route: transactions[slot].route, now: now, upOnly: true)

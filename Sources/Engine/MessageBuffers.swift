@@ -45,7 +45,6 @@ struct MessageBuffers: ~Copyable {
     try writer.writeQuestion(
       name: UnsafeRawBufferPointer(cased), type: type, rrClass: rrClass, compress: false)
   }
-
 }
 
 extension MessageWriter {

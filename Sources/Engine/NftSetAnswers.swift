@@ -19,15 +19,6 @@ import DNSWire
 /// The TTL is the one the client gets: the record's, less the time spent in
 /// the cache, or the stale TTL (RFC 8767).
 extension Engine {
-  /// The `nftset` directives (bit per directive) whose domains match the
-  /// lower-cased flat `name`; 0 at once without `nftset`.
-  func nftsetDirectives(for name: UnsafeRawBufferPointer) -> UInt64 {
-    guard settings.nftsetNames.count > 0 else { return 0 }
-    let group = Int(settings.nftsetNames.routeGroup(name))
-    guard group > 0, group <= settings.nftsetGroups.count else { return 0 }
-    return settings.nftsetGroups[group - 1]
-  }
-
   /// Hands the answer's A and AAAA addresses for `name` to the environment;
   /// `age` seconds in the cache are taken off each TTL (`stale`: the stale
   /// TTL instead).
@@ -35,7 +26,7 @@ extension Engine {
     _ message: Message, name: UnsafeRawBufferPointer, age: UInt32 = 0, stale: Bool = false,
     environment: inout E
   ) {
-    let directives = nftsetDirectives(for: name)
+    let directives = settings.nftsetDirectives(for: name)
     guard directives != 0, message.rcode == .noError else { return }
     var records = message.records()
     var remaining = message.answerCount
@@ -67,5 +58,16 @@ extension Engine {
     statistics[.nftsetBatchesFailed] = UInt64(batchesFailed)
     statistics[.nftsetElementsFailed] = UInt64(elementsFailed)
     statistics[.nftsetElementsUnsupported] = UInt64(elementsUnsupported)
+  }
+}
+
+extension Settings {
+  /// The `nftset` directives (bit per directive) whose domains match the
+  /// lower-cased flat `name`; 0 at once without `nftset`.
+  func nftsetDirectives(for name: UnsafeRawBufferPointer) -> UInt64 {
+    guard nftsetNames.count > 0 else { return 0 }
+    let group = Int(nftsetNames.routeGroup(name))
+    guard group > 0, group <= nftsetGroups.count else { return 0 }
+    return nftsetGroups[group - 1]
   }
 }

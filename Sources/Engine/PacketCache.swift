@@ -337,3 +337,15 @@ public final class PacketCache {
     index[hole] = -1
   }
 }
+
+extension PacketCache {
+  /// Whether an entry is close enough to expiry to be refreshed: in the last
+  /// tenth of its lifetime (unbound's prefetch uses the same fraction), or
+  /// past it.
+  func isDueForRefresh(_ number: Int, now: UInt64) -> Bool {
+    let stored = storedAt(number)
+    let expires = expiresAt(number)
+    let lifetime = expires > stored ? expires - stored : 0
+    return now + lifetime / 10 >= expires
+  }
+}

@@ -9,23 +9,13 @@ extension Engine {
   /// How often the `prefetch` names are checked, in milliseconds.
   static let prefetchSweepMilliseconds: UInt64 = 10_000
 
-  /// Whether an entry is close enough to expiry to be refreshed: in the last
-  /// tenth of its lifetime (unbound's prefetch uses the same fraction), or
-  /// past it.
-  func isDueForRefresh(_ number: Int, now: UInt64) -> Bool {
-    let stored = cache.storedAt(number)
-    let expires = cache.expiresAt(number)
-    let lifetime = expires > stored ? expires - stored : 0
-    return now + lifetime / 10 >= expires
-  }
-
   /// A hit on a popular entry near its end refreshes it in the background.
   func refreshIfPopular<E: EngineEnvironment>(
     _ number: Int, name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass,
     dnssecOK: Bool, checkingDisabled: Bool, now: UInt64, environment: inout E
   ) {
     guard settings.prefetchHits > 0, cache.hits(number) > settings.prefetchHits,
-      isDueForRefresh(number, now: now)
+      cache.isDueForRefresh(number, now: now)
     else { return }
     refresh(
       name: name, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
@@ -62,7 +52,7 @@ extension Engine {
     name: UnsafeRawBufferPointer, type: RRType, now: UInt64, environment: inout E
   ) {
     if let number = cache.find(name: name, type: type, rrClass: .internet, keyFlags: 0),
-      !isDueForRefresh(number, now: now)
+      !cache.isDueForRefresh(number, now: now)
     {
       return
     }

@@ -128,3 +128,18 @@ extension TransactionTable {
     }
   }
 }
+
+extension TransactionTable {
+  /// The slot of the active query on a pipelined stream (TCP, DoT) to `upstream` with `id`, if any.
+  func pipelinedQuery(upstream: Int, id: UInt16, except: Int = -1) -> Int? {
+    for slot in inDeadlineOrder() {
+      let candidate = slots[slot]
+      if slot != except, candidate.transport.isPipelinedStream, Int(candidate.upstream) == upstream,
+        candidate.sentID == id
+      {
+        return slot
+      }
+    }
+    return nil
+  }
+}

@@ -207,7 +207,7 @@ extension Engine {
       }
       return slot
     }
-    if let slot = tcpQueryInFlight(upstream: upstream, id: id) { return slot }
+    if let slot = table.pipelinedQuery(upstream: upstream, id: id) { return slot }
     statistics[.mismatchedID] += 1
     return nil
   }

@@ -31,8 +31,8 @@ public struct Defences: ~Copyable {
   let rateLimiter: RateLimiter
 
   init(settings: Settings, hashKey: HashKey) {
-    allowPrefixes = settings.effectiveAllow
-    rebindRanges = settings.rebindProtection ? rebindPrefixes : []
+    allowPrefixes = []
+    rebindRanges = []
     digestKey = hashKey
     holds = HoldPool(
       capacity: settings.holdOnMilliseconds > 0 ? min(settings.inflight, HoldPool.maxCapacity) : 0,
@@ -40,6 +40,7 @@ public struct Defences: ~Copyable {
     verifications = VerificationTable(enabled: !settings.verifyNames.isEmpty)
     probes = RedirectProbeRound(enabled: settings.detectNXDomainRedirect)
     rateLimiter = RateLimiter(enabled: settings.rateLimitPerSecond > 0, hashKey: hashKey)
+    reconfigure(settings)
   }
 
   deinit {

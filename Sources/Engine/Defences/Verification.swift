@@ -69,12 +69,6 @@ struct VerificationTable {
 }
 
 extension Engine {
-  /// Whether `name` (lower-cased, flat) is to be asked of a trusted
-  /// upstream first and checked against a plain one.
-  func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
-    Name.isNameOrBelow(name, anyOf: settings.verifyNames)
-  }
-
   /// A trusted upstream answered `slot`'s question: if the name is a
   /// `verify` name, keep the answer's addresses and ask the first plain
   /// upstream that is not down the same question.
@@ -83,7 +77,9 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = table.name(slot)
-    guard transaction.type == .a || transaction.type == .aaaa, isVerified(name) else { return }
+    guard transaction.type == .a || transaction.type == .aaaa, settings.isVerified(name) else {
+      return
+    }
     var plainTried: UInt64 = 0
     var hasPlain = false
     for index in 0..<min(upstreams.count, 64) {
@@ -175,5 +171,13 @@ extension Engine {
     environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
     release(slot: slot)
     judgeProbeRoundIfOver(environment: &environment)
+  }
+}
+
+extension Settings {
+  /// Whether `name` (lower-cased, flat) is to be asked of a trusted
+  /// upstream first and checked against a plain one.
+  func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
+    Name.isNameOrBelow(name, anyOf: verifyNames)
   }
 }

@@ -58,22 +58,9 @@ extension Engine {
     while true {
       let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
       guard transport.isPipelinedStream,
-        tcpQueryInFlight(upstream: upstream, id: id, except: slot) != nil
+        table.pipelinedQuery(upstream: upstream, id: id, except: slot) != nil
       else { return id }
     }
-  }
-
-  /// The slot of the active TCP query to `upstream` with `id`, if any.
-  func tcpQueryInFlight(upstream: Int, id: UInt16, except: Int = -1) -> Int? {
-    for slot in table.inDeadlineOrder() {
-      let candidate = transactions[slot]
-      if slot != except, candidate.transport.isPipelinedStream, Int(candidate.upstream) == upstream,
-        candidate.sentID == id
-      {
-        return slot
-      }
-    }
-    return nil
   }
 
   /// The next upstream for `slot`'s question (`UpstreamSelection.choose`:
@@ -84,7 +71,7 @@ extension Engine {
     return selection.choose(
       type: transaction.type, tried: transaction.tried,
       trustedOnly: settings.strict && transaction.purpose == .answer
-        && isVerified(table.name(slot)),
+        && settings.isVerified(table.name(slot)),
       route: transaction.route, now: now)
   }
 
