@@ -82,7 +82,7 @@ extension Defences {
     return false
   }
 
-  /// Inside a `bogus-nxdomain` prefix, or learned by the redirect defences.probes.
+  /// Inside a `bogus-nxdomain` prefix, or learned by the redirect probes.
   func isRedirectAddress(_ address: IPAddress, _ settings: Settings) -> Bool {
     for prefix in settings.bogusNXDomainPrefixes where prefix.contains(address) { return true }
     return learnedRedirects.contains(address)

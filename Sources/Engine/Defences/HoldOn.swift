@@ -23,7 +23,7 @@ struct HoldPool {
   let capacity: Int
   let bufferBytes: Int
   let buffers: UnsafeMutableRawBufferPointer
-  /// Per buffer: what it defences.holds.
+  /// Per buffer: what it holds.
   let answers: UnsafeMutablePointer<HeldAnswer>
   /// Per transaction slot (`slotCapacity` of them when on): the buffer it
   /// holds, -1 for none.
