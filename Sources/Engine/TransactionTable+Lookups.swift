@@ -143,3 +143,30 @@ extension TransactionTable {
     return nil
   }
 }
+
+extension TransactionTable {
+  enum QuestionMatch { case exact, caseOnly, different }
+
+  /// Whether `reply`'s question is the one `slot` sent: the same type,
+  /// class and name, in the 0x20 case sent (`caseOnly` when only the case
+  /// differs). `scratch` holds the reply's name as written.
+  func questionMatch(
+    _ reply: Message, slot: Int, scratch: UnsafeMutableRawBufferPointer
+  ) -> QuestionMatch {
+    let transaction = slots[slot]
+    let expected = name(slot)
+    guard reply.hasQuestion, reply.questionType == transaction.type,
+      reply.questionClass == transaction.rrClass,
+      reply.questionNameLength == expected.count,
+      // The answer's records are copied with their offsets, so the question
+      // must be written uncompressed, as it was sent.
+      reply.questionEnd == HeaderField.size + expected.count + 4
+    else { return .different }
+    let length = reply.copyQuestionName(into: scratch, lowercase: false)
+    let received = UnsafeRawBufferPointer(rebasing: scratch[0..<length])
+    guard Name.equalIgnoringCase(received, expected) else { return .different }
+    // Without 0x20 the case was never a secret: any case is fine.
+    guard let sentCase = transaction.sentCase else { return .exact }
+    return CaseMask(of: received) == sentCase ? .exact : .caseOnly
+  }
+}

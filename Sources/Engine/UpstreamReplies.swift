@@ -58,7 +58,7 @@ extension Engine {
       failOver(slot: slot, now: now, environment: &environment)
       return
     }
-    switch questionMatch(reply, slot: slot) {
+    switch table.questionMatch(reply, slot: slot, scratch: buffers.casedName) {
     case .exact:
       if transaction.sentCase != nil { selection.recordCaseMatch(upstreamIndex) }
     case .caseOnly:
@@ -115,7 +115,7 @@ extension Engine {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
     noteSuccess(upstream: upstream, environment: &environment)
-    noteAnswer(upstream: upstream, sentAt: transaction.sentAt, now: now)
+    selection.recordAnswer(upstream, sentAt: transaction.sentAt, now: now)
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
@@ -210,26 +210,6 @@ extension Engine {
     if let slot = table.pipelinedQuery(upstream: upstream, id: id) { return slot }
     statistics[.mismatchedID] += 1
     return nil
-  }
-
-  enum QuestionMatch { case exact, caseOnly, different }
-
-  func questionMatch(_ reply: Message, slot: Int) -> QuestionMatch {
-    let transaction = transactions[slot]
-    let expected = table.name(slot)
-    guard reply.hasQuestion, reply.questionType == transaction.type,
-      reply.questionClass == transaction.rrClass,
-      reply.questionNameLength == expected.count,
-      // The answer's records are copied with their offsets, so the question
-      // must be written uncompressed, as it was sent.
-      reply.questionEnd == HeaderField.size + expected.count + 4
-    else { return .different }
-    let length = reply.copyQuestionName(into: buffers.casedName, lowercase: false)
-    let received = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<length])
-    guard Name.equalIgnoringCase(received, expected) else { return .different }
-    // Without 0x20 the case was never a secret: any case is fine.
-    guard let sentCase = transaction.sentCase else { return .exact }
-    return CaseMask(of: received) == sentCase ? .exact : .caseOnly
   }
 
   /// An upstream answered with the right ID but not the 0x20 case sent:

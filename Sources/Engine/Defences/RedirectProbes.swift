@@ -125,45 +125,6 @@ extension Engine {
     return labelLength + 6
   }
 
-  /// Notes the addresses a probe's answer came back with.
-  func recordProbeAnswer(_ reply: Message, slot: Int) {
-    let probe = Int(transactions[slot].purposeIndex)
-    let upstream = Int16(transactions[slot].upstream)
-    let isControl = probe >= RedirectProbeRound.randomProbes
-    if isControl && reply.rcode == .noError {
-      defences.probes.controlAnswered |= 1 << UInt64(upstream)
-    }
-    var records = reply.records()
-    while let record = records.next(), record.offset < reply.authorityOffset {
-      guard record.rrClass == .internet,
-        let address = Defences.address(of: record, in: reply.bytes),
-        let index = probeCandidate(address, upstream: upstream)
-      else { continue }
-      if isControl {
-        defences.probes.candidates[index].controlReturnsIt = true
-      } else {
-        defences.probes.candidates[index].probesReturningIt |= 1 << UInt8(probe)
-      }
-    }
-  }
-
-  /// The candidate entry for `address` from `upstream`, added if new; nil
-  /// when the table is full.
-  func probeCandidate(_ address: IPAddress, upstream: Int16) -> Int? {
-    for index in 0..<defences.probes.candidateCount
-    where defences.probes.candidates[index].address == address
-      && defences.probes.candidates[index].upstream == upstream
-    {
-      return index
-    }
-    guard defences.probes.candidateCount < RedirectProbeRound.candidateCapacity else { return nil }
-    let index = defences.probes.candidateCount
-    defences.probes.candidates[index] = RedirectProbeRound.Candidate(
-      address: address, upstream: upstream, probesReturningIt: 0, controlReturnsIt: false)
-    defences.probes.candidateCount += 1
-    return index
-  }
-
   /// Once every probe of a round has ended, learns the addresses the rules
   /// (see `RedirectProbeRound`) allow.
   func judgeProbeRoundIfOver<E: EngineEnvironment>(environment: inout E) {
@@ -183,5 +144,45 @@ extension Engine {
         address: candidate.address, upstream: Int(candidate.upstream))
     }
     defences.probes.candidateCount = 0
+  }
+}
+
+extension RedirectProbeRound {
+  /// Notes the addresses a probe's answer came back with.
+  /// `probe` is its place in the round, `upstream` the one that answered.
+  mutating func record(_ reply: Message, probe: Int, upstream: Int16) {
+    let isControl = probe >= Self.randomProbes
+    if isControl && reply.rcode == .noError {
+      controlAnswered |= 1 << UInt64(upstream)
+    }
+    var records = reply.records()
+    while let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet,
+        let address = Defences.address(of: record, in: reply.bytes),
+        let index = candidate(address, upstream: upstream)
+      else { continue }
+      if isControl {
+        candidates[index].controlReturnsIt = true
+      } else {
+        candidates[index].probesReturningIt |= 1 << UInt8(probe)
+      }
+    }
+  }
+
+  /// The candidate entry for `address` from `upstream`, added if new; nil
+  /// when the table is full.
+  mutating func candidate(_ address: IPAddress, upstream: Int16) -> Int? {
+    for index in 0..<candidateCount
+    where candidates[index].address == address
+      && candidates[index].upstream == upstream
+    {
+      return index
+    }
+    guard candidateCount < Self.candidateCapacity else { return nil }
+    let index = candidateCount
+    candidates[index] = Self.Candidate(
+      address: address, upstream: upstream, probesReturningIt: 0, controlReturnsIt: false)
+    candidateCount += 1
+    return index
   }
 }

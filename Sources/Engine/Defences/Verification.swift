@@ -164,7 +164,9 @@ extension Engine {
       noteSuccess(upstream: upstream, environment: &environment)
       switch transaction.purpose {
       case .verification: compareWithTrusted(reply, slot: slot, environment: &environment)
-      case .redirectProbe: recordProbeAnswer(reply, slot: slot)
+      case .redirectProbe:
+        defences.probes.record(
+          reply, probe: Int(transaction.purposeIndex), upstream: Int16(upstream))
       case .answer: break
       }
     }

@@ -132,13 +132,6 @@ extension Engine {
     }
   }
 
-  /// An accepted reply from `upstream` to an attempt sent at `sentAt` will
-  /// be relayed or cached (UpstreamSelection.recordAnswer).
-  func noteAnswer(upstream: Int, sentAt: UInt64, now: UInt64) {
-    guard upstream >= 0 && upstream < upstreams.count else { return }
-    selection.recordAnswer(upstream, sentAt: sentAt, now: now)
-  }
-
   /// The attempt in `slot` failed: release it and try the next upstream as a
   /// new attempt (new generation, armed with the newest deadline), or answer
   /// SERVFAIL.

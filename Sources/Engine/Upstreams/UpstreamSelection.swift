@@ -130,6 +130,7 @@ struct UpstreamSelection: ~Copyable {
   /// cached: count it and fold its round-trip time into the smoothed RTT
   /// (RFC 6298 §2.2/2.3, alpha = 1/8).
   mutating func recordAnswer(_ upstream: Int, sentAt: UInt64, now: UInt64) {
+    guard upstream >= 0 && upstream < servers.count else { return }
     let sample = (now >= sentAt ? now - sentAt : 0) &* 1000
     health[upstream].answers += 1
     if health[upstream].hasRTTSample {

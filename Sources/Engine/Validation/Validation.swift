@@ -376,7 +376,7 @@ extension Engine {
       name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
       checkingDisabled: false)
     {
-      guard !awaits(inFlight, slot) else {
+      guard !validations.awaits(inFlight, slot) else {
         failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
         return
       }

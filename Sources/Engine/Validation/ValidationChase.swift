@@ -101,19 +101,6 @@ extension Engine {
     resumeValidations(awaiting: slot, now: now, environment: &environment)
     release(slot: slot)
   }
-
-  /// Whether `start` is `slot`, or awaits it through the fetches its
-  /// pending validations wait for: joining it would wait forever.
-  func awaits(_ start: Int, _ slot: Int) -> Bool {
-    var current = start
-    for _ in 0...validations.capacity {
-      if current == slot { return true }
-      let own = Int(validations.slotStates[current].pending)
-      guard own >= 0, validations.entries[own].awaitedSlot >= 0 else { return false }
-      current = Int(validations.entries[own].awaitedSlot)
-    }
-    return true
-  }
 }
 
 /// Reading a CNAME chain's target and copying records into a composed
@@ -222,5 +209,20 @@ enum ChaseRecords {
       length = next.length
     }
     return nil
+  }
+}
+
+extension ValidationPool {
+  /// Whether `start` is `slot`, or awaits it through the fetches its
+  /// pending validations wait for: joining it would wait forever.
+  func awaits(_ start: Int, _ slot: Int) -> Bool {
+    var current = start
+    for _ in 0...capacity {
+      if current == slot { return true }
+      let own = Int(slotStates[current].pending)
+      guard own >= 0, entries[own].awaitedSlot >= 0 else { return false }
+      current = Int(entries[own].awaitedSlot)
+    }
+    return true
   }
 }

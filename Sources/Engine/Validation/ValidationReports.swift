@@ -32,23 +32,13 @@ extension Engine {
     while let parent = Name.parentOffset(name, from: offset) {
       let suffix = UnsafeRawBufferPointer(rebasing: name[offset...])
       if chain.provesSigned(suffix, .dnskey) || chain.provesSigned(suffix, .ds)
-        || isTrustAnchor(suffix)
+        || settings.isTrustAnchor(suffix)
       {
         return suffix
       }
       offset = parent
     }
     return UnsafeRawBufferPointer(rebasing: name[min(offset, name.count)...])
-  }
-
-  /// Whether a `trust-anchor` (or the root's) is for `name`.
-  func isTrustAnchor(_ name: UnsafeRawBufferPointer) -> Bool {
-    settings.trustAnchors.withIterator { anchors in
-      while let anchor = anchors.next() {
-        if Name.equalIgnoringCase(anchor.owner, name) { return true }
-      }
-      return false
-    }
   }
 
   /// Reports `slot`'s bogus answer unless its zone was among the last ones
@@ -114,5 +104,17 @@ extension CachedChainRecords {
     withValidatedAnswer(name: name, type: type) { message, state in
       state == .secure && message.answerCount > 0
     } ?? false
+  }
+}
+
+extension Settings {
+  /// Whether a `trust-anchor` (or the root's) is for `name`.
+  func isTrustAnchor(_ name: UnsafeRawBufferPointer) -> Bool {
+    trustAnchors.withIterator { anchors in
+      while let anchor = anchors.next() {
+        if Name.equalIgnoringCase(anchor.owner, name) { return true }
+      }
+      return false
+    }
   }
 }
