@@ -21,7 +21,7 @@ public final class Engine {
   public let statistics = Statistics()
 
   /// The questions in flight upstream, their waiting clients, the
-  /// coalescing index and the deadlines (TransactionTable.swift).
+  /// coalescing index and the deadlines (Transactions/).
   var table: TransactionTable
 
   /// The reply and query being written, and scratch names.

@@ -4,7 +4,7 @@ import Engine
 import XCTest
 
 /// `override-check`: the transport's probe verdicts applied to override
-/// answers (Engine/OverrideHealth.swift), with the fake clock.
+/// answers (Engine/LocalAuthority/OverrideHealth.swift), with the fake clock.
 final class OverrideHealthTests: XCTestCase {
   static let config = """
     listen 127.0.0.1:53

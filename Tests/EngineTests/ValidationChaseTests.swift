@@ -8,7 +8,7 @@ import XCTest
 /// authoritative server answers a CNAME into a delegated child with the
 /// CNAME and a referral) is chased — (target, type) asked with DO=1 CD=0 —
 /// and the client gets the CNAME and the target's answer, validated as one
-/// message (Sources/Engine/ValidationChase.swift). The signed records are
+/// message (Sources/Engine/Validation/ValidationChase.swift). The signed records are
 /// the Knot-signed fixtures (ValidatorFixtures); the partial answers are
 /// cut from them.
 final class ValidationChaseTests: XCTestCase {

@@ -4,7 +4,7 @@ import Engine
 import TestSupport
 import XCTest
 
-/// `dnssec on` in the engine (Sources/Engine/Validation.swift): what goes
+/// `dnssec on` in the engine (Sources/Engine/Validation/Validation.swift): what goes
 /// upstream, what waits for a chain of trust, and what a client gets when
 /// the chain cannot be had. The messages are signed only in form (an RRSIG
 /// naming its signer): these tests are about the plumbing around the

@@ -3,7 +3,7 @@ import DNSWire
 import Engine
 
 // libFuzzer target: the cache file loader (`PacketCache.load`, format in
-// Sources/Engine/CacheFile.swift) on arbitrary files (built and run by
+// Sources/Engine/AnswerCache/CacheFile.swift) on arbitrary files (built and run by
 // .ci/fuzz.sh; not a SwiftPM target). The file is read at every start-up
 // from a disk that a power cut, a full flash or another program may have
 // written, so it is input like any packet.

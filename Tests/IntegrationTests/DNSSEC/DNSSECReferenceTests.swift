@@ -195,7 +195,7 @@ final class DNSSECReferenceTests: XCTestCase {
     for line in disagreements { print("dnsward disagrees with unbound: \(line)") }
     // knotd (authoritative) answers a CNAME into a delegated child with the
     // CNAME and the referral; dnsward chases the target as unbound does
-    // (Sources/Engine/ValidationChase.swift).
+    // (Sources/Engine/Validation/ValidationChase.swift).
     XCTAssertEqual(disagreements, [], "dnsward's log:\n\(dnsward.log)")
     // Issue 18: every bogus answer is a SERVFAIL, but the log names each
     // zone once (among the last 16): the tampered cases in the top zone
