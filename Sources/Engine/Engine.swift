@@ -38,7 +38,7 @@ public final class Engine {
     get { validations.wallClockSeconds }
     set { validations.wallClockSeconds = newValue }
   }
-  /// `dnssec`: answers waiting for their chain of trust (Validation.swift).
+  /// `dnssec`: answers waiting for their chain of trust (Validation/).
   var validations: ValidationPool
 
   /// The hijack defences: the ACL, answer screening, `hold-on`, `verify`,

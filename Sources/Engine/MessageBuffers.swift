@@ -53,7 +53,7 @@ extension MessageWriter {
   /// (RFC 3225 §3) whatever the upstream or the cache said. A non-zero
   /// `extendedError` adds an Extended DNS Error option (RFC 8914 §2: option
   /// code 15, the INFO-CODE, no EXTRA-TEXT).
-  /// `payloadSize` is ours (`edns-payload`).
+  /// `payloadSize` is ours (`edns-size`).
   mutating func writeClientOPT(
     payloadSize: UInt16, dnssecOK: Bool, extendedRcode: UInt8 = 0, extendedError: UInt16 = 0
   ) throws(WireError) {
