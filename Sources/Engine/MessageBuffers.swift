@@ -73,6 +73,15 @@ extension MessageWriter {
     try writeOPT(
       udpPayloadSize: payloadSize, extendedRcode: extendedRcode, dnssecOK: dnssecOK)
   }
+
+  /// A reply made here (local answer, CHAOS, minimal ANY) to `query`:
+  /// the client's OPT if its query had one, with its DO bit.
+  mutating func writeClientOPT(answering query: Message, payloadSize: UInt16)
+    throws(WireError)
+  {
+    guard let opt = query.opt else { return }
+    try writeClientOPT(payloadSize: payloadSize, dnssecOK: opt.dnssecOK)
+  }
 }
 
 extension ClientRef {

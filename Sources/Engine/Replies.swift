@@ -306,10 +306,7 @@ extension Engine {
             pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
         }
-        if hasEDNS {
-          try writer.writeClientOPT(
-            payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
-        }
+        try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
       } catch {
         fits = false
       }

@@ -113,10 +113,7 @@ extension Engine {
         pointerTo: HeaderField.size, type: RRType(rawValue: 13), rrClass: query.questionClass,
         ttl: Self.minimalANYTTL,
         rdata: UnsafeRawBufferPointer(start: hinfo.utf8Start, count: hinfo.utf8CodeUnitCount))
-      if hasEDNS {
-        try writer.writeClientOPT(
-          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
-      }
+      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
     } catch {
       fits = false
     }

@@ -96,10 +96,7 @@ extension Engine {
         }
       }
       writer.patchUInt16(answers, at: HeaderField.answerCount)
-      if hasEDNS {
-        try writer.writeClientOPT(
-          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
-      }
+      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
     } catch {
       fits = false
     }

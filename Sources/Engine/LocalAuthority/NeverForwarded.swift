@@ -90,10 +90,7 @@ extension Engine {
         try LocalZones.writeZoneRecord(&writer, .soa, apex: apex)
       }
       if answersNS { try LocalZones.writeZoneRecord(&writer, .ns, apex: apex) }
-      if hasEDNS {
-        try writer.writeClientOPT(
-          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
-      }
+      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
     } catch {
       preconditionFailure("a local zone's answer always fits")
     }

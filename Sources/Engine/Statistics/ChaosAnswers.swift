@@ -103,10 +103,7 @@ extension Engine {
             &writer, upstream: upstream, key: "disagreements", value: entry.disagreements)
         }
       }
-      if hasEDNS {
-        try writer.writeClientOPT(
-          payloadSize: settings.ednsPayloadSize, dnssecOK: query.opt?.dnssecOK ?? false)
-      }
+      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
     } catch {
       fits = false
     }
