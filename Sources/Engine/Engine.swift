@@ -13,7 +13,7 @@ public final class Engine {
   public internal(set) var settings: Settings
   /// The upstreams in force, their health and figures, and which one a
   /// question tries next (Upstreams/UpstreamSelection.swift).
-  var selection: UpstreamSelection
+  public internal(set) var selection: UpstreamSelection
   /// The upstreams in priority order, `resolv-conf` already expanded.
   public var upstreams: [UpstreamServer] { selection.servers }
   /// What this worker counts (Statistics/Statistic.swift), shared with its
@@ -31,13 +31,6 @@ public final class Engine {
   public let cache: PacketCache
   /// Overrides, local names, never-forwarded names (LocalAuthority/).
   public let local: LocalAuthority
-  /// Wall-clock seconds since 1970, set by the loop each turn when `dnssec`
-  /// is on (the engine reads no clock): RRSIG validity times are checked
-  /// against it once it is past the build date (Validation.swift).
-  public var wallClockSeconds: Int64 {
-    get { validations.wallClockSeconds }
-    set { validations.wallClockSeconds = newValue }
-  }
   /// `dnssec`: answers waiting for their chain of trust (Validation/).
   var validations: ValidationPool
 
@@ -73,22 +66,6 @@ public final class Engine {
     if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
     if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
     return earliest
-  }
-
-  /// Whether an upstream is currently skipped after repeated failures.
-  public func isDown(upstream: Int, now: UInt64) -> Bool {
-    selection.isDown(upstream, now: now)
-  }
-
-  /// Per-upstream counters and smoothed RTT of upstream `index`
-  /// (0..<upstreams.count).
-  public func upstreamStatistics(_ index: Int) -> UpstreamStatistics {
-    selection.statistics(index)
-  }
-
-  /// Whether queries to `upstream` still use 0x20 case randomization.
-  public func usesCaseRandomization(upstream: Int) -> Bool {
-    settings.caseRandomization && selection.keepsCase(upstream)
   }
 
   /// Questions in flight upstream (at most `inflight`).

@@ -129,6 +129,11 @@ public protocol EngineEnvironment {
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64)
+  /// Wall-clock seconds since 1970, asked only when a DNSSEC signature's
+  /// validity times are checked (RFC 4035 §5.3.1): the engine keeps no
+  /// clock. A value before the build date means the clock is not set yet
+  /// (`Release.clockIsKnownWrong`).
+  var wallClockSeconds: Int64 { get }
   /// See the default implementation below (`nftset`).
   mutating func addToNftSet(directives: UInt64, address: UnsafeRawBufferPointer, ttl: UInt32)
 }

@@ -46,21 +46,6 @@ extension Engine {
   }
 }
 
-extension Engine {
-  /// The loop's netlink writer's totals, for `stats.dnsward.` and the
-  /// counters log (the engine cannot see the writer: it is in Platform).
-  public func noteNftSetWriter(
-    elementsSent: Int, elementsDropped: Int, batchesFailed: Int, elementsFailed: Int,
-    elementsUnsupported: Int
-  ) {
-    statistics[.nftsetElementsSent] = UInt64(elementsSent)
-    statistics[.nftsetElementsDropped] = UInt64(elementsDropped)
-    statistics[.nftsetBatchesFailed] = UInt64(batchesFailed)
-    statistics[.nftsetElementsFailed] = UInt64(elementsFailed)
-    statistics[.nftsetElementsUnsupported] = UInt64(elementsUnsupported)
-  }
-}
-
 extension Settings {
   /// The `nftset` directives (bit per directive) whose domains match the
   /// lower-cased flat `name`; 0 at once without `nftset`.

@@ -14,32 +14,18 @@ extension Engine {
     enableValidationIfTurnedOn()
   }
 
-  /// Whether answers cached under `running` could be answered differently
-  /// under `settings` (upstreams aside, which the loop compares): the `for`
-  /// routes, answer screening (`bogus`, `bogus-nxdomain`, `rebind-*`,
-  /// `filter-aaaa`), TTL limits, and DNSSEC (`dnssec`, and the trust anchors
-  /// that `dnssec-root`, `trust-anchor` and `trust-anchor-file` give): a
-  /// reload that changes one empties the cache.
-  public static func cachedAnswersDiffer(under settings: Settings, from running: Settings) -> Bool {
-    !settings.routes.hasSameEntries(as: running.routes)
-      || settings.bogusPrefixes != running.bogusPrefixes
-      || settings.bogusNXDomainPrefixes != running.bogusNXDomainPrefixes
-      || settings.rebindProtection != running.rebindProtection
-      || settings.rebindAllowNames != running.rebindAllowNames
-      || settings.minTTL != running.minTTL || settings.maxTTL != running.maxTTL
-      || settings.negativeTTLMax != running.negativeTTLMax
-      || settings.filterAAAA != running.filterAAAA
-      || ValidationPool.dnssecDiffers(under: settings, from: running)
-  }
-
-  /// First half of an upstream change, while the old upstreams and their
-  /// transports are still there: each question in flight gives up its
-  /// attempt (the transport releases what it holds for it; a late reply
-  /// finds a new generation and is dropped). A held `hold-on` answer is
-  /// given now; a check of an old upstream (`verify`, a redirect probe)
-  /// ends. The questions for clients keep their slots and waiters and are
-  /// asked again by `resendQueriesInFlight` once `replaceUpstreams` ran.
-  public func withdrawQueriesInFlight<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+  /// First half of an upstream change, while the old upstreams' transports
+  /// are still there: each question in flight gives up its attempt (the
+  /// transport releases what it holds for it; a late reply finds a new
+  /// generation and is dropped). A held `hold-on` answer is given now; a
+  /// check of an old upstream (`verify`, a redirect probe) ends. The
+  /// questions for clients keep their slots and waiters and are asked again
+  /// by `resendQueriesInFlight`. Then `replacement` is the list in force:
+  /// an upstream in both lists keeps its health and figures, the others
+  /// start afresh.
+  public func withdrawQueriesInFlight<E: EngineEnvironment>(
+    replacingUpstreamsWith replacement: [UpstreamServer], now: UInt64, environment: inout E
+  ) {
     for slot in table.inDeadlineOrder() {
       if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
@@ -61,12 +47,6 @@ extension Engine {
     defences.probes.candidateCount = 0
     defences.probes.controlAnswered = 0
     if settings.detectNXDomainRedirect { defences.probes.nextRound = now }
-  }
-
-  /// Second half: the upstream list in force from now on. An upstream in
-  /// both lists keeps its health and figures; the others start afresh.
-  /// No question may be in flight to an old upstream (`withdrawQueriesInFlight`).
-  public func replaceUpstreams(_ replacement: [UpstreamServer]) {
     selection.replace(with: replacement)
   }
 
@@ -79,5 +59,25 @@ extension Engine {
       table.reroute(slot, route: route(for: table.name(slot)))
       dispatch(slot: slot, now: now, environment: &environment)
     }
+  }
+}
+
+extension Settings {
+  /// Whether answers cached under `running` could be answered differently
+  /// under these settings (upstreams aside, which the loop compares): the `for`
+  /// routes, answer screening (`bogus`, `bogus-nxdomain`, `rebind-*`,
+  /// `filter-aaaa`), TTL limits, and DNSSEC (`dnssec`, and the trust anchors
+  /// that `dnssec-root`, `trust-anchor` and `trust-anchor-file` give): a
+  /// reload that changes one empties the cache.
+  public func cachedAnswersDiffer(from running: Settings) -> Bool {
+    !routes.hasSameEntries(as: running.routes)
+      || bogusPrefixes != running.bogusPrefixes
+      || bogusNXDomainPrefixes != running.bogusNXDomainPrefixes
+      || rebindProtection != running.rebindProtection
+      || rebindAllowNames != running.rebindAllowNames
+      || minTTL != running.minTTL || maxTTL != running.maxTTL
+      || negativeTTLMax != running.negativeTTLMax
+      || filterAAAA != running.filterAAAA
+      || ValidationPool.dnssecDiffers(under: self, from: running)
   }
 }

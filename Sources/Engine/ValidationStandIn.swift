@@ -24,8 +24,6 @@
     func stripDNSSECRecords(in output: UnsafeMutableRawBufferPointer) -> Int { output.count }
     func capTTLs(in output: UnsafeMutableRawBufferPointer, to limit: UInt32) {}
     static func dnssecDiffers(under settings: Settings, from running: Settings) -> Bool { false }
-    /// Kept for the loop that sets it; nothing reads it.
-    var wallClockSeconds: Int64 = 0
   }
 
   extension Engine {

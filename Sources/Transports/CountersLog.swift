@@ -35,7 +35,7 @@ extension Server {
     // Each upstream's answers, timeouts, failures, smoothed RTT and
     // disagreements with the trusted upstream.
     for upstream in 0..<engine.upstreams.count {
-      let figures = engine.upstreamStatistics(upstream)
+      let figures = engine.selection.statistics(upstream)
       startCounterLine()
       log.append("upstream ").append(decimal: upstream)
         .append(" ").append(address: context.upstreamAddresses[upstream])

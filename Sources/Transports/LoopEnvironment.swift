@@ -82,6 +82,8 @@ final class LoopEnvironment: EngineEnvironment {
   /// the default `log info`); otherwise at debug.
   var querySeverity: LogSeverity { context.settings.logQueries ? .info : .debug }
 
+  /// Read only while validating: the engine reads no clock.
+  var wallClockSeconds: Int64 { Int64(WallClock.nowSeconds()) }
   var logsQueries: Bool { context.log.enabled(querySeverity) }
 
   /// `query 192.168.1.20:40000 udp www.example.com. A: NOERROR from

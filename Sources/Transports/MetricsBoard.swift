@@ -21,7 +21,7 @@ import Platform
   public final class MetricsBoard {
     let base: UnsafeMutablePointer<UInt64>
     let workers: Int
-    /// Upstreams with figures: at most `Engine.statisticsUpstreamLimit`.
+    /// Upstreams with figures: at most `Statistics.upstreamLimit`.
     let upstreams: Int
     let stride: Int
 
@@ -36,7 +36,7 @@ import Platform
     /// memory cannot be mapped.
     public init?(workers: Int, upstreams: Int) {
       self.workers = max(workers, 1)
-      self.upstreams = min(upstreams, Engine.statisticsUpstreamLimit)
+      self.upstreams = min(upstreams, Statistics.upstreamLimit)
       stride = Self.upstreamOffset + Self.upstreamFigures * self.upstreams
       guard
         let memory = SharedMemory.map(
@@ -60,7 +60,7 @@ import Platform
       slot[Self.histogramOffset + LatencyHistogram.bucketCount] = latency.sumMilliseconds
       slot[Self.histogramOffset + LatencyHistogram.bucketCount + 1] = latency.count
       for upstream in 0..<min(upstreams, engine.upstreams.count) {
-        let figures = engine.upstreamStatistics(upstream)
+        let figures = engine.selection.statistics(upstream)
         let at = Self.upstreamOffset + Self.upstreamFigures * upstream
         slot[at] = figures.answers
         slot[at + 1] = figures.timeouts
@@ -113,7 +113,7 @@ import Platform
       guard let endpoint = settings.metrics else { return nil }
       let requested = SocketAddress(endpoint)
       guard
-        let board = MetricsBoard(workers: workers, upstreams: Engine.statisticsUpstreamLimit)
+        let board = MetricsBoard(workers: workers, upstreams: Statistics.upstreamLimit)
       else {
         log.start(.error).append("cannot map the metrics board").emit(.error)
         throw OpenError()

@@ -77,7 +77,7 @@ final class NftSetSink {
 
   func noteCounters() {
     let counts = writer.counters
-    engine.noteNftSetWriter(
+    engine.statistics.noteNftSetWriter(
       elementsSent: counts.elementsSent,
       elementsDropped: counts.elementsDropped + counts.elementsSkipped,
       batchesFailed: counts.batchesFailed, elementsFailed: counts.elementsFailed,

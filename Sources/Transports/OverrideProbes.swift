@@ -10,7 +10,7 @@ import Platform
 /// `timeoutMilliseconds`, a failure. The socket is closed at once either way
 /// (a connect-and-close is all the service sees).
 ///
-/// The verdicts go to the engine (`Engine.setOverrideAddress`), which leaves
+/// The verdicts go to the engine (`OverrideHealth.setAddress`), which leaves
 /// a down address out of override answers and resolves a name normally when
 /// the addresses it would answer with are all down (OverrideHealth.swift).
 /// An address is marked down after `failuresBeforeDown` consecutive failed
@@ -259,7 +259,9 @@ final class OverrideProber {
       targets[target].failures = 0
       let wasDown = targets[target].state == .down
       targets[target].state = .up
-      guard wasDown, context.engine.setOverrideAddress(ip, reachable: true) == .recovered else {
+      guard wasDown,
+        context.engine.local.overrideHealth.setAddress(ip, reachable: true) == .recovered
+      else {
         return
       }
       logLine(.info, address).append(" reachable again on tcp:").append(decimal: Int(port))
@@ -269,7 +271,7 @@ final class OverrideProber {
     if targets[target].failures < UInt8.max { targets[target].failures += 1 }
     let state = targets[target].state
     guard targets[target].failures >= Self.failuresBeforeDown, state != .down else { return }
-    switch context.engine.setOverrideAddress(ip, reachable: false) {
+    switch context.engine.local.overrideHealth.setAddress(ip, reachable: false) {
     case .markedDown, .unchanged, .recovered:
       targets[target].state = .down
       logLine(.warning, address).append(" unreachable on tcp:").append(decimal: Int(port))

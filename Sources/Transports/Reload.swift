@@ -163,7 +163,7 @@ extension Server {
   /// in flight is asked again of the new ones (Engine/Reload.swift). The
   /// cache is emptied when what it holds may now be answered differently:
   /// other upstreams, `for` routes, answer screening, TTL limits or DNSSEC
-  /// (`Engine.cachedAnswersDiffer`).
+  /// (`Settings.cachedAnswersDiffer`).
   /// Returns whether it was, or nil (logged) when the new upstreams'
   /// transports cannot be set up: then nothing changed.
   func apply(
@@ -184,7 +184,8 @@ extension Server {
           .append("; the running config stays").emit(.error)
         return nil
       }
-      engine.withdrawQueriesInFlight(now: now, environment: &environment)
+      engine.withdrawQueriesInFlight(
+        replacingUpstreamsWith: upstreams, now: now, environment: &environment)
       tcpUpstreams.closeAll()
       httpdnsUpstreams.closeAll()
       tcpUpstreams = newTCP
@@ -192,10 +193,9 @@ extension Server {
       environment.tcpUpstreams = newTCP
       environment.httpdnsUpstreams = newHTTP
       context.upstreamAddresses = upstreams.map { SocketAddress($0.endpoint) }
-      engine.replaceUpstreams(upstreams)
     }
     let answersChanged =
-      upstreamsChanged || Engine.cachedAnswersDiffer(under: settings, from: running)
+      upstreamsChanged || settings.cachedAnswersDiffer(from: running)
     context.settings = settings
     engine.reconfigure(settings: settings)
     log.threshold = LogSeverity(rawValue: settings.logLevel.rawValue) ?? .info

@@ -197,9 +197,6 @@ public final class Server {
         return
       }
       now = MonotonicClock.nowMilliseconds()
-      // RRSIG validity times (the engine reads no clock). A firmware
-      // without the validator refuses `dnssec on`, so never reads it.
-      if context.settings.dnssec { engine.wallClockSeconds = Int64(WallClock.nowSeconds()) }
       for index in 0..<ready {
         let event = context.epoll.event(at: index)
         handle(event: event.events, token: event.token, now: now, environment: &environment)

@@ -151,6 +151,8 @@ struct FakeEnvironment: EngineEnvironment {
   var loggedQueries: [LoggedQuery] = []
 
   var logsQueries: Bool { recordsQueries }
+  /// What a signature's validity times are checked against (0: unchecked).
+  var wallClockSeconds: Int64 = 0
 
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
@@ -217,7 +219,11 @@ final class Harness {
 
   var replies: [SentReply] { environment.replies }
   var queries: [SentQuery] { environment.queries }
-  var counters: Statistics { engine.statistics }
+  /// The statistics as a reader sees them: levels refreshed first.
+  var counters: Statistics {
+    engine.refreshLevels()
+    return engine.statistics
+  }
 
   /// A client packet arrives. Returns the replies it caused at once.
   @discardableResult

@@ -74,8 +74,8 @@ final class FailoverTests: XCTestCase {
       XCTAssertEqual(failover.upstream, 1)
       XCTAssertEqual(harness.answer(makeReply(to: failover.bytes), to: failover).count, 1)
     }
-    XCTAssertTrue(harness.engine.isDown(upstream: 0, now: harness.now))
-    XCTAssertFalse(harness.engine.isDown(upstream: 1, now: harness.now))
+    XCTAssertTrue(harness.engine.selection.isDown(0, now: harness.now))
+    XCTAssertFalse(harness.engine.selection.isDown(1, now: harness.now))
     XCTAssertEqual(
       harness.environment.events.filter { $0.event == .upstreamDown },
       [Reported(event: .upstreamDown, upstream: 0)])
@@ -87,7 +87,7 @@ final class FailoverTests: XCTestCase {
 
     // After the down period it is tried first again, and recovers.
     harness.advance(by: 30_000)
-    XCTAssertFalse(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertFalse(harness.engine.selection.isDown(0, now: harness.now))
     harness.ask(makeQuery(id: 11, name: "back.example"))
     let back = harness.queries.last!
     XCTAssertEqual(back.upstream, 0)
@@ -103,7 +103,7 @@ final class FailoverTests: XCTestCase {
       harness.ask(makeQuery(id: UInt16(index), name: "d\(index).example"))
       XCTAssertEqual(harness.advance(by: 1000).count, 1)
     }
-    XCTAssertTrue(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertTrue(harness.engine.selection.isDown(0, now: harness.now))
     harness.ask(makeQuery(id: 9, name: "anyway.example"))
     XCTAssertEqual(harness.queries.count, 4, "a down upstream beats no answer")
     XCTAssertEqual(harness.queries.last?.upstream, 0)
@@ -340,7 +340,7 @@ final class ErrorReplyTests: XCTestCase {
       XCTAssertEqual(second.upstream, 1)
       harness.answer(makeReply(to: second.bytes), to: second)
     }
-    XCTAssertTrue(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertTrue(harness.engine.selection.isDown(0, now: harness.now))
     harness.ask(makeQuery(id: 0x70, name: "after.example"))
     XCTAssertEqual(harness.queries.last?.upstream, 1)
   }

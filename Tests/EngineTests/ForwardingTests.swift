@@ -87,7 +87,7 @@ final class ForwardingTests: XCTestCase {
     let letters = first.questionText.filter(\.isLetter)
     XCTAssertTrue(letters.contains(where: \.isUppercase), "0x20: some letters upper case")
     XCTAssertTrue(letters.contains(where: \.isLowercase), "0x20: some letters lower case")
-    XCTAssertTrue(harness.engine.usesCaseRandomization(upstream: 0))
+    XCTAssertTrue(harness.engine.selection.usesCaseRandomization(0, under: harness.engine.settings))
   }
 
   func testCaseRandomizationOffSendsLowerCase() throws {
@@ -95,7 +95,8 @@ final class ForwardingTests: XCTestCase {
     harness.ask(makeQuery(id: 1, name: "WWW.Example.COM"))
     let sent = try decoded(harness.queries[0].bytes)
     XCTAssertEqual(sent.questionText, "www.example.com")
-    XCTAssertFalse(harness.engine.usesCaseRandomization(upstream: 0))
+    XCTAssertFalse(
+      harness.engine.selection.usesCaseRandomization(0, under: harness.engine.settings))
     // The client still gets its own case back.
     let reply = try decoded(
       harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0])[0].bytes)

@@ -31,9 +31,9 @@ final class NetworkChangeTests: XCTestCase {
       harness.ask(makeQuery(id: UInt16(id), name: "n\(id).example"))
       harness.advance(by: 1000)
     }
-    XCTAssertTrue(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertTrue(harness.engine.selection.isDown(0, now: harness.now))
     harness.engine.networkChanged(now: harness.now, environment: &harness.environment)
-    XCTAssertFalse(harness.engine.isDown(upstream: 0, now: harness.now))
+    XCTAssertFalse(harness.engine.selection.isDown(0, now: harness.now))
     let before = harness.queries.count
     harness.ask(makeQuery(id: 9, name: "fresh.example"))
     XCTAssertEqual(harness.queries[before].upstream, 0, "the first upstream is asked first again")

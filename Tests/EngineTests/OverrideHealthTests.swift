@@ -38,8 +38,10 @@ final class OverrideHealthTests: XCTestCase {
 
   func testDownAddressIsLeftOutOfOverrideAnswers() throws {
     let harness = makeHarness()
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .markedDown)
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: false), .unchanged)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: false), .markedDown)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: false), .unchanged)
     XCTAssertEqual(harness.counters[.overrideAddressesDown], 1)
     XCTAssertTrue(harness.engine.local.overrideHealth.isDown(Self.svc10))
 
@@ -58,8 +60,8 @@ final class OverrideHealthTests: XCTestCase {
 
   func testFamilyAllDownIsForwardedAndRecoveryAnswersLocallyAgain() throws {
     let harness = makeHarness()
-    harness.engine.setOverrideAddress(Self.svc10, reachable: false)
-    harness.engine.setOverrideAddress(Self.svc11, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc11, reachable: false)
     XCTAssertEqual(harness.counters[.overrideAddressesDown], 2)
 
     // A: every IPv4 address is down, so the name is resolved normally.
@@ -87,13 +89,15 @@ final class OverrideHealthTests: XCTestCase {
 
     // One address recovers: answered locally again, though the cache now
     // holds the upstream's answer.
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: true), .recovered)
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.svc10, reachable: true), .unchanged)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: true), .recovered)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: true), .unchanged)
     XCTAssertEqual(harness.counters[.overrideAddressesDown], 1)
     let back = try XCTUnwrap(try ask(harness, "svc.lan", id: 2))
     XCTAssertTrue(back.has(HeaderFlags.authoritative))
     XCTAssertEqual(back.ipv4Answers, [[192, 0, 2, 10]])
-    harness.engine.setOverrideAddress(Self.svc11, reachable: true)
+    harness.engine.local.overrideHealth.setAddress(Self.svc11, reachable: true)
     XCTAssertEqual(harness.counters[.overrideAddressesDown], 0)
     let all = try XCTUnwrap(try ask(harness, "svc.lan", id: 3))
     XCTAssertEqual(all.ipv4Answers, [[192, 0, 2, 10], [192, 0, 2, 11]])
@@ -103,7 +107,7 @@ final class OverrideHealthTests: XCTestCase {
 
   func testNameWithEveryAddressDownFallsBackForEveryType() throws {
     let harness = makeHarness()
-    harness.engine.setOverrideAddress(Self.solo, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.solo, reachable: false)
     for (index, type) in [RRType.a, .aaaa, .mx].enumerated() {
       XCTAssertNil(try ask(harness, "solo.lan", type: type, id: UInt16(index)), "\(type)")
     }
@@ -118,17 +122,17 @@ final class OverrideHealthTests: XCTestCase {
     let wild = try XCTUnwrap(try ask(harness, "host.wild.lan"))
     XCTAssertEqual(wild.ipv4Answers, [[192, 0, 2, 10]])
     // ... until it is down too; the two names share it.
-    harness.engine.setOverrideAddress(Self.svc10, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: false)
     XCTAssertNil(try ask(harness, "host.wild.lan", id: 9))
     XCTAssertEqual(try ask(harness, "svc.lan")?.ipv4Answers, [[192, 0, 2, 11]])
   }
 
   func testBlocksAndUncheckedNamesAreNotAffected() throws {
     let harness = makeHarness()
-    harness.engine.setOverrideAddress(Self.solo, reachable: false)
-    harness.engine.setOverrideAddress(Self.svc10, reachable: false)
-    harness.engine.setOverrideAddress(Self.svc11, reachable: false)
-    harness.engine.setOverrideAddress(Self.svc6, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.solo, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc10, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc11, reachable: false)
+    harness.engine.local.overrideHealth.setAddress(Self.svc6, reachable: false)
     let blocked = try XCTUnwrap(try ask(harness, "ads.example"))
     XCTAssertEqual(blocked.rcode, ResponseCode.nameError.rawValue)
     XCTAssertEqual(harness.counters[.blocked], 1)
@@ -139,18 +143,20 @@ final class OverrideHealthTests: XCTestCase {
     let harness = makeHarness()
     for index in 0..<OverrideHealth.capacity {
       XCTAssertEqual(
-        harness.engine.setOverrideAddress(
+        harness.engine.local.overrideHealth.setAddress(
           ipv4(10, 99, UInt8(index >> 8), UInt8(index & 0xFF)), reachable: false),
         .markedDown)
     }
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.solo, reachable: false), .tableFull)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.solo, reachable: false), .tableFull)
     XCTAssertEqual(harness.engine.local.overrideHealth.rejected, 1)
     XCTAssertEqual(
       harness.counters[.overrideAddressesDown], UInt64(OverrideHealth.capacity))
     XCTAssertEqual(try ask(harness, "solo.lan")?.ipv4Answers, [[192, 0, 2, 20]])
     // A recovery frees a place.
-    harness.engine.setOverrideAddress(ipv4(10, 99, 0, 7), reachable: true)
-    XCTAssertEqual(harness.engine.setOverrideAddress(Self.solo, reachable: false), .markedDown)
+    harness.engine.local.overrideHealth.setAddress(ipv4(10, 99, 0, 7), reachable: true)
+    XCTAssertEqual(
+      harness.engine.local.overrideHealth.setAddress(Self.solo, reachable: false), .markedDown)
     XCTAssertNil(try ask(harness, "solo.lan", id: 2))
     XCTAssertEqual(
       harness.counters[.overrideAddressesDown], UInt64(OverrideHealth.capacity))

@@ -2,7 +2,7 @@ import CompiledConfig
 import Engine
 import XCTest
 
-/// Which reloads empty the cache (`Engine.cachedAnswersDiffer`): those that
+/// Which reloads empty the cache (`Settings.cachedAnswersDiffer`): those that
 /// change how an answer is screened, limited or validated; not those that
 /// change what is looked up before the cache.
 final class ReloadCacheTests: XCTestCase {
@@ -11,8 +11,7 @@ final class ReloadCacheTests: XCTestCase {
     "trust-anchor dskey.example.com. DS 60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118"
 
   func differs(_ before: String, _ after: String) -> Bool {
-    Engine.cachedAnswersDiffer(
-      under: makeSettings(Self.base + after), from: makeSettings(Self.base + before))
+    makeSettings(Self.base + after).cachedAnswersDiffer(from: makeSettings(Self.base + before))
   }
 
   func testDNSSECChangesEmptyTheCache() {

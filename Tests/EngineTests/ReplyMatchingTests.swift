@@ -139,7 +139,7 @@ final class ReplyMatchingTests: XCTestCase {
     XCTAssertEqual(retried.questionText, sentName.lowercased(), "the retry is sent without 0x20")
     XCTAssertNotEqual(retried.id, try decoded(sent.bytes).id)
     // One mismatch is not enough to give up 0x20 for the upstream.
-    XCTAssertTrue(harness.engine.usesCaseRandomization(upstream: 0))
+    XCTAssertTrue(harness.engine.selection.usesCaseRandomization(0, under: harness.engine.settings))
     XCTAssertTrue(harness.environment.events.isEmpty)
 
     // The late original is stale; the retry's answer goes to the client.
@@ -164,8 +164,11 @@ final class ReplyMatchingTests: XCTestCase {
       XCTAssertEqual(harness.answer(makeReply(to: retry.bytes), to: retry).count, 1)
     }
     XCTAssertEqual(harness.counters[.mismatchedCase], 2)
-    XCTAssertFalse(harness.engine.usesCaseRandomization(upstream: 0))
-    XCTAssertTrue(harness.engine.usesCaseRandomization(upstream: 1), "only the offending upstream")
+    XCTAssertFalse(
+      harness.engine.selection.usesCaseRandomization(0, under: harness.engine.settings))
+    XCTAssertTrue(
+      harness.engine.selection.usesCaseRandomization(1, under: harness.engine.settings),
+      "only the offending upstream")
     XCTAssertEqual(
       harness.environment.events, [Reported(event: .caseRandomizationDisabled, upstream: 0)])
 
@@ -191,7 +194,7 @@ final class ReplyMatchingTests: XCTestCase {
     XCTAssertEqual(harness.counters[.mismatchedCase], 1)
     XCTAssertEqual(harness.queries.count, 2)
     // One mismatch is not enough to turn 0x20 off for the upstream.
-    XCTAssertTrue(harness.engine.usesCaseRandomization(upstream: 0))
+    XCTAssertTrue(harness.engine.selection.usesCaseRandomization(0, under: harness.engine.settings))
   }
 
   /// Found by the engine fuzzer (Tests/Fuzz/engine.swift): a record whose

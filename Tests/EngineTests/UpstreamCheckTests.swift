@@ -37,8 +37,8 @@ final class UpstreamCheckTests: XCTestCase {
       harness.answer(makeReply(to: check.bytes, addresses: [Self.phishing]), to: check).isEmpty,
       "a check is never relayed")
     XCTAssertEqual(harness.counters[.verifyDisagreements], 1)
-    XCTAssertEqual(harness.engine.upstreamStatistics(0).disagreements, 1, "per upstream")
-    XCTAssertEqual(harness.engine.upstreamStatistics(1).disagreements, 0)
+    XCTAssertEqual(harness.engine.selection.statistics(0).disagreements, 1, "per upstream")
+    XCTAssertEqual(harness.engine.selection.statistics(1).disagreements, 0)
     XCTAssertEqual(
       harness.environment.defences,
       [
@@ -227,8 +227,8 @@ extension UpstreamCheckTests {
     for query in harness.queries {
       harness.answer(makeReply(to: query.bytes, rcode: .refused, addresses: []), to: query)
     }
-    XCTAssertFalse(harness.engine.isDown(upstream: 0, now: harness.now))
-    XCTAssertEqual(harness.engine.upstreamStatistics(0).failures, 0)
+    XCTAssertFalse(harness.engine.selection.isDown(0, now: harness.now))
+    XCTAssertEqual(harness.engine.selection.statistics(0).failures, 0)
   }
 }
 

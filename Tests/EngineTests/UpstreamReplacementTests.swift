@@ -10,8 +10,9 @@ import XCTest
 final class UpstreamReplacementTests: XCTestCase {
   func replace(_ harness: Harness, with config: String) {
     let settings = makeSettings(config)
-    harness.engine.withdrawQueriesInFlight(now: harness.now, environment: &harness.environment)
-    harness.engine.replaceUpstreams(settings.upstreams)
+    harness.engine.withdrawQueriesInFlight(
+      replacingUpstreamsWith: settings.upstreams, now: harness.now,
+      environment: &harness.environment)
     harness.engine.reconfigure(settings: settings)
     harness.engine.resendQueriesInFlight(now: harness.now, environment: &harness.environment)
   }
@@ -47,7 +48,7 @@ final class UpstreamReplacementTests: XCTestCase {
     let harness = Harness()
     harness.ask(makeQuery(id: 1, name: "a.example"))
     harness.answer(makeReply(to: harness.queries[0].bytes), to: harness.queries[0])
-    XCTAssertEqual(harness.engine.upstreamStatistics(0).answers, 1)
+    XCTAssertEqual(harness.engine.selection.statistics(0).answers, 1)
     // 127.0.0.1 moves to second place; a new one comes first.
     replace(
       harness,
@@ -60,8 +61,8 @@ final class UpstreamReplacementTests: XCTestCase {
         cache 0
         """)
     XCTAssertEqual(harness.engine.upstreams.count, 2)
-    XCTAssertEqual(harness.engine.upstreamStatistics(0).answers, 0)
-    XCTAssertEqual(harness.engine.upstreamStatistics(1).answers, 1)
+    XCTAssertEqual(harness.engine.selection.statistics(0).answers, 0)
+    XCTAssertEqual(harness.engine.selection.statistics(1).answers, 1)
   }
 
   func testWithNoUpstreamLeftTheWaitingClientGetsServfail() throws {
@@ -105,8 +106,9 @@ final class ProbeRoundReplacementTests: XCTestCase {
       inflight 16
       """)
     settings.detectNXDomainRedirect = true
-    harness.engine.withdrawQueriesInFlight(now: harness.now, environment: &harness.environment)
-    harness.engine.replaceUpstreams(settings.upstreams)
+    harness.engine.withdrawQueriesInFlight(
+      replacingUpstreamsWith: settings.upstreams, now: harness.now,
+      environment: &harness.environment)
     harness.engine.reconfigure(settings: settings)
     harness.engine.resendQueriesInFlight(now: harness.now, environment: &harness.environment)
     harness.advance(by: 1)

@@ -4,10 +4,10 @@ import Engine
 import XCTest
 
 /// Per-upstream answers, timeouts, failures and smoothed RTT
-/// (`Engine.upstreamStatistics`, `upstreamN.*` in `stats.dnsward.`).
+/// (`UpstreamSelection.statistics`, `upstreamN.*` in `stats.dnsward.`).
 final class UpstreamStatsTests: XCTestCase {
   func stats(_ harness: Harness, _ upstream: Int) -> UpstreamStatistics {
-    harness.engine.upstreamStatistics(upstream)
+    harness.engine.selection.statistics(upstream)
   }
 
   func testStartsAtZero() {
@@ -107,7 +107,8 @@ final class UpstreamStatsTests: XCTestCase {
     let reply = try decoded(try XCTUnwrap(replies.first).bytes)
     XCTAssertFalse(reply.has(HeaderFlags.truncated))
     XCTAssertEqual(reply.answerCount, Statistic.count + 10)
-    XCTAssertEqual(reply.answerCount, harness.engine.statisticRecordCount)
+    XCTAssertEqual(
+      reply.answerCount, Statistics.recordCount(upstreams: harness.engine.upstreams.count))
     var strings: [String] = []
     for record in reply.records where record.type == .txt {
       XCTAssertEqual(Int(record.rdata[0]) + 1, record.rdata.count, "one string per record")
@@ -128,7 +129,8 @@ final class UpstreamStatsTests: XCTestCase {
     for index in 0..<70 { config += "upstream udp 10.0.\(index / 256).\(index % 256 + 1):5300\n" }
     let harness = Harness(config)
     XCTAssertEqual(harness.engine.upstreams.count, 70)
-    XCTAssertEqual(harness.engine.statisticRecordCount, Statistic.count + 5 * 64)
+    XCTAssertEqual(
+      Statistics.recordCount(upstreams: harness.engine.upstreams.count), Statistic.count + 5 * 64)
     let replies = harness.ask(
       makeQuery(id: 9, name: "stats.dnsward", type: .txt, rrClass: .chaos),
       from: lanClient(tcp: true))

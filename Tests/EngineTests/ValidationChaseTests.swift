@@ -14,7 +14,7 @@ import XCTest
 final class ValidationChaseTests: XCTestCase {
   func makeHarness() -> Harness {
     let harness = Harness(ValidationFixtureTests.config)
-    harness.engine.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
+    harness.environment.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
     return harness
   }
 

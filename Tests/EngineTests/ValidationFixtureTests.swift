@@ -23,7 +23,7 @@ final class ValidationFixtureTests: XCTestCase {
 
   func makeHarness(adjust: (inout Settings) -> Void = { _ in }) -> Harness {
     let harness = Harness(Self.config, adjust: adjust)
-    harness.engine.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
+    harness.environment.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
     return harness
   }
 
@@ -141,7 +141,7 @@ final class ValidationFixtureTests: XCTestCase {
   /// pending pool.)
   func testTheZoneKeysStayCachedWhileValidationsUseThem() throws {
     let harness = Harness(Self.config.replacingOccurrences(of: "cache 256", with: "cache 16"))
-    harness.engine.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
+    harness.environment.wallClockSeconds = Int64(ValidatorFixtures.capturedAt)
     var id: UInt16 = 1
     var filler = 0
     let questions: [(String, RRType)] = [
@@ -228,7 +228,7 @@ final class ValidationFixtureTests: XCTestCase {
         }
         return nil
       })
-    harness.engine.wallClockSeconds = Int64(expiration) - 100
+    harness.environment.wallClockSeconds = Int64(expiration) - 100
     harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
     let reply = try onlyReply(serve(harness))
     XCTAssertTrue(reply.has(HeaderFlags.authenticData))
@@ -433,7 +433,7 @@ final class ValidationFixtureTests: XCTestCase {
 
   func testWithoutAClockPastTheBuildDateTimesAreNotCheckedAndThatIsReported() throws {
     let harness = makeHarness()
-    harness.engine.wallClockSeconds = 0
+    harness.environment.wallClockSeconds = 0
     harness.ask(makeQuery(id: 1, name: "www.example", edns: Self.withDO))
     XCTAssertTrue(try onlyReply(serve(harness)).has(HeaderFlags.authenticData))
     XCTAssertEqual(harness.environment.events.map(\.event), [.dnssecTimesUnchecked])

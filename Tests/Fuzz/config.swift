@@ -38,6 +38,7 @@ struct NullEnvironment: EngineEnvironment {
     return randomState
   }
   mutating func report(_ event: EngineEvent, upstream: Int) {}
+  var wallClockSeconds: Int64 { 0 }
 }
 
 /// www.example.com A? with RD and an OPT.

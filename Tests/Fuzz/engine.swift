@@ -164,6 +164,7 @@ struct FuzzEnvironment: EngineEnvironment {
   mutating func report(_ event: EngineEvent, upstream: Int) {}
 
   var logsQueries: Bool { true }
+  var wallClockSeconds: Int64 { 0 }
   mutating func logQuery(
     client: ClientRef, name: UnsafeRawBufferPointer, type: RRType, outcome: QueryOutcome,
     upstream: Int, latencyMilliseconds: UInt64

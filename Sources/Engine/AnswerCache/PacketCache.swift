@@ -126,6 +126,8 @@ public final class PacketCache {
   }
 
   public var isEnabled: Bool { capacity > 0 && arenaBytes > 0 }
+  /// Capacity in entries, 0 when the cache is off.
+  var enabledCapacity: Int { isEnabled ? capacity : 0 }
 
   /// Forgets every entry (a reload that changed where answers come from);
   /// the memory stays allocated.

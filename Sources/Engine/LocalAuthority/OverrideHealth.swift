@@ -64,7 +64,7 @@ public final class OverrideHealth {
   }
 }
 
-/// What `Engine.setOverrideAddress` changed.
+/// What `OverrideHealth.setAddress` changed.
 public enum OverrideAddressChange: Equatable {
   /// Already in that state.
   case unchanged
@@ -82,33 +82,28 @@ struct OverrideAddressesUp {
   var ipv6: Int
 }
 
-extension Engine {
+extension OverrideHealth {
   /// Records a probe verdict for an override address (IPv4 in its mapped
-  /// form, as `IPAddress(ipv4:)` makes it) and keeps
-  /// `statistics[.overrideAddressesDown]` equal to the number marked down.
+  /// form, as `IPAddress(ipv4:)` makes it). `count` is the level
+  /// `overrideAddressesDown` (`Engine.refreshLevels`).
   @discardableResult
-  public func setOverrideAddress(_ address: IPAddress, reachable: Bool) -> OverrideAddressChange {
-    let health = local.overrideHealth
-    let entry = health.index(of: address)
-    let change: OverrideAddressChange
-    switch (reachable, entry) {
+  public func setAddress(_ address: IPAddress, reachable: Bool) -> OverrideAddressChange {
+    switch (reachable, index(of: address)) {
     case (true, let entry?):
-      health.count -= 1
-      health.down[entry] = health.down[health.count]
-      change = .recovered
+      count -= 1
+      down[entry] = down[count]
+      return .recovered
     case (false, nil):
-      guard health.count < OverrideHealth.capacity else {
-        health.rejected += 1
+      guard count < Self.capacity else {
+        rejected += 1
         return .tableFull
       }
-      health.down[health.count] = address
-      health.count += 1
-      change = .markedDown
+      down[count] = address
+      count += 1
+      return .markedDown
     default:
       return .unchanged
     }
-    statistics[.overrideAddressesDown] = UInt64(health.count)
-    return change
   }
 }
 

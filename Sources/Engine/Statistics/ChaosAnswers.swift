@@ -16,37 +16,12 @@ extension Engine {
   /// than counts, up to date; called before the table is read.
   public func refreshLevels() {
     statistics[.cacheEntries] = UInt64(cache.count)
-    statistics[.cacheCapacity] = UInt64(cacheCapacity)
+    statistics[.cacheCapacity] = UInt64(cache.enabledCapacity)
     statistics[.activeTransactions] = UInt64(activeTransactions)
     statistics[.waitersInUse] = UInt64(waitersInUse)
     statistics[.cacheBytesInUse] = UInt64(cache.isEnabled ? cache.bytesInUse : 0)
     statistics[.localNamesDropped] = UInt64(local.names.active.dropped)
-  }
-
-  /// Upstreams listed in `stats.dnsward.` at most.
-  public static let statisticsUpstreamLimit = 64
-
-  /// Records in a `stats.dnsward.` answer: one per `Statistic`, then five
-  /// per upstream (at most `statisticsUpstreamLimit` of them): each record
-  /// is at most about 60 bytes, so the reply stays far below 65535 bytes.
-  public var statisticRecordCount: Int {
-    Statistic.count + 5 * min(upstreams.count, Self.statisticsUpstreamLimit)
-  }
-
-  /// Cache capacity in entries, 0 when the cache is off.
-  var cacheCapacity: Int { cache.isEnabled ? cache.capacity : 0 }
-
-  /// What a CHAOS question in our zones is answered with. (Payloads keep
-  /// the compiler from deriving Hashable, whose per-process seed would pull
-  /// `arc4random_buf` into the Embedded build.)
-  enum ChaosAnswer {
-    /// One TXT string: a number in decimal.
-    case number(UInt64)
-    case text(StaticString)
-    /// `Release`'s description: version, date, target and features.
-    case release
-    /// `stats.dnsward.`: one RR per statistic.
-    case statistics
+    statistics[.overrideAddressesDown] = UInt64(local.overrideHealth.count)
   }
 
   /// Answers a CHAOS-class question in the `bind.`, `server.` or `dnsward.`
@@ -57,7 +32,10 @@ extension Engine {
     query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
   ) -> Bool {
     guard query.questionClass == .chaos, ChaosTXT.isChaosZone(name) else { return false }
-    guard query.questionType == .txt, let answer = chaosAnswer(name) else {
+    guard query.questionType == .txt,
+      let answer = ChaosAnswer(
+        name, statistics: statistics, cacheCapacity: cache.enabledCapacity)
+    else {
       statistics[.refused] += 1
       replyError(
         .refused, to: query.bytes, query: query, client: client, environment: &environment)
@@ -74,7 +52,7 @@ extension Engine {
     let casedLength = query.copyQuestionName(into: buffers.casedName)
     let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<casedLength])
     var answers = 1
-    if case .statistics = answer { answers = statisticRecordCount }
+    if case .statistics = answer { answers = Statistics.recordCount(upstreams: upstreams.count) }
     var writer = MessageWriter(buffer: buffers.replyOutput)
     var fits = true
     do throws(WireError) {
@@ -92,8 +70,8 @@ extension Engine {
           let statistic = Statistic(index: index)
           try ChaosTXT.writeTXT(&writer, key: statistic.name, value: statistics[statistic])
         }
-        for upstream in 0..<min(upstreams.count, Self.statisticsUpstreamLimit) {
-          let entry = upstreamStatistics(upstream)
+        for upstream in 0..<min(upstreams.count, Statistics.upstreamLimit) {
+          let entry = selection.statistics(upstream)
           try ChaosTXT.writeTXT(&writer, upstream: upstream, key: "answers", value: entry.answers)
           try ChaosTXT.writeTXT(&writer, upstream: upstream, key: "timeouts", value: entry.timeouts)
           try ChaosTXT.writeTXT(&writer, upstream: upstream, key: "failures", value: entry.failures)
@@ -117,20 +95,5 @@ extension Engine {
         latencyMilliseconds: 0)
     }
     return true
-  }
-
-  // MARK: - Names
-
-  /// The answer for a lower-cased flat name in our zones, nil if we have none.
-  func chaosAnswer(_ name: UnsafeRawBufferPointer) -> ChaosAnswer? {
-    if ChaosTXT.flat(name, is: "hits.bind") { return .number(statistics[.cacheHits]) }
-    if ChaosTXT.flat(name, is: "misses.bind") { return .number(statistics[.cacheMisses]) }
-    if ChaosTXT.flat(name, is: "cachesize.bind") { return .number(UInt64(cacheCapacity)) }
-    if ChaosTXT.flat(name, is: "insertions.bind") { return .number(statistics[.cacheInserts]) }
-    if ChaosTXT.flat(name, is: "version.bind") || ChaosTXT.flat(name, is: "version.server") {
-      return .release
-    }
-    if ChaosTXT.flat(name, is: "stats.dnsward") { return .statistics }
-    return nil
   }
 }

@@ -138,3 +138,35 @@ enum ChaosTXT {
     }
   }
 }
+
+/// What a CHAOS question in our zones is answered with. (Payloads keep
+/// the compiler from deriving Hashable, whose per-process seed would pull
+/// `arc4random_buf` into the Embedded build.)
+enum ChaosAnswer {
+  /// One TXT string: a number in decimal.
+  case number(UInt64)
+  case text(StaticString)
+  /// `Release`'s description: version, date, target and features.
+  case release
+  /// `stats.dnsward.`: one RR per statistic.
+  case statistics
+
+  /// The answer for a lower-cased flat name in our zones, nil if we have none.
+  init?(_ name: UnsafeRawBufferPointer, statistics: Statistics, cacheCapacity: Int) {
+    if ChaosTXT.flat(name, is: "hits.bind") {
+      self = .number(statistics[.cacheHits])
+    } else if ChaosTXT.flat(name, is: "misses.bind") {
+      self = .number(statistics[.cacheMisses])
+    } else if ChaosTXT.flat(name, is: "cachesize.bind") {
+      self = .number(UInt64(cacheCapacity))
+    } else if ChaosTXT.flat(name, is: "insertions.bind") {
+      self = .number(statistics[.cacheInserts])
+    } else if ChaosTXT.flat(name, is: "version.bind") || ChaosTXT.flat(name, is: "version.server") {
+      self = .release
+    } else if ChaosTXT.flat(name, is: "stats.dnsward") {
+      self = .statistics
+    } else {
+      return nil
+    }
+  }
+}

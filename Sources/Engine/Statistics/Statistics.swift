@@ -23,3 +23,28 @@ public final class Statistics {
     set { values[statistic.index] = newValue }
   }
 }
+
+extension Statistics {
+  /// Upstreams listed in `stats.dnsward.` at most.
+  public static let upstreamLimit = 64
+
+  /// Records in a `stats.dnsward.` answer: one per `Statistic`, then five
+  /// per upstream (at most `upstreamLimit` of them): each record is at most
+  /// about 60 bytes, so the reply stays far below 65535 bytes.
+  public static func recordCount(upstreams: Int) -> Int {
+    Statistic.count + 5 * min(upstreams, upstreamLimit)
+  }
+
+  /// The loop's netlink writer's totals, for `stats.dnsward.` and the
+  /// counters log (the engine cannot see the writer: it is in Platform).
+  public func noteNftSetWriter(
+    elementsSent: Int, elementsDropped: Int, batchesFailed: Int, elementsFailed: Int,
+    elementsUnsupported: Int
+  ) {
+    self[.nftsetElementsSent] = UInt64(elementsSent)
+    self[.nftsetElementsDropped] = UInt64(elementsDropped)
+    self[.nftsetBatchesFailed] = UInt64(batchesFailed)
+    self[.nftsetElementsFailed] = UInt64(elementsFailed)
+    self[.nftsetElementsUnsupported] = UInt64(elementsUnsupported)
+  }
+}

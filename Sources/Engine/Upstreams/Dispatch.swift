@@ -30,7 +30,7 @@ extension Engine {
         upstream: upstream, transport: chosenTransport, except: slot, environment: &environment)
       let randomizeCase =
         chosenTransport == .udp && transactions[slot].caseAllowed
-        && usesCaseRandomization(upstream: upstream)
+        && selection.usesCaseRandomization(upstream, under: settings)
       let length = writeUpstreamQuery(
         slot: slot, randomizeCase: randomizeCase, environment: &environment)
       statistics[.forwarded] += 1

@@ -8,7 +8,7 @@ import DNSWire
 /// tries next; the engine tells it what each attempt came to and reports
 /// the transitions it returns. Nothing here reads a clock or allocates
 /// outside `init` and `replace(with:)`.
-struct UpstreamSelection: ~Copyable {
+public struct UpstreamSelection: ~Copyable {
   struct Health {
     var consecutiveFailures: UInt32 = 0
     var downUntil: UInt64 = 0
@@ -41,7 +41,7 @@ struct UpstreamSelection: ~Copyable {
   static let caseMismatchesBeforeDisable: UInt32 = 2
 
   /// In priority order, `resolv-conf` already expanded.
-  private(set) var servers: [UpstreamServer]
+  public private(set) var servers: [UpstreamServer]
   /// One per server (at least one).
   private var health: UnsafeMutablePointer<Health>
 
@@ -100,7 +100,7 @@ struct UpstreamSelection: ~Copyable {
   }
 
   /// Whether `upstream` is skipped after repeated failures.
-  func isDown(_ upstream: Int, now: UInt64) -> Bool {
+  public func isDown(_ upstream: Int, now: UInt64) -> Bool {
     health[upstream].consecutiveFailures >= Self.failuresBeforeDown
       && now < health[upstream].downUntil
   }
@@ -164,8 +164,11 @@ struct UpstreamSelection: ~Copyable {
     return true
   }
 
-  /// Whether `upstream` still gets 0x20-randomized questions.
-  func keepsCase(_ upstream: Int) -> Bool { health[upstream].caseRandomization }
+  /// Whether queries to `upstream` use 0x20 case randomization: on in
+  /// `settings` and not turned off for this upstream.
+  public func usesCaseRandomization(_ upstream: Int, under settings: Settings) -> Bool {
+    settings.caseRandomization && health[upstream].caseRandomization
+  }
 
   /// The IP TTL `upstream`'s answers (with an OPT record) arrive with.
   func usualTTL(_ upstream: Int) -> UInt8 { health[upstream].usualTTL }
@@ -182,7 +185,8 @@ struct UpstreamSelection: ~Copyable {
     }
   }
 
-  func statistics(_ upstream: Int) -> UpstreamStatistics {
+  /// Counters and smoothed RTT of upstream `upstream` (0..<servers.count).
+  public func statistics(_ upstream: Int) -> UpstreamStatistics {
     let entry = health[upstream]
     return UpstreamStatistics(
       answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
@@ -191,7 +195,7 @@ struct UpstreamSelection: ~Copyable {
   }
 }
 
-/// What one upstream has done since start-up (`Engine.upstreamStatistics`).
+/// What one upstream has done since start-up (`UpstreamSelection.statistics`).
 public struct UpstreamStatistics: Equatable {
   /// Accepted replies that were relayed to clients or cached.
   public var answers: UInt64

@@ -78,8 +78,6 @@ struct ValidationPool: ~Copyable {
   /// Which bogus answers are logged (ValidationReports.swift).
   var bogusReports = BogusReports()
   var reportedUncheckedTimes = false
-  /// Wall-clock seconds since 1970 (`Engine.wallClockSeconds`).
-  var wallClockSeconds: Int64 = 0
   /// Start and end offsets of the records a reply to a DO=0 client leaves
   /// out (ValidationStripping.swift), `maxStripped` pairs.
   let strippedRanges: UnsafeMutablePointer<Int32>
@@ -232,7 +230,7 @@ extension Engine {
   /// the clock is before the build date (Release.clockIsKnownWrong), as for
   /// TLS certificates: a router without a real-time clock before NTP.
   func validationTime<E: EngineEnvironment>(upstream: Int, environment: inout E) -> UInt32? {
-    let seconds = validations.wallClockSeconds
+    let seconds = environment.wallClockSeconds
     guard Release.clockIsKnownWrong(wallClockSeconds: seconds) else {
       return UInt32(truncatingIfNeeded: seconds)
     }
