@@ -139,9 +139,19 @@ public struct OverrideTable {
 
   /// The route group of `name` (a flat name; case is ignored): that of
   /// the nearest `.route` entry at or above it, the longest matching
-  /// domain; 0 when none matches. `lookup` on a table of routes.
+  /// domain; 0 when none matches. `lookup` on a table of routes: one
+  /// binary search per label of `name`, no allocation, none at all when
+  /// the table is empty (nothing is routed).
+  ///
+  /// In `Settings.routes` (`for`, `for-list`) the group decides which
+  /// upstreams may be asked (`UpstreamSelection.next`): a routed name only
+  /// those of its group, an unrouted one only upstreams without `for`.
+  /// Checks that keep names local ("never forward") must let a routed name
+  /// (non-zero group) through: the operator named its server. Not inlined:
+  /// the engine asks it in eight places.
+  @inline(never)
   public func routeGroup(_ name: UnsafeRawBufferPointer) -> UInt8 {
-    guard let match = lookup(name), match.kind == .route else { return 0 }
+    guard count > 0, let match = lookup(name), match.kind == .route else { return 0 }
     return UInt8(truncatingIfNeeded: match.ipv4Count)
   }
 

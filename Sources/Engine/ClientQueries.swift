@@ -126,9 +126,10 @@ extension Engine {
       return
     }
     guard !upstreams.isEmpty,
-      let slot = beginTransaction(
+      let slot = table.allocate(
         name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
-        dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
+        dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, purpose: .answer,
+        route: settings.routes.routeGroup(name))
     else {
       if upstreams.isEmpty { statistics[.servFail] += 1 } else { statistics[.ringFull] += 1 }
       replyError(
@@ -137,31 +138,6 @@ extension Engine {
     }
     table.addWaiter(
       Waiter(for: query, client: client, now: now, scratch: buffers.casedName), to: slot)
-    dispatch(
-      slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
-      environment: &environment)
-  }
-
-  /// For a `verify` name, a trusted upstream (and with `strict`, only
-  /// trusted ones: `chooseUpstream`); nil (normal order) otherwise, or when
-  /// every trusted upstream that can answer the type is down.
-  func preferredUpstream(for slot: Int, now: UInt64) -> Int? {
-    guard settings.isVerified(table.name(slot)) else { return nil }
-    return selection.choose(
-      type: transactions[slot].type, tried: 0, trustedOnly: true,
-      route: transactions[slot].route, now: now, upOnly: true)
-  }
-
-  /// The route group of lower-cased flat `name`: that of the longest domain
-  /// at or above it named by an upstream's `for` or `for-list`, 0 when none
-  /// is (or no upstream has one). One binary search per label of `name` in
-  /// the static route table, no allocation; skipped when nothing is routed.
-  ///
-  /// The route decides which upstreams may be asked (`chooseUpstream`): a
-  /// routed name only those of its group, an unrouted one only upstreams
-  /// without `for`. Checks that keep names local ("never forward") must let
-  /// a routed name (non-zero group) through: the operator named its server.
-  public func route(for name: UnsafeRawBufferPointer) -> UInt8 {
-    settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name)
+    dispatch(slot: slot, now: now, environment: &environment)
   }
 }

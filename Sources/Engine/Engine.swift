@@ -94,23 +94,10 @@ public final class Engine {
       statistics[.timeouts] += 1
       let upstream = Int(transactions[slot].upstream)
       environment.report(.upstreamTimeout, upstream: upstream)
-      noteFailure(upstream: upstream, now: now, kind: .timeout, environment: &environment)
+      selection.noteFailure(upstream, now: now, kind: .timeout, environment: &environment)
       // Frees or re-arms the slot, so the next one expired comes next.
       failOver(slot: slot, now: now, environment: &environment)
     }
-  }
-
-  /// Takes a slot for a new question (lower-cased `name`), for the caller
-  /// to add waiters to and dispatch at once. Only `.answer` questions can be
-  /// joined by clients (TransactionTable, invariant 4): checks of upstreams
-  /// (`.verification`, `.redirectProbe`) are compared, not believed.
-  func beginTransaction(
-    name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose = .answer
-  ) -> Int? {
-    table.allocate(
-      name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-      checkingDisabled: checkingDisabled, purpose: purpose, route: route(for: name))
   }
 
   /// Ends a transaction: the stages give back what they kept for it (its

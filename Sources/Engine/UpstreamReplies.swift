@@ -24,8 +24,15 @@ extension Engine {
       statistics[.malformedReplies] += 1
       return
     }
-    guard let slot = findSlot(for: transaction, upstream: upstream, id: packet.getUInt16(at: 0))
-    else { return }
+    // Over UDP the socket names the transaction; over TCP the ID does.
+    let found =
+      if let transaction { table.slot(for: transaction) } else {
+        table.pipelinedQuery(upstream: upstream, id: packet.getUInt16(at: 0))
+      }
+    guard let slot = found else {
+      statistics[transaction == nil ? .mismatchedID : .staleReplies] += 1
+      return
+    }
     let transaction = transactions[slot]
     let server = upstreams[Int(transaction.upstream)]
     guard source == server.endpoint else {
@@ -53,7 +60,7 @@ extension Engine {
       if holding { return }
       // Some servers leave the question out of error replies; the ID and
       // socket matched, so take it as this upstream failing.
-      noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
+      selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
       statistics[.retried] += 1
       failOver(slot: slot, now: now, environment: &environment)
       return
@@ -85,8 +92,10 @@ extension Engine {
     if isFailure {
       // An upstream that keeps answering SERVFAIL is as useless as a silent
       // one: it counts towards marking it down.
-      noteFailure(upstream: upstreamIndex, now: now, kind: .error, environment: &environment)
-      if chooseUpstream(for: slot, now: now) != nil {
+      selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
+      if selection.next(
+        for: transaction, name: table.name(slot), settings: settings, now: now) != nil
+      {
         statistics[.retried] += 1
         failOver(slot: slot, now: now, environment: &environment)
         return
@@ -114,7 +123,7 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
-    noteSuccess(upstream: upstream, environment: &environment)
+    selection.noteSuccess(upstream, environment: &environment)
     selection.recordAnswer(upstream, sentAt: transaction.sentAt, now: now)
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
@@ -161,7 +170,7 @@ extension Engine {
     if screen.isRedirect {
       statistics[.redirectsRewritten] += 1
       environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
-      noteSuccess(upstream: upstream, environment: &environment)
+      selection.noteSuccess(upstream, environment: &environment)
       environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
       replyToWaiters(slot: slot, rcode: .nameError, now: now, environment: &environment)
       release(slot: slot)
@@ -196,20 +205,6 @@ extension Engine {
         reply, screen: screen, ipTTL: ipTTL, slot: slot, now: now, environment: &environment)
     }
     return false
-  }
-
-  /// The slot an upstream packet belongs to, or nil (counted) if none.
-  func findSlot(for handle: TransactionHandle?, upstream: Int, id: UInt16) -> Int? {
-    if let handle {
-      guard let slot = table.slot(for: handle) else {
-        statistics[.staleReplies] += 1
-        return nil
-      }
-      return slot
-    }
-    if let slot = table.pipelinedQuery(upstream: upstream, id: id) { return slot }
-    statistics[.mismatchedID] += 1
-    return nil
   }
 
   /// An upstream answered with the right ID but not the 0x20 case sent:

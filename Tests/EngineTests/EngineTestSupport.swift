@@ -113,8 +113,12 @@ struct FakeEnvironment: EngineEnvironment {
     return random.next()
   }
 
+  /// Called by `report`, as the loop's log line is: it may read the engine.
+  var onReport: ((EngineEvent, Int) -> Void)?
+
   mutating func report(_ event: EngineEvent, upstream: Int) {
     events.append(Reported(event: event, upstream: upstream))
+    onReport?(event, upstream)
   }
 
   var defences: [ReportedDefence] = []

@@ -96,6 +96,33 @@ final class FailoverTests: XCTestCase {
       harness.environment.events.last, Reported(event: .upstreamRecovered, upstream: 0))
   }
 
+  /// The loop's `report` reads the engine (its log line names the upstream,
+  /// and says whether it is trusted): a report made while a stage holds the
+  /// engine's state for writing would be an exclusivity conflict, a crash.
+  func testTheEnvironmentMayReadTheEngineWhenAnUpstreamGoesDownAndRecovers() {
+    let harness = Harness(
+      "listen 127.0.0.1:53\nupstream udp 127.0.0.1:5300\ntimeout 1000ms\ninflight 16")
+    let engine = harness.engine
+    var seen: [String] = []
+    harness.environment.onReport = { event, upstream in
+      let server = engine.upstreams[upstream]
+      let answers = engine.selection.statistics(upstream).answers
+      seen.append("\(event) \(server.trusted) \(answers)")
+    }
+    for index in 0..<3 {
+      harness.ask(makeQuery(id: UInt16(index), name: "d\(index).example"))
+      harness.advance(by: 1000)
+    }
+    harness.advance(by: 30_000)
+    harness.ask(makeQuery(id: 9, name: "back.example"))
+    harness.answer(makeReply(to: harness.queries.last!.bytes), to: harness.queries.last!)
+    XCTAssertEqual(
+      seen.filter { !$0.hasPrefix("upstreamTimeout") },
+      [
+        "upstreamDown false 0", "upstreamRecovered false 0",
+      ])
+  }
+
   func testADownUpstreamIsStillAskedWhenItIsTheOnlyOne() {
     let harness = Harness(
       "listen 127.0.0.1:53\nupstream udp 127.0.0.1:5300\ntimeout 1000ms\ninflight 16")

@@ -45,7 +45,7 @@ final class RoutingTests: XCTestCase {
   func testTheRouteIsComputedOncePerNameAndExposed() {
     let harness = Harness(Self.routed)
     func route(_ name: String) -> UInt8 {
-      wireName(name).withUnsafeBytes { harness.engine.route(for: $0) }
+      wireName(name).withUnsafeBytes { harness.engine.settings.routes.routeGroup($0) }
     }
     XCTAssertEqual(route("www.example"), 0)
     XCTAssertNotEqual(route("a.corp.example"), 0)
@@ -53,7 +53,9 @@ final class RoutingTests: XCTestCase {
     XCTAssertNotEqual(route("a.lab.corp.example"), route("a.corp.example"))
     XCTAssertEqual(route("printer.lan"), route("1.168.192.in-addr.arpa"), "one upstream, one group")
     let unrouted = Harness()
-    XCTAssertEqual(wireName("corp.example").withUnsafeBytes { unrouted.engine.route(for: $0) }, 0)
+    XCTAssertEqual(
+      wireName("corp.example").withUnsafeBytes { unrouted.engine.settings.routes.routeGroup($0) }, 0
+    )
   }
 
   /// A routed private reverse zone goes to its server; an unrouted one is

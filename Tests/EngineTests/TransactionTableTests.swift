@@ -26,7 +26,7 @@ final class TransactionTableTests: XCTestCase {
     return flat.withUnsafeBytes {
       table.allocate(
         name: $0, hash: hash ?? Self.hash(name), type: type, rrClass: .internet,
-        dnssecOK: dnssecOK, checkingDisabled: false, purpose: purpose)
+        dnssecOK: dnssecOK, checkingDisabled: false, purpose: purpose, route: 0)
     }
   }
 

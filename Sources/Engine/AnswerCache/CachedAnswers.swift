@@ -68,14 +68,13 @@ extension Engine {
       table.findCoalescable(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled) == nil,
-      let slot = beginTransaction(
+      let slot = table.allocate(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-        checkingDisabled: checkingDisabled)
+        checkingDisabled: checkingDisabled, purpose: .answer,
+        route: settings.routes.routeGroup(name))
     else { return }
     statistics[.refreshes] += 1
-    dispatch(
-      slot: slot, now: now, preferred: preferredUpstream(for: slot, now: now),
-      environment: &environment)
+    dispatch(slot: slot, now: now, environment: &environment)
   }
 
   /// Every upstream failed for `slot`: clients whose question has an entry

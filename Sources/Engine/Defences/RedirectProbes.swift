@@ -82,9 +82,10 @@ extension Engine {
         let length = writeProbeName(probe, into: buffers.name, environment: &environment)
         let name = UnsafeRawBufferPointer(rebasing: buffers.name[0..<length])
         guard
-          let slot = beginTransaction(
+          let slot = table.allocate(
             name: name, hash: 0, type: .a, rrClass: .internet, dnssecOK: false,
-            checkingDisabled: false, purpose: .redirectProbe)
+            checkingDisabled: false, purpose: .redirectProbe,
+            route: settings.routes.routeGroup(name))
         else { break }
         transactions[slot].purposeIndex = Int16(probe)
         // No failing over: the probe is about this upstream.

@@ -104,10 +104,10 @@ extension Engine {
       defences.verifications.counts[entry] += 1
     }
     guard
-      let check = beginTransaction(
+      let check = table.allocate(
         name: name, hash: table.nameHash(name), type: transaction.type,
         rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
-        purpose: .verification)
+        purpose: .verification, route: settings.routes.routeGroup(name))
     else {
       defences.verifications.release(entry)
       return
@@ -158,10 +158,10 @@ extension Engine {
       // A resolver may refuse names under TLDs it does not serve; an error
       // for a made-up probe name says nothing of its health for real ones.
       if transaction.purpose == .verification {
-        noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+        selection.noteFailure(upstream, now: now, kind: .error, environment: &environment)
       }
     } else {
-      noteSuccess(upstream: upstream, environment: &environment)
+      selection.noteSuccess(upstream, environment: &environment)
       switch transaction.purpose {
       case .verification: compareWithTrusted(reply, slot: slot, environment: &environment)
       case .redirectProbe:

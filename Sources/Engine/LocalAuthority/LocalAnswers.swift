@@ -52,7 +52,7 @@ extension Engine {
       Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain),
       // A name routed with `for` (`upstream udp 127.0.0.1:5353 for lan`)
       // goes to the server the operator named for it.
-      route(for: name) == 0
+      settings.routes.routeGroup(name) == 0
     else { return false }
     statistics[.localNXDomain] += 1
     writeLocalAnswer(

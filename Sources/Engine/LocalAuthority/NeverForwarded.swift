@@ -38,7 +38,7 @@ extension Engine {
     // server the operator named for it; the route is looked up only for a
     // name that would otherwise be kept here.
     if !settings.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
-      route(for: name) == 0
+      settings.routes.routeGroup(name) == 0
     {
       statistics[.notForwarded] += 1
       answerLocalZone(
@@ -46,7 +46,8 @@ extension Engine {
       return true
     }
     if !settings.forwardSingleLabel, LocalZones.isSingleLabel(name),
-      type == .a || type == .aaaa || type == .any || type == .https, route(for: name) == 0
+      type == .a || type == .aaaa || type == .any || type == .https,
+      settings.routes.routeGroup(name) == 0
     {
       statistics[.notForwarded] += 1
       replyError(

@@ -144,6 +144,20 @@ extension TransactionTable {
     }
     return nil
   }
+
+  /// A random ID for an upstream query. Over TCP, replies are matched by ID
+  /// among the queries pipelined on one connection, so the ID must not be in
+  /// use there already (RFC 7766 §7); over UDP each query has its own socket.
+  func freshID<E: EngineEnvironment>(
+    upstream: Int, transport: UpstreamTransport, except slot: Int, environment: inout E
+  ) -> UInt16 {
+    while true {
+      let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
+      guard transport.isPipelinedStream,
+        pipelinedQuery(upstream: upstream, id: id, except: slot) != nil
+      else { return id }
+    }
+  }
 }
 
 extension TransactionTable {

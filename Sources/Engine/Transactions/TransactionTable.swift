@@ -107,7 +107,7 @@ struct TransactionTable: ~Copyable {
   @inline(never)
   mutating func allocate(
     name: UnsafeRawBufferPointer, hash: UInt32, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose, route: UInt8 = 0
+    dnssecOK: Bool, checkingDisabled: Bool, purpose: Transaction.Purpose, route: UInt8
   ) -> Int? {
     let slot: Int
     if freeSlots >= 0 {
@@ -297,7 +297,7 @@ struct Transaction {
   /// answer differs with them.
   fileprivate(set) var dnssecOK = false
   fileprivate(set) var checkingDisabled = false
-  /// The route group of the name (`Engine.route(for:)`), computed once when
+  /// The route group of the name (`OverrideTable.routeGroup`), computed once when
   /// the slot is taken: only upstreams serving it are asked. 0: unrouted.
   fileprivate(set) var route: UInt8 = 0
   /// When the current attempt was sent (the `now` of its dispatch), for the

@@ -14,7 +14,8 @@ extension Engine {
     while true {
       guard
         let upstream = preferred
-          ?? chooseUpstream(for: slot, now: now)
+          ?? selection.next(
+            for: transactions[slot], name: table.name(slot), settings: settings, now: now)
       else {
         failWaiters(slot: slot, now: now, environment: &environment)
         release(slot: slot)
@@ -26,7 +27,7 @@ extension Engine {
       transactions[slot].transport = chosenTransport
       table.arm(slot, deadline: now + UInt64(settings.timeoutMilliseconds))
       transactions[slot].sentAt = now
-      transactions[slot].sentID = freshID(
+      transactions[slot].sentID = table.freshID(
         upstream: upstream, transport: chosenTransport, except: slot, environment: &environment)
       let randomizeCase =
         chosenTransport == .udp && transactions[slot].caseAllowed
@@ -43,36 +44,10 @@ extension Engine {
         return
       }
       environment.releaseUpstream(transaction: table.handle(slot), transport: chosenTransport)
-      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+      selection.noteFailure(upstream, now: now, kind: .error, environment: &environment)
       preferred = nil
       transportOverride = nil
     }
-  }
-
-  /// A random ID for an upstream query. Over TCP, replies are matched by ID
-  /// among the queries pipelined on one connection, so the ID must not be in
-  /// use there already (RFC 7766 §7); over UDP each query has its own socket.
-  func freshID<E: EngineEnvironment>(
-    upstream: Int, transport: UpstreamTransport, except slot: Int, environment: inout E
-  ) -> UInt16 {
-    while true {
-      let id = UInt16(truncatingIfNeeded: environment.randomUInt64())
-      guard transport.isPipelinedStream,
-        table.pipelinedQuery(upstream: upstream, id: id, except: slot) != nil
-      else { return id }
-    }
-  }
-
-  /// The next upstream for `slot`'s question (`UpstreamSelection.choose`:
-  /// untried, serving its route group and type, trusted for a `strict`
-  /// verify name, not down if any such is up).
-  func chooseUpstream(for slot: Int, now: UInt64) -> Int? {
-    let transaction = transactions[slot]
-    return selection.choose(
-      type: transaction.type, tried: transaction.tried,
-      trustedOnly: settings.strict && transaction.purpose == .answer
-        && settings.isVerified(table.name(slot)),
-      route: transaction.route, now: now)
   }
 
   /// Builds the upstream query in `buffers.query` after the framing bytes:
@@ -113,25 +88,6 @@ extension Engine {
     return writer.count
   }
 
-  /// Counts a failure of `upstream` towards marking it down, and in its
-  /// `timeouts` or `failures`. `kind` defaults to `.timeout` because the
-  /// deadline expiry in `tick` calls this without it; every other caller
-  /// passes `.error`.
-  func noteFailure<E: EngineEnvironment>(
-    upstream: Int, now: UInt64, kind: UpstreamFailure, environment: inout E
-  ) {
-    guard upstream >= 0 && upstream < upstreams.count else { return }
-    if selection.recordFailure(upstream, now: now, kind: kind) {
-      environment.report(.upstreamDown, upstream: upstream)
-    }
-  }
-
-  func noteSuccess<E: EngineEnvironment>(upstream: Int, environment: inout E) {
-    if selection.recordSuccess(upstream) {
-      environment.report(.upstreamRecovered, upstream: upstream)
-    }
-  }
-
   /// The attempt in `slot` failed: release it and try the next upstream as a
   /// new attempt (new generation, armed with the newest deadline), or answer
   /// SERVFAIL.
@@ -139,7 +95,8 @@ extension Engine {
     environment.releaseUpstream(
       transaction: table.handle(slot), transport: transactions[slot].transport)
     guard
-      chooseUpstream(for: slot, now: now) != nil
+      selection.next(for: transactions[slot], name: table.name(slot), settings: settings, now: now)
+        != nil
     else {
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
@@ -165,7 +122,7 @@ extension Engine {
       failOver(slot: slot, now: now, environment: &environment)
     }
     if failed {
-      noteFailure(upstream: upstream, now: now, kind: .error, environment: &environment)
+      selection.noteFailure(upstream, now: now, kind: .error, environment: &environment)
     }
   }
 }
@@ -177,8 +134,8 @@ extension Engine {
     transaction: TransactionHandle, now: UInt64, environment: inout E
   ) {
     guard let slot = table.slot(for: transaction) else { return }
-    noteFailure(
-      upstream: Int(transactions[slot].upstream), now: now, kind: .error,
+    selection.noteFailure(
+      Int(transactions[slot].upstream), now: now, kind: .error,
       environment: &environment)
     failOver(slot: slot, now: now, environment: &environment)
   }

@@ -72,6 +72,27 @@ public struct UpstreamSelection: ~Copyable {
     servers = replacement
   }
 
+  /// The upstream `transaction`'s question (lower-cased flat `name`) asks
+  /// next. A question for a `verify` name asks a trusted upstream that is
+  /// up first; with `strict` it asks only trusted ones. Otherwise
+  /// `choose`'s order. Not inlined: one copy serves its three callers.
+  @inline(never)
+  func next(
+    for transaction: Transaction, name: UnsafeRawBufferPointer, settings: Settings, now: UInt64
+  ) -> Int? {
+    let verified = transaction.purpose == .answer && settings.isVerified(name)
+    if verified && transaction.tried == 0,
+      let trusted = choose(
+        type: transaction.type, tried: 0, trustedOnly: true, route: transaction.route, now: now,
+        upOnly: true)
+    {
+      return trusted
+    }
+    return choose(
+      type: transaction.type, tried: transaction.tried, trustedOnly: settings.strict && verified,
+      route: transaction.route, now: now)
+  }
+
   /// The first untried upstream (`tried`: one bit each, the first 64) that
   /// serves `route`, can answer `type` (and is trusted, when `trustedOnly`)
   /// and is not down; if all such are down, the first of them anyway (a down
@@ -106,8 +127,20 @@ public struct UpstreamSelection: ~Copyable {
   }
 
   /// A failure of `upstream`, counted in its `timeouts` or `failures` and
-  /// towards marking it down. True when this one marked it down.
-  mutating func recordFailure(_ upstream: Int, now: UInt64, kind: UpstreamFailure) -> Bool {
+  /// towards marking it down; reported when this one marked it down.
+  /// Ignored for an index outside the list (a question parked across a
+  /// reload). Not inlined: it has six callers.
+  ///
+  /// Not `mutating`: it writes through `health`, so the engine's
+  /// `selection` is only read while it runs, and the environment may read
+  /// it too when it reports (the loop's log line names the upstream). A
+  /// mutating method that calls the environment would be an exclusivity
+  /// conflict there: a crash.
+  @inline(never)
+  func noteFailure<E: EngineEnvironment>(
+    _ upstream: Int, now: UInt64, kind: UpstreamFailure, environment: inout E
+  ) {
+    guard upstream >= 0 && upstream < servers.count else { return }
     switch kind {
     case .timeout: health[upstream].timeouts += 1
     case .error: health[upstream].failures += 1
@@ -116,14 +149,17 @@ public struct UpstreamSelection: ~Copyable {
     if health[upstream].consecutiveFailures >= Self.failuresBeforeDown {
       health[upstream].downUntil = now + Self.downMilliseconds
     }
-    return health[upstream].consecutiveFailures == Self.failuresBeforeDown
+    if health[upstream].consecutiveFailures == Self.failuresBeforeDown {
+      environment.report(.upstreamDown, upstream: upstream)
+    }
   }
 
-  /// `upstream` answered. True when it had been down.
-  mutating func recordSuccess(_ upstream: Int) -> Bool {
+  /// `upstream` answered; reported when it had been down. Not `mutating`,
+  /// as `noteFailure`.
+  func noteSuccess<E: EngineEnvironment>(_ upstream: Int, environment: inout E) {
     let wasDown = health[upstream].consecutiveFailures >= Self.failuresBeforeDown
     health[upstream].consecutiveFailures = 0
-    return wasDown
+    if wasDown { environment.report(.upstreamRecovered, upstream: upstream) }
   }
 
   /// An accepted reply to an attempt sent at `sentAt` will be relayed or

@@ -382,9 +382,9 @@ extension Engine {
       return
     }
     guard !upstreams.isEmpty,
-      let fetch = beginTransaction(
+      let fetch = table.allocate(
         name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
-        checkingDisabled: false)
+        checkingDisabled: false, purpose: .answer, route: settings.routes.routeGroup(needed))
     else {
       statistics[.ringFull] += 1
       failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
@@ -393,9 +393,7 @@ extension Engine {
     statistics[.dnssecFetches] += 1
     validations.entries[index].awaitedSlot = Int32(fetch)
     // A failed send frees the fetch, which fails this entry at the next tick.
-    dispatch(
-      slot: fetch, now: now, preferred: preferredUpstream(for: fetch, now: now),
-      environment: &environment)
+    dispatch(slot: fetch, now: now, environment: &environment)
   }
 
   func failPending<E: EngineEnvironment>(
