@@ -56,27 +56,11 @@ extension Engine {
     {
       return
     }
-    if let match = settings.overrides.lookup(lowercased),
-      !local.overrideHealth.fallsBack(match, type: query.questionType, in: settings.overrides)
-    {
-      answerLocally(
-        query: query, name: lowercased, match: match, client: client, environment: &environment)
-      return
-    }
     // Precedence: override/block > local names > routed names > names
     // never forwarded (unknown in `domain`, single-label, RFC 6303 zones) >
-    // forwarded; the two checks below let routed names through.
-    if answerLocalName(query: query, name: lowercased, client: client, environment: &environment) {
-      return
-    }
-    if answerUnknownInLocalDomain(
-      query: query, name: lowercased, client: client, environment: &environment)
-    {
-      return
-    }
-    if answerNeverForwarded(
-      query: query, name: lowercased, client: client, environment: &environment)
-    {
+    // forwarded; the local authority lets routed names through.
+    if let reply = local.answer(query, name: lowercased, settings: settings, buffers: buffers) {
+      sendLocal(reply, query: query, name: lowercased, client: client, environment: &environment)
       return
     }
     // `filter-aaaa`: every AAAA question that would be forwarded, routed or
@@ -87,7 +71,9 @@ extension Engine {
       return
     }
     if settings.refuseAny && query.questionType == .any && !client.isTCP {
-      answerMinimalANY(query: query, name: lowercased, client: client, environment: &environment)
+      sendLocal(
+        buffers.writeMinimalANY(query, ours: settings.ednsPayloadSize), query: query,
+        name: lowercased, client: client, environment: &environment)
       return
     }
     if answerFromCache(

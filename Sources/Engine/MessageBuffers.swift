@@ -48,6 +48,9 @@ struct MessageBuffers: ~Copyable {
 }
 
 extension MessageWriter {
+  /// RFC 8914 §2: the EDNS option code of an Extended DNS Error.
+  static let extendedErrorOption: UInt16 = 15
+
   /// Our OPT record in a reply to a client: our payload size, and the
   /// client's DO bit, which the response must copy from the query
   /// (RFC 3225 §3) whatever the upstream or the cache said. A non-zero
@@ -65,7 +68,7 @@ extension MessageWriter {
       try writeUInt32(
         UInt32(extendedRcode) << 24 | (dnssecOK ? OPTRecord.dnssecOKBit : 0))
       try writeUInt16(6)
-      try writeUInt16(Engine.extendedErrorOption)
+      try writeUInt16(Self.extendedErrorOption)
       try writeUInt16(2)
       try writeUInt16(extendedError)
       return

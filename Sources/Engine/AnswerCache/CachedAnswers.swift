@@ -171,11 +171,10 @@ extension Engine {
       }
     }
     if length > min(limit, output.count) {
-      length = writeTruncated(
+      length = buffers.writeTruncated(
         id: waiter.clientID, flags: flags, name: name, clientCase: waiter.clientCase,
         type: message.questionType, rrClass: message.questionClass, hasEDNS: waiter.hasEDNS,
-        dnssecOK: waiter.dnssecOK,
-        extendedRcode: 0)
+        dnssecOK: waiter.dnssecOK, extendedRcode: 0, ours: settings.ednsPayloadSize)
     }
     send(
       replyLength: length, to: waiter.client,
@@ -211,9 +210,9 @@ extension Engine {
       reply.flags.rawValue
       & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
     guard
-      let length = try? writeRelayed(
+      let length = try? buffers.writeRelayed(
         reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
-        rrClass: transaction.rrClass, extendedRcode: 0)
+        rrClass: transaction.rrClass, extendedRcode: 0, ours: settings.ednsPayloadSize)
     else { return }
     let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),

@@ -82,7 +82,7 @@ struct RateLimiter: ~Copyable {
 
 /// Abuse control on client queries: a per-address rate limit and the RFC
 /// 8482 answer to ANY.
-extension Engine {
+extension MessageBuffers {
   /// TTL of the RFC 8482 HINFO answer: an hour, so clients do not ask again soon.
   static let minimalANYTTL: UInt32 = 3600
 
@@ -90,19 +90,16 @@ extension Engine {
   /// synthesized HINFO record, CPU "RFC8482", OS empty, so the answer stays
   /// small and the proxy is no amplifier. Over TCP, where the source address
   /// cannot be forged, ANY is forwarded like any other type.
-  func answerMinimalANY<E: EngineEnvironment>(
-    query: Message, name lowercased: UnsafeRawBufferPointer, client: ClientRef,
-    environment: inout E
-  ) {
+  func writeMinimalANY(_ query: Message, ours: UInt16) -> LocalReply {
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     flags.rcode = .noError
     let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: buffers.casedName)
-    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
+    let nameLength = query.copyQuestionName(into: casedName)
+    let name = UnsafeRawBufferPointer(rebasing: casedName[0..<nameLength])
     let hinfo: StaticString = "\u{07}RFC8482\u{00}"
-    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var writer = MessageWriter(buffer: replyOutput)
     var fits = true
     do throws(WireError) {
       try writer.writeHeader(
@@ -113,19 +110,12 @@ extension Engine {
         pointerTo: HeaderField.size, type: RRType(rawValue: 13), rrClass: query.questionClass,
         ttl: Self.minimalANYTTL,
         rdata: UnsafeRawBufferPointer(start: hinfo.utf8Start, count: hinfo.utf8CodeUnitCount))
-      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
+      try writer.writeClientOPT(answering: query, payloadSize: ours)
     } catch {
       fits = false
     }
-    let length = fitLocalReply(
-      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
-      name: lowercased, clientCase: CaseMask(of: name), type: .any, rrClass: query.questionClass)
-    statistics[.anyRefused] += 1
-    send(replyLength: length, to: client, environment: &environment)
-    if environment.logsQueries {
-      environment.logQuery(
-        client: client, name: lowercased, type: .any, outcome: .answered(.noError), upstream: -1,
-        latencyMilliseconds: 0)
-    }
+    return LocalReply(
+      length: fits ? writer.count : Int.max, flags: flags, statistic: .anyRefused,
+      outcome: .answered(.noError))
   }
 }

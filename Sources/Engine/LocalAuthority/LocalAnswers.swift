@@ -6,44 +6,43 @@ import DNSWire
 /// answers its hosts and DHCP names: authoritative (AA), TTL 0, A and AAAA
 /// for a known name, NODATA (NOERROR, no records) for its other types, PTR
 /// for its addresses.
-extension Engine {
+extension LocalAuthority {
   /// TTL 0, dnsmasq's `local-ttl` default: a lease that moves or ends is
   /// seen by the next question, and asking costs a LAN round trip.
   static let localNameTTL: UInt32 = 0
 
-  /// Answers a question for a local name or a local address's reverse name
-  /// (`in-addr.arpa`, `ip6.arpa`); false when the active table knows
+  /// The answer for a local name or a local address's reverse name
+  /// (`in-addr.arpa`, `ip6.arpa`); nil when the active table knows
   /// neither (the question goes on). `name` is the lower-cased question.
-  func answerLocalName<E: EngineEnvironment>(
-    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
-  ) -> Bool {
-    let table = local.names.active
-    guard table.count > 0, query.questionClass == .internet else { return false }
+  func answerLocalName(
+    _ query: Message, name: UnsafeRawBufferPointer, ours: UInt16,
+    buffers: borrowing MessageBuffers
+  ) -> LocalReply? {
+    let table = names.active
+    guard table.count > 0, query.questionClass == .internet else { return nil }
     if let address = LocalZones.reverseAddress(name) {
-      guard let record = table.firstRecord(for: address) else { return false }
-      writeLocalAnswer(
-        query: query, name: name, table: table, record: record, isReverse: true, client: client,
-        environment: &environment)
-      return true
+      guard let record = table.firstRecord(for: address) else { return nil }
+      return writeLocalAnswer(
+        query, table: table, record: record, isReverse: true, ours: ours, buffers: buffers)
     }
     // LABEL.DOMAIN is also the bare LABEL: both names' addresses answer.
     let exact = table.firstRecord(named: name)
-    let bare = local.names.bareName(name).flatMap { table.firstRecord(named: $0) }
-    guard let record = exact ?? bare else { return false }
-    writeLocalAnswer(
-      query: query, name: name, table: table, record: record, alsoRecord: exact == nil ? nil : bare,
-      isReverse: false, client: client, environment: &environment)
-    return true
+    let bare = names.bareName(name).flatMap { table.firstRecord(named: $0) }
+    guard let record = exact ?? bare else { return nil }
+    return writeLocalAnswer(
+      query, table: table, record: record, alsoRecord: exact == nil ? nil : bare,
+      isReverse: false, ours: ours, buffers: buffers)
   }
 
   /// A question at or below `domain` that local data did not answer:
   /// NXDOMAIN, never forwarded (the domain itself gets NODATA, since its
-  /// names exist below it: RFC 8020). False outside the domain.
-  func answerUnknownInLocalDomain<E: EngineEnvironment>(
-    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
-  ) -> Bool {
-    let domain = local.names.domain
-    guard !domain.isEmpty, query.questionClass == .internet else { return false }
+  /// names exist below it: RFC 8020). Nil outside the domain.
+  func answerUnknownInLocalDomain(
+    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    buffers: borrowing MessageBuffers
+  ) -> LocalReply? {
+    let domain = names.domain
+    guard !domain.isEmpty, query.questionClass == .internet else { return nil }
     var offset = 0
     while name.count - offset > domain.count {
       offset += 1 + Int(name[offset])
@@ -53,24 +52,25 @@ extension Engine {
       // A name routed with `for` (`upstream udp 127.0.0.1:5353 for lan`)
       // goes to the server the operator named for it.
       settings.routes.routeGroup(name) == 0
-    else { return false }
-    statistics[.localNXDomain] += 1
-    writeLocalAnswer(
-      query: query, name: name, table: nil, record: 0, isReverse: false, client: client,
-      rcode: name.count == domain.count ? .noError : .nameError, environment: &environment)
-    return true
+    else { return nil }
+    var reply = writeLocalAnswer(
+      query, table: nil, record: 0, isReverse: false,
+      rcode: name.count == domain.count ? .noError : .nameError, ours: settings.ednsPayloadSize,
+      buffers: buffers)
+    reply.statistic = .localNXDomain
+    return reply
   }
 
-  /// Writes and sends the answer for `record`'s name (`table` nil: no
+  /// Writes the answer for `record`'s name (`table` nil: no
   /// records, `rcode`): the A and AAAA records of its chain and of
   /// `alsoRecord`'s (without an address twice) that the type asks for, or
   /// a PTR record naming its canonical name (as NAME.DOMAIN when the name
   /// is bare and a `domain` is set). The answer count is patched in after.
-  func writeLocalAnswer<E: EngineEnvironment>(
-    query: Message, name lowercased: UnsafeRawBufferPointer, table: LocalNameTable?,
-    record: Int, alsoRecord: Int? = nil, isReverse: Bool, client: ClientRef,
-    rcode: ResponseCode = .noError, environment: inout E
-  ) {
+  func writeLocalAnswer(
+    _ query: Message, table: LocalNameTable?, record: Int, alsoRecord: Int? = nil,
+    isReverse: Bool, rcode: ResponseCode = .noError, ours: UInt16,
+    buffers: borrowing MessageBuffers
+  ) -> LocalReply {
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
@@ -96,25 +96,18 @@ extension Engine {
         }
       }
       writer.patchUInt16(answers, at: HeaderField.answerCount)
-      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
+      try writer.writeClientOPT(answering: query, payloadSize: ours)
     } catch {
       fits = false
     }
-    let length = fitLocalReply(
-      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
-      name: lowercased, clientCase: CaseMask(of: name), type: type, rrClass: query.questionClass)
-    if table != nil { statistics[.localAnswers] += 1 }
-    send(replyLength: length, to: client, environment: &environment)
-    if environment.logsQueries {
-      environment.logQuery(
-        client: client, name: lowercased, type: type, outcome: .localName, upstream: -1,
-        latencyMilliseconds: 0)
-    }
+    return LocalReply(
+      length: fits ? writer.count : Int.max, flags: flags, statistic: .localAnswers,
+      outcome: .localName)
   }
 
   /// One A, AAAA or PTR record for `record` if `type` asks for it (false
   /// when not), its owner a pointer to the question name; the RDATA is
-  /// spelled in `local.names.recordData` first.
+  /// spelled in `names.recordData` first.
   func writeLocalRecord(
     _ writer: inout MessageWriter, table: LocalNameTable, record: Int, isReverse: Bool,
     type: RRType
@@ -122,11 +115,11 @@ extension Engine {
     let address = table.address(of: record)
     let recordType: RRType = isReverse ? .ptr : address.isIPv4 ? .a : .aaaa
     guard type == recordType || type == .any else { return false }
-    let data = local.names.recordData
+    let data = names.recordData
     var length = 0
     if isReverse {
       let target = table.name(of: record)
-      let domain = local.names.domain
+      let domain = names.domain
       // A bare canonical name is named as NAME.DOMAIN, when that is a name
       // (RFC 1035 §2.3.4: at most 255 octets).
       length = target.count

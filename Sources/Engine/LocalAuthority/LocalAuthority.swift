@@ -23,3 +23,46 @@ public struct LocalAuthority {
       hashKey: hashKey)
   }
 }
+
+extension LocalAuthority {
+  /// The answer to `query` (lower-cased flat `name`) if the local authority
+  /// has one, written in `buffers.replyOutput`; nil, and the question goes
+  /// on to the cache and the upstreams, if not. In order of precedence: an
+  /// override or block (unless `override-check` found its addresses down),
+  /// a local name, a name unknown in `domain`, a question never forwarded.
+  func answer(
+    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    buffers: borrowing MessageBuffers
+  ) -> LocalReply? {
+    if let match = settings.overrides.lookup(name),
+      !overrideHealth.fallsBack(match, type: query.questionType, in: settings.overrides)
+    {
+      return answerOverride(query, match: match, settings: settings, buffers: buffers)
+    }
+    if let reply = answerLocalName(
+      query, name: name, ours: settings.ednsPayloadSize, buffers: buffers)
+    {
+      return reply
+    }
+    if let reply = answerUnknownInLocalDomain(
+      query, name: name, settings: settings, buffers: buffers)
+    {
+      return reply
+    }
+    return answerNeverForwarded(query, name: name, settings: settings, buffers: buffers)
+  }
+}
+
+/// A reply a stage made itself (an override, a local name, a question never
+/// forwarded, CHAOS, minimal ANY), written in `MessageBuffers.replyOutput`
+/// for the pipeline to fit to the client, count, send and log
+/// (`Engine.sendLocal`).
+struct LocalReply {
+  /// Bytes written; `Int.max` when it did not fit the buffer.
+  var length: Int
+  /// Its header's flags, for a TC=1 reply in its place.
+  var flags: HeaderFlags
+  /// Counted when it is sent; nil when the stage counted it already.
+  var statistic: Statistic?
+  var outcome: QueryOutcome
+}

@@ -25,14 +25,14 @@ import DNSWire
 ///
 /// The check parses the labels once into integers: no table of zone names
 /// is searched, nothing is allocated.
-extension Engine {
-  /// Answers a question that is never forwarded (see above) and returns
-  /// true; false for any other question. `name` is the lower-cased flat
-  /// question name.
-  func answerNeverForwarded<E: EngineEnvironment>(
-    query: Message, name: UnsafeRawBufferPointer, client: ClientRef, environment: inout E
-  ) -> Bool {
-    guard query.questionClass == .internet else { return false }
+extension LocalAuthority {
+  /// The answer to a question that is never forwarded (see above); nil for
+  /// any other question. `name` is the lower-cased flat question name.
+  func answerNeverForwarded(
+    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    buffers: borrowing MessageBuffers
+  ) -> LocalReply? {
+    guard query.questionClass == .internet else { return nil }
     let type = query.questionType
     // A name routed with `for` (`for 168.192.in-addr.arpa`) goes to the
     // server the operator named for it; the route is looked up only for a
@@ -40,31 +40,29 @@ extension Engine {
     if !settings.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
       settings.routes.routeGroup(name) == 0
     {
-      statistics[.notForwarded] += 1
-      answerLocalZone(
-        query: query, name: name, zone: zone, client: client, environment: &environment)
-      return true
+      return answerLocalZone(query, zone: zone, ours: settings.ednsPayloadSize, buffers: buffers)
     }
     if !settings.forwardSingleLabel, LocalZones.isSingleLabel(name),
       type == .a || type == .aaaa || type == .any || type == .https,
       settings.routes.routeGroup(name) == 0
     {
-      statistics[.notForwarded] += 1
-      replyError(
-        .nameError, to: query.bytes, query: query, client: client, environment: &environment)
-      return true
+      let length = buffers.writeError(
+        .nameError, to: query.bytes, query: query, ours: settings.ednsPayloadSize)
+      return LocalReply(
+        length: length,
+        flags: HeaderFlags(rawValue: buffers.replyOutput.getUInt16(at: HeaderField.flags)),
+        statistic: .notForwarded, outcome: .answered(.nameError))
     }
-    return false
+    return nil
   }
 
   /// The authoritative answer of the empty zone `zone` (RFC 6303 §3): at
   /// the apex, SOA, NS and ANY with the zone's records and other types with
   /// NODATA; below it NXDOMAIN. A negative answer carries the SOA as
   /// authority.
-  func answerLocalZone<E: EngineEnvironment>(
-    query: Message, name lowercased: UnsafeRawBufferPointer, zone: LocalZone, client: ClientRef,
-    environment: inout E
-  ) {
+  func answerLocalZone(
+    _ query: Message, zone: LocalZone, ours: UInt16, buffers: borrowing MessageBuffers
+  ) -> LocalReply {
     var flags = HeaderFlags(
       rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
         | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
@@ -91,15 +89,11 @@ extension Engine {
         try LocalZones.writeZoneRecord(&writer, .soa, apex: apex)
       }
       if answersNS { try LocalZones.writeZoneRecord(&writer, .ns, apex: apex) }
-      try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
+      try writer.writeClientOPT(answering: query, payloadSize: ours)
     } catch {
       preconditionFailure("a local zone's answer always fits")
     }
-    send(replyLength: writer.count, to: client, environment: &environment)
-    if environment.logsQueries {
-      environment.logQuery(
-        client: client, name: lowercased, type: type, outcome: .answered(rcode), upstream: -1,
-        latencyMilliseconds: 0)
-    }
+    return LocalReply(
+      length: writer.count, flags: flags, statistic: .notForwarded, outcome: .answered(rcode))
   }
 }

@@ -85,15 +85,10 @@ extension Engine {
     } catch {
       fits = false
     }
-    let length = fitLocalReply(
-      length: fits ? writer.count : Int.max, query: query, client: client, flags: flags,
-      name: name, clientCase: CaseMask(of: cased), type: .txt, rrClass: .chaos)
-    send(replyLength: length, to: client, environment: &environment)
-    if environment.logsQueries {
-      environment.logQuery(
-        client: client, name: name, type: .txt, outcome: .chaos, upstream: -1,
-        latencyMilliseconds: 0)
-    }
+    sendLocal(
+      LocalReply(
+        length: fits ? writer.count : Int.max, flags: flags, statistic: nil, outcome: .chaos),
+      query: query, name: name, client: client, environment: &environment)
     return true
   }
 }

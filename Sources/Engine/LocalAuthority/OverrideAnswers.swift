@@ -1,0 +1,61 @@
+import CompiledConfig
+import DNSWire
+
+extension LocalAuthority {
+  /// Answers from the override table: addresses for A/AAAA/ANY, NODATA for
+  /// other types, NXDOMAIN for blocked names. Authoritative, like a hosts file.
+  /// Addresses `override-check` marked down are left out (OverrideHealth.swift).
+  func answerOverride(
+    _ query: Message, match: OverrideMatch, settings: Settings, buffers: borrowing MessageBuffers
+  ) -> LocalReply {
+    var flags = HeaderFlags(
+      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
+        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    let isBlock = match.kind == .block
+    flags.rcode = isBlock ? .nameError : .noError
+    let type = query.questionType
+    let inInternet = query.questionClass == .internet
+    let wantsIPv4 = !isBlock && inInternet && (type == .a || type == .any)
+    let wantsIPv6 = !isBlock && inInternet && (type == .aaaa || type == .any)
+    let health = overrideHealth
+    let filtersDown = health.count > 0
+    let up = health.addressesUp(match, in: settings.overrides)
+    let ipv4Count = wantsIPv4 ? up.ipv4 : 0
+    let ipv6Count = wantsIPv6 ? up.ipv6 : 0
+    let hasEDNS = query.opt != nil
+    let nameLength = query.copyQuestionName(into: buffers.casedName)
+    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
+    let ttl = settings.overrideTTL
+    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var fits = true
+    settings.overrides.addressBytes.withUnsafeBytes { addresses in
+      do throws(WireError) {
+        try writer.writeHeader(
+          id: query.id, flags: flags, questions: 1, answers: UInt16(ipv4Count + ipv6Count),
+          additionals: hasEDNS ? 1 : 0)
+        try writer.writeQuestion(
+          name: name, type: type, rrClass: query.questionClass, compress: false)
+        for index in 0..<(wantsIPv4 ? match.ipv4Count : 0) {
+          let start = match.ipv4Offset + 4 * index
+          if filtersDown && health.isDown(ipv4: addresses, at: start) { continue }
+          try writer.writeRecord(
+            pointerTo: HeaderField.size, type: .a, rrClass: .internet, ttl: ttl,
+            rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 4)]))
+        }
+        for index in 0..<(wantsIPv6 ? match.ipv6Count : 0) {
+          let start = match.ipv6Offset + 16 * index
+          if filtersDown && health.isDown(ipv6: addresses, at: start) { continue }
+          try writer.writeRecord(
+            pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
+            rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
+        }
+        try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
+      } catch {
+        fits = false
+      }
+    }
+    return LocalReply(
+      length: fits ? writer.count : Int.max, flags: flags,
+      statistic: isBlock ? .blocked : .overridden, outcome: isBlock ? .blocked : .overridden)
+  }
+}
