@@ -63,7 +63,11 @@ public final class Engine {
   public var nextDeadline: UInt64? {
     var earliest = table.earliestDeadline
     if let holdEnd = defences.holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
-    if let probeTime = nextProbeRound { earliest = min(earliest ?? probeTime, probeTime) }
+    if let probeTime = defences.probes.due(
+      whenOn: settings.detectNXDomainRedirect && !upstreams.isEmpty)
+    {
+      earliest = min(earliest ?? probeTime, probeTime)
+    }
     if let pending = validations.earliestDeadline { earliest = min(earliest ?? pending, pending) }
     return earliest
   }

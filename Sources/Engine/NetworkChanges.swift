@@ -21,14 +21,14 @@ extension Engine {
     if settings.detectNXDomainRedirect && defences.probes.outstanding == 0 {
       defences.probes.nextRound = now
     }
-    // Retrying re-arms a slot at the newest end of the deadline list; the
+    // Asking again re-arms a slot at the newest end of the deadline list; the
     // walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
       guard defences.holds.heldBuffer(of: slot) < 0 else { continue }
-      retry(
-        slot: slot, upstream: Int(transaction.upstream), transport: transaction.transport,
-        now: now, environment: &environment)
+      failOver(
+        slot: slot, now: now, to: Int(transaction.upstream), over: transaction.transport,
+        environment: &environment)
     }
   }
 }

@@ -18,13 +18,13 @@ import DNSWire
 ///
 /// The TTL is the one the client gets: the record's, less the time spent in
 /// the cache, or the stale TTL (RFC 8767).
-extension Engine {
+enum NftSetAnswers {
   /// Hands the answer's A and AAAA addresses for `name` to the environment;
   /// `age` seconds in the cache are taken off each TTL (`stale`: the stale
   /// TTL instead).
-  func addToNftSets<E: EngineEnvironment>(
+  static func add<E: EngineEnvironment>(
     _ message: Message, name: UnsafeRawBufferPointer, age: UInt32 = 0, stale: Bool = false,
-    environment: inout E
+    settings: Settings, statistics: Statistics, environment: inout E
   ) {
     let directives = settings.nftsetDirectives(for: name)
     guard directives != 0, message.rcode == .noError else { return }
@@ -36,7 +36,7 @@ extension Engine {
         record.type == .a && record.rdataLength == 4
           || record.type == .aaaa && record.rdataLength == 16
       else { continue }
-      let ttl = stale ? Self.staleTTL : (record.ttl > age ? record.ttl - age : 0)
+      let ttl = stale ? Engine.staleTTL : (record.ttl > age ? record.ttl - age : 0)
       statistics[.nftsetAddresses] += 1
       environment.addToNftSet(
         directives: directives,

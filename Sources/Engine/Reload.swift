@@ -11,7 +11,7 @@ extension Engine {
   public func reconfigure(settings: Settings) {
     self.settings = settings
     defences.reconfigure(settings)
-    enableValidationIfTurnedOn()
+    validations.enableIfTurnedOn(settings.dnssec, inflight: table.capacity)
   }
 
   /// First half of an upstream change, while the old upstreams' transports

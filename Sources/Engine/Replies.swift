@@ -33,7 +33,9 @@ extension Engine {
     for waiter in table.waiters(of: slot) {
       if !sentToAClient {
         sentToAClient = true
-        addToNftSets(reply, name: name, environment: &environment)
+        NftSetAnswers.add(
+          reply, name: name, settings: settings, statistics: statistics,
+          environment: &environment)
       }
       // RA: dnsward offers recursion whatever the upstream says of itself.
       var flags = reply.flags

@@ -69,8 +69,21 @@ extension Engine {
     case .exact:
       if transaction.sentCase != nil { selection.recordCaseMatch(upstreamIndex) }
     case .caseOnly:
+      // The right ID but not the 0x20 case sent: an upstream that does not
+      // keep case, or a forgery. Counted per upstream (an answer in the
+      // right case resets the count, so a spoofer must win twice in a row);
+      // an upstream that keeps doing it gets no more 0x20, and the question
+      // is asked once more without it (over UDP, the only 0x20 transport)
+      // so the client is not kept waiting.
       statistics[.mismatchedCase] += 1
-      if !holding { caseMismatch(slot: slot, now: now, environment: &environment) }
+      guard !holding else { return }
+      if selection.recordCaseMismatch(upstreamIndex) {
+        environment.report(.caseRandomizationDisabled, upstream: upstreamIndex)
+      }
+      guard transaction.caseAllowed else { return }
+      transactions[slot].caseAllowed = false
+      statistics[.retried] += 1
+      failOver(slot: slot, now: now, to: upstreamIndex, over: .udp, environment: &environment)
       return
     case .different:
       statistics[.mismatchedQuestion] += 1
@@ -81,8 +94,7 @@ extension Engine {
     if truncated && transaction.transport == .udp {
       // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
       statistics[.retried] += 1
-      retry(
-        slot: slot, upstream: upstreamIndex, transport: .tcp, now: now, environment: &environment)
+      failOver(slot: slot, now: now, to: upstreamIndex, over: .tcp, environment: &environment)
       return
     }
     if transaction.purpose != .answer {
@@ -129,7 +141,7 @@ extension Engine {
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
     environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
-    if validates(slot) {
+    if validations.validates(transactions[slot], dnssec: settings.dnssec) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
       return
     }
@@ -143,7 +155,12 @@ extension Engine {
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) {
     let upstream = Int(transactions[slot].upstream)
-    storeInCache(reply, slot: slot, now: now)
+    if cache.store(
+      reply, slot: slot, transaction: transactions[slot], name: table.name(slot),
+      validations: validations, settings: settings, buffers: buffers, now: now)
+    {
+      statistics[.cacheInserts] += 1
+    }
     relay(reply, slot: slot, now: now, environment: &environment)
     var checks =
       upstream >= 0 && upstream < upstreams.count && upstreams[upstream].trusted
@@ -205,33 +222,5 @@ extension Engine {
         reply, screen: screen, ipTTL: ipTTL, slot: slot, now: now, environment: &environment)
     }
     return false
-  }
-
-  /// An upstream answered with the right ID but not the 0x20 case sent:
-  /// either it does not preserve case or the packet is forged. Count it per
-  /// upstream (an answer in the right case resets the count, so a spoofer
-  /// must win twice in a row), stop randomizing for an upstream that keeps
-  /// doing it, and ask once more without 0x20 so the client is not kept
-  /// waiting. Only UDP queries carry 0x20, so the retry is over UDP.
-  func caseMismatch<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    let upstream = Int(transactions[slot].upstream)
-    if selection.recordCaseMismatch(upstream) {
-      environment.report(.caseRandomizationDisabled, upstream: upstream)
-    }
-    guard transactions[slot].caseAllowed else { return }
-    transactions[slot].caseAllowed = false
-    statistics[.retried] += 1
-    retry(slot: slot, upstream: upstream, transport: .udp, now: now, environment: &environment)
-  }
-
-  /// Asks the same upstream again as a new attempt (over TCP, or without 0x20).
-  func retry<E: EngineEnvironment>(
-    slot: Int, upstream: Int, transport: UpstreamTransport, now: UInt64, environment: inout E
-  ) {
-    environment.releaseUpstream(
-      transaction: table.handle(slot), transport: transactions[slot].transport)
-    table.renew(slot)
-    dispatch(
-      slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)
   }
 }

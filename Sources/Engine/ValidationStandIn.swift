@@ -12,6 +12,8 @@
   /// No pool and no per-slot state: nothing waits for a chain.
   struct ValidationPool {
     init(enabled: Bool, inflight: Int) {}
+    mutating func enableIfTurnedOn(_ dnssec: Bool, inflight: Int) {}
+    func validates(_ transaction: Transaction, dnssec: Bool) -> Bool { false }
     var capacity: Int { 0 }
     var earliestDeadline: UInt64? { nil }
     func state(of slot: Int) -> UInt8 { 0 }
@@ -30,9 +32,6 @@
     static let secureState: UInt8 = 1
     static let insecureState: UInt8 = 2
     static let validationIsBuiltIn = false
-
-    func validates(_ slot: Int) -> Bool { false }
-    func enableValidationIfTurnedOn() {}
 
     func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {}
     func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {}

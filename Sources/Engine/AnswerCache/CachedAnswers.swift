@@ -49,10 +49,14 @@ extension Engine {
         checkingDisabled: checkingDisabled, now: now, environment: &environment)
     } else {
       statistics[.cacheHits] += 1
-      refreshIfPopular(
-        number, name: name, type: query.questionType, rrClass: query.questionClass,
-        dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, now: now,
-        environment: &environment)
+      // `prefetch-hits`: a popular entry near its end is refreshed in the
+      // background (Prefetch.swift).
+      if cache.isPopularAndDue(number, hits: settings.prefetchHits, now: now) {
+        refresh(
+          name: name, type: query.questionType, rrClass: query.questionClass,
+          dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, now: now,
+          environment: &environment)
+      }
     }
     return true
   }
@@ -93,7 +97,7 @@ extension Engine {
     else { return false }
     // With CD=0 only what validation passed (secure or insecure), whose
     // state the waiters' replies carry.
-    if validates(slot) {
+    if validations.validates(transactions[slot], dnssec: settings.dnssec) {
       let state = cache.validation(number)
       guard state == Self.secureState || state == Self.insecureState else {
         return false
@@ -180,7 +184,9 @@ extension Engine {
       replyLength: length, to: waiter.client,
       latencyMilliseconds: waited ? waiter.latency(at: now) : 0,
       environment: &environment)
-    addToNftSets(message, name: name, age: age, stale: stale, environment: &environment)
+    NftSetAnswers.add(
+      message, name: name, age: age, stale: stale, settings: settings, statistics: statistics,
+      environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
         client: waiter.client, name: name, type: message.questionType,
@@ -189,58 +195,6 @@ extension Engine {
     }
   }
 
-  /// Stores an accepted upstream answer for `slot`'s question if it may be
-  /// cached: NOERROR with answers (TTL: the smallest of its records, within
-  /// min-ttl and max-ttl), or NXDOMAIN/NODATA with an SOA in the authority section (TTL:
-  /// the smaller of the SOA's TTL and MINIMUM, at most neg-ttl-max, RFC 2308
-  /// §5). Not SERVFAIL or other errors, not TC=1. With `dnssec`, stored
-  /// with the slot's validation state: a secure answer's TTL at most the
-  /// verdict's; a bogus one (`extendedError`, its INFO-CODE) for
-  /// `ValidationPool.bogusSeconds`, answered SERVFAIL on hits.
-  func storeInCache(_ reply: Message, slot: Int, now: UInt64, extendedError: UInt8 = 0) {
-    guard cache.isEnabled, !reply.flags.has(HeaderFlags.truncated) else { return }
-    let rcode = reply.rcode
-    guard rcode == .noError || rcode == .nameError else { return }
-    let transaction = transactions[slot]
-    let name = table.name(slot)
-    // The stored form is the relayed form for a lower-case, EDNS-less client.
-    var plain = Waiter()
-    plain.clientID = 0
-    plain.clientFlags =
-      reply.flags.rawValue
-      & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
-    guard
-      let length = try? buffers.writeRelayed(
-        reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
-        rrClass: transaction.rrClass, extendedRcode: 0, ours: settings.ednsPayloadSize)
-    else { return }
-    let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
-    guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
-      let cacheable = settings.cacheTTL(message)
-    else { return }
-    let validation = validations.state(of: slot)
-    let ttl = validations.validatedTTL(cacheable, slot: slot)
-    let positive = rcode == .noError && message.answerCount > 0
-    var records = message.records()
-    while let record = records.next() {
-      // Positive: each TTL within min-ttl...max-ttl, so none is below the
-      // entry's. Negative: none above the negative TTL (RFC 2308 §5).
-      let clamped =
-        positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
-      // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
-      let adjusted = validation == Self.secureState ? min(clamped, ttl) : clamped
-      stored.setUInt32(adjusted, at: record.ttlOffset)
-    }
-    let keyFlags = PacketCache.keyFlags(
-      dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
-    if cache.insert(
-      name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
-      message: UnsafeRawBufferPointer(stored), now: now,
-      expiresAt: now + UInt64(ttl) * 1000, validation: validation, extendedError: extendedError)
-    {
-      statistics[.cacheInserts] += 1
-    }
-  }
 }
 
 extension Settings {
@@ -269,5 +223,61 @@ extension Settings {
       return ttl > 0 ? ttl : nil
     }
     return nil
+  }
+}
+
+extension PacketCache {
+  /// Stores an accepted upstream answer for `slot`'s question if it may be
+  /// cached: NOERROR with answers (TTL: the smallest of its records, within
+  /// min-ttl and max-ttl), or NXDOMAIN/NODATA with an SOA in the authority section (TTL:
+  /// the smaller of the SOA's TTL and MINIMUM, at most neg-ttl-max, RFC 2308
+  /// §5). Not SERVFAIL or other errors, not TC=1. With `dnssec`, stored
+  /// with the slot's validation state: a secure answer's TTL at most the
+  /// verdict's; a bogus one (`extendedError`, its INFO-CODE) for
+  /// `ValidationPool.bogusSeconds`, answered SERVFAIL on hits. `name` is
+  /// the slot's lower-cased question name; the stored form is written in
+  /// `buffers.replyOutput` first. Returns whether it was stored.
+  func store(
+    _ reply: Message, slot: Int, transaction: Transaction, name: UnsafeRawBufferPointer,
+    validations: borrowing ValidationPool, extendedError: UInt8 = 0, settings: Settings,
+    buffers: borrowing MessageBuffers, now: UInt64
+  ) -> Bool {
+    guard isEnabled, !reply.flags.has(HeaderFlags.truncated) else { return false }
+    let rcode = reply.rcode
+    guard rcode == .noError || rcode == .nameError else { return false }
+    // The stored form is the relayed form for a lower-case, EDNS-less client.
+    var plain = Waiter()
+    plain.clientID = 0
+    plain.clientFlags =
+      reply.flags.rawValue
+      & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+    guard
+      let length = try? buffers.writeRelayed(
+        reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
+        rrClass: transaction.rrClass, extendedRcode: 0, ours: settings.ednsPayloadSize)
+    else { return false }
+    let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
+    guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
+      let cacheable = settings.cacheTTL(message)
+    else { return false }
+    let validation = validations.state(of: slot)
+    let ttl = validations.validatedTTL(cacheable, slot: slot)
+    let positive = rcode == .noError && message.answerCount > 0
+    var records = message.records()
+    while let record = records.next() {
+      // Positive: each TTL within min-ttl...max-ttl, so none is below the
+      // entry's. Negative: none above the negative TTL (RFC 2308 §5).
+      let clamped =
+        positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
+      // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
+      let adjusted = validation == Engine.secureState ? min(clamped, ttl) : clamped
+      stored.setUInt32(adjusted, at: record.ttlOffset)
+    }
+    let keyFlags = PacketCache.keyFlags(
+      dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
+    return insert(
+      name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
+      message: UnsafeRawBufferPointer(stored), now: now,
+      expiresAt: now + UInt64(ttl) * 1000, validation: validation, extendedError: extendedError)
   }
 }

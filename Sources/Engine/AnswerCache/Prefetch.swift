@@ -9,19 +9,6 @@ extension Engine {
   /// How often the `prefetch` names are checked, in milliseconds.
   static let prefetchSweepMilliseconds: UInt64 = 10_000
 
-  /// A hit on a popular entry near its end refreshes it in the background.
-  func refreshIfPopular<E: EngineEnvironment>(
-    _ number: Int, name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass,
-    dnssecOK: Bool, checkingDisabled: Bool, now: UInt64, environment: inout E
-  ) {
-    guard settings.prefetchHits > 0, cache.hits(number) > settings.prefetchHits,
-      cache.isDueForRefresh(number, now: now)
-    else { return }
-    refresh(
-      name: name, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
-      checkingDisabled: checkingDisabled, now: now, environment: &environment)
-  }
-
   /// Asks for every `prefetch` name (A, and AAAA unless `filter-aaaa`) that is not cached or is
   /// due for refresh. Runs from `tick` every `prefetchSweepMilliseconds`,
   /// the first time at the first tick.
@@ -38,26 +25,36 @@ extension Engine {
         var end = start
         while end < names.count, names[end] != 0 { end += 1 + Int(names[end]) }
         let name = UnsafeRawBufferPointer(rebasing: names[start..<min(end + 1, names.count)])
-        refreshIfDue(name: name, type: .a, now: now, environment: &environment)
+        if cache.needsRefresh(name: name, type: .a, now: now) {
+          refresh(
+            name: name, type: .a, rrClass: .internet, dnssecOK: false, checkingDisabled: false,
+            now: now, environment: &environment)
+        }
         // `filter-aaaa` answers AAAA itself: nothing to keep warm.
-        if !settings.filterAAAA {
-          refreshIfDue(name: name, type: .aaaa, now: now, environment: &environment)
+        if !settings.filterAAAA && cache.needsRefresh(name: name, type: .aaaa, now: now) {
+          refresh(
+            name: name, type: .aaaa, rrClass: .internet, dnssecOK: false,
+            checkingDisabled: false, now: now, environment: &environment)
         }
         start = end + 1
       }
     }
   }
+}
 
-  func refreshIfDue<E: EngineEnvironment>(
-    name: UnsafeRawBufferPointer, type: RRType, now: UInt64, environment: inout E
-  ) {
-    if let number = cache.find(name: name, type: type, rrClass: .internet, keyFlags: 0),
-      !cache.isDueForRefresh(number, now: now)
-    {
-      return
+extension PacketCache {
+  /// `prefetch-hits`: whether entry `number` was hit more than `hits`
+  /// times (0: off) and is due for refresh.
+  func isPopularAndDue(_ number: Int, hits: UInt32, now: UInt64) -> Bool {
+    hits > 0 && self.hits(number) > hits && isDueForRefresh(number, now: now)
+  }
+
+  /// A `prefetch` name's (`name`, `type`, class IN, asked plainly): not
+  /// cached, or due for refresh.
+  func needsRefresh(name: UnsafeRawBufferPointer, type: RRType, now: UInt64) -> Bool {
+    guard let number = find(name: name, type: type, rrClass: .internet, keyFlags: 0) else {
+      return true
     }
-    refresh(
-      name: name, type: type, rrClass: .internet, dnssecOK: false, checkingDisabled: false,
-      now: now, environment: &environment)
+    return isDueForRefresh(number, now: now)
   }
 }

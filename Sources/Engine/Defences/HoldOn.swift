@@ -148,17 +148,6 @@ struct HoldPool {
 }
 
 extension Engine {
-  /// How an answer looks next to what this upstream usually sends: 2 for
-  /// an OPT record (every query carries one, and a server that speaks EDNS
-  /// answers with one, RFC 6891 §7; injectors commonly leave it out), 1 for
-  /// arriving with the upstream's usual IP TTL.
-  func shapeScore(_ reply: Message, ipTTL: UInt8, upstream: Int) -> UInt8 {
-    var score: UInt8 = reply.opt != nil ? 2 : 0
-    let usual = selection.usualTTL(upstream)
-    if ipTTL != 0 && usual != 0 && ipTTL == usual { score += 1 }
-    return score
-  }
-
   /// An accepted, screened UDP answer while `hold-on` is on. Returns true
   /// if it was taken here (held, or compared with the held one); false if
   /// it is to be relayed at once (no buffer free, or too big to keep).
@@ -167,7 +156,7 @@ extension Engine {
     environment: inout E
   ) -> Bool {
     let upstream = Int(transactions[slot].upstream)
-    let score = shapeScore(reply, ipTTL: ipTTL, upstream: upstream)
+    let score = selection.shapeScore(of: reply, ipTTL: ipTTL, upstream: upstream)
     let heldBuffer = defences.holds.heldBuffer(of: slot)
     if heldBuffer >= 0 {
       // The same answer twice (a retransmitting server) changes nothing.

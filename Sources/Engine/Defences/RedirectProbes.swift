@@ -53,6 +53,38 @@ struct RedirectProbeRound {
   }
 
   func deallocate() { candidates.deallocate() }
+
+  /// When the next round is due, if redirect detection is on (`on`:
+  /// `detect-nxdomain-redirect`, and an upstream to probe).
+  func due(whenOn on: Bool) -> UInt64? { on ? nextRound : nil }
+
+  /// Writes probe `index`'s name: random for 0..<randomProbes, else the
+  /// control name. Returns its length.
+  static func writeName<E: EngineEnvironment>(
+    _ index: Int, into output: UnsafeMutableRawBufferPointer, environment: inout E
+  ) -> Int {
+    if index >= randomProbes {
+      let control = Engine.probeControlName
+      for offset in 0..<control.utf8CodeUnitCount { output[offset] = control.utf8Start[offset] }
+      return control.utf8CodeUnitCount
+    }
+    let labelLength = 16
+    let alphabet: StaticString = "abcdefghijklmnopqrstuvwxyz0123456789"
+    output[0] = UInt8(labelLength)
+    var random = environment.randomUInt64()
+    for offset in 1...labelLength {
+      if offset == 9 { random = environment.randomUInt64() }
+      output[offset] = alphabet.utf8Start[Int(random % 36)]
+      random /= 36
+    }
+    let domains = Engine.probeTopLevelDomains
+    let domainStart = 4 * (index % 3)
+    for offset in 0..<4 {
+      output[1 + labelLength + offset] = domains.utf8Start[domainStart + offset]
+    }
+    output[1 + labelLength + 4] = 0
+    return labelLength + 6
+  }
 }
 
 extension Engine {
@@ -61,15 +93,12 @@ extension Engine {
   static let probeControlName: StaticString = "\u{07}example\u{03}com\u{00}"
   static let probeTopLevelDomains: StaticString = "\u{03}com\u{03}net\u{03}org"
 
-  /// When the next probe round is due, if redirect detection is on.
-  var nextProbeRound: UInt64? {
-    settings.detectNXDomainRedirect && !upstreams.isEmpty ? defences.probes.nextRound : nil
-  }
-
   /// Starts a probe round if one is due and the last one is over.
   func startRedirectProbesIfDue<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     judgeProbeRoundIfOver(environment: &environment)
-    guard let due = nextProbeRound, now >= due, defences.probes.outstanding == 0,
+    guard
+      let due = defences.probes.due(whenOn: settings.detectNXDomainRedirect && !upstreams.isEmpty),
+      now >= due, defences.probes.outstanding == 0,
       !defences.probes.judging
     else {
       return
@@ -79,7 +108,8 @@ extension Engine {
     defences.probes.candidateCount = 0
     for upstream in 0..<min(upstreams.count, 64) where !upstreams[upstream].trusted {
       for probe in 0...RedirectProbeRound.randomProbes {
-        let length = writeProbeName(probe, into: buffers.name, environment: &environment)
+        let length = RedirectProbeRound.writeName(
+          probe, into: buffers.name, environment: &environment)
         let name = UnsafeRawBufferPointer(rebasing: buffers.name[0..<length])
         guard
           let slot = table.allocate(
@@ -96,34 +126,6 @@ extension Engine {
         dispatch(slot: slot, now: now, preferred: upstream, environment: &environment)
       }
     }
-  }
-
-  /// Writes probe `index`'s name: random for 0..<randomProbes, else the
-  /// control name. Returns its length.
-  func writeProbeName<E: EngineEnvironment>(
-    _ index: Int, into output: UnsafeMutableRawBufferPointer, environment: inout E
-  ) -> Int {
-    if index >= RedirectProbeRound.randomProbes {
-      let control = Self.probeControlName
-      for offset in 0..<control.utf8CodeUnitCount { output[offset] = control.utf8Start[offset] }
-      return control.utf8CodeUnitCount
-    }
-    let labelLength = 16
-    let alphabet: StaticString = "abcdefghijklmnopqrstuvwxyz0123456789"
-    output[0] = UInt8(labelLength)
-    var random = environment.randomUInt64()
-    for offset in 1...labelLength {
-      if offset == 9 { random = environment.randomUInt64() }
-      output[offset] = alphabet.utf8Start[Int(random % 36)]
-      random /= 36
-    }
-    let domains = Self.probeTopLevelDomains
-    let domainStart = 4 * (index % 3)
-    for offset in 0..<4 {
-      output[1 + labelLength + offset] = domains.utf8Start[domainStart + offset]
-    }
-    output[1 + labelLength + 4] = 0
-    return labelLength + 6
   }
 
   /// Once every probe of a round has ended, learns the addresses the rules

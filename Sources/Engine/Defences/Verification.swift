@@ -66,6 +66,31 @@ struct VerificationTable {
     for index in 0..<counts[entry] where addresses[base + index] == address { return true }
     return false
   }
+
+  /// How a plain upstream's answer for a `verify` name differs from the
+  /// trusted answer kept in `entry`.
+  struct Disagreement {
+    /// An address the trusted answer did not have; nil when the response
+    /// codes differ.
+    var address: IPAddress?
+  }
+
+  /// The plain answer `reply` disagrees when its response code differs or
+  /// one of its addresses is not among the trusted answer's (when all of
+  /// those were kept); nil when it agrees.
+  func disagreement(of reply: Message, entry: Int) -> Disagreement? {
+    if reply.rcode.rawValue != rcodes[entry] { return Disagreement(address: nil) }
+    guard !partial[entry] else { return nil }
+    var records = reply.records()
+    while let record = records.next(), record.offset < reply.authorityOffset {
+      guard record.rrClass == .internet,
+        let address = Defences.address(of: record, in: reply.bytes),
+        !contains(address, entry: entry)
+      else { continue }
+      return Disagreement(address: address)
+    }
+    return nil
+  }
 }
 
 extension Engine {
@@ -119,34 +144,6 @@ extension Engine {
     dispatch(slot: check, now: now, environment: &environment)
   }
 
-  /// A plain upstream's answer for a `verify` name: it disagrees when its
-  /// response code differs or one of its addresses is not among the trusted
-  /// answer's (when all of those were kept).
-  func compareWithTrusted<E: EngineEnvironment>(
-    _ reply: Message, slot: Int, environment: inout E
-  ) {
-    let entry = Int(transactions[slot].purposeIndex)
-    var disagrees = reply.rcode.rawValue != defences.verifications.rcodes[entry]
-    var outside: IPAddress? = nil
-    var records = reply.records()
-    while !disagrees, let record = records.next(), record.offset < reply.authorityOffset {
-      guard record.rrClass == .internet,
-        let address = Defences.address(of: record, in: reply.bytes),
-        !defences.verifications.contains(address, entry: entry)
-      else { continue }
-      if !defences.verifications.partial[entry] {
-        disagrees = true
-        outside = address
-      }
-    }
-    guard disagrees else { return }
-    let upstream = Int(transactions[slot].upstream)
-    statistics[.verifyDisagreements] += 1
-    selection.recordDisagreement(upstream)
-    environment.reportDefence(
-      .verificationDisagreed, name: table.name(slot), address: outside, upstream: upstream)
-  }
-
   /// The answer to a check of an upstream (`verify` or a redirect probe):
   /// judged, never relayed or cached.
   func finishCheck<E: EngineEnvironment>(
@@ -163,7 +160,16 @@ extension Engine {
     } else {
       selection.noteSuccess(upstream, environment: &environment)
       switch transaction.purpose {
-      case .verification: compareWithTrusted(reply, slot: slot, environment: &environment)
+      case .verification:
+        if let disagreement = defences.verifications.disagreement(
+          of: reply, entry: Int(transaction.purposeIndex))
+        {
+          statistics[.verifyDisagreements] += 1
+          selection.recordDisagreement(upstream)
+          environment.reportDefence(
+            .verificationDisagreed, name: table.name(slot), address: disagreement.address,
+            upstream: upstream)
+        }
       case .redirectProbe:
         defences.probes.record(
           reply, probe: Int(transaction.purposeIndex), upstream: Int16(upstream))

@@ -32,11 +32,14 @@ extension Engine {
       let randomizeCase =
         chosenTransport == .udp && transactions[slot].caseAllowed
         && selection.usesCaseRandomization(upstream, under: settings)
-      let length = writeUpstreamQuery(
-        slot: slot, randomizeCase: randomizeCase, environment: &environment)
+      let written = buffers.writeUpstreamQuery(
+        transactions[slot], name: table.name(slot), ours: settings.ednsPayloadSize,
+        validating: Self.validationIsBuiltIn && settings.dnssec, randomizeCase: randomizeCase,
+        environment: &environment)
+      transactions[slot].sentCase = written.sentCase
       statistics[.forwarded] += 1
       let framed = UnsafeMutableRawBufferPointer(
-        rebasing: buffers.query[0..<(Self.framing + length)])
+        rebasing: buffers.query[0..<(Self.framing + written.count)])
       if environment.sendToUpstream(
         framed: framed, upstream: upstream, transport: chosenTransport,
         transaction: table.handle(slot))
@@ -50,60 +53,20 @@ extension Engine {
     }
   }
 
-  /// Builds the upstream query in `buffers.query` after the framing bytes:
-  /// fresh ID, RD, the client's CD, the question (0x20-encoded if asked),
-  /// and an OPT with our payload size and the client's DO bit. With
-  /// `dnssec`, DO=1 and CD=1 whatever the client sent (RFC 6840 §5.9): the
-  /// upstream returns the RRSIGs and NSEC(3) records and filters nothing, so
-  /// dnsward decides what is bogus itself and can say why.
-  func writeUpstreamQuery<E: EngineEnvironment>(
-    slot: Int, randomizeCase: Bool, environment: inout E
-  ) -> Int {
-    let transaction = transactions[slot]
-    let output = UnsafeMutableRawBufferPointer(rebasing: buffers.query[Self.framing...])
-    var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
-    let validating = Self.validationIsBuiltIn && settings.dnssec
-    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
-    var writer = MessageWriter(buffer: output)
-    let nameStart = HeaderField.size
-    // 12 + 255 + 4 + 11 octets always fit the 512-byte query buffer.
-    do throws(WireError) {
-      try writer.writeHeader(id: transaction.sentID, flags: flags, questions: 1, additionals: 1)
-      try writer.writeQuestion(
-        name: table.name(slot), type: transaction.type, rrClass: transaction.rrClass,
-        compress: false)
-      try writer.writeOPT(
-        udpPayloadSize: settings.ednsPayloadSize, dnssecOK: transaction.dnssecOK || validating)
-    } catch {
-      preconditionFailure("upstream query exceeds its buffer")
-    }
-    let sentName = UnsafeMutableRawBufferPointer(
-      rebasing: output[nameStart..<(nameStart + table.name(slot).count)])
-    if randomizeCase {
-      Name.randomizeCase(sentName) { environment.randomUInt64() }
-      transactions[slot].sentCase = CaseMask(of: UnsafeRawBufferPointer(sentName))
-    } else {
-      transactions[slot].sentCase = nil
-    }
-    return writer.count
-  }
-
-  /// The attempt in `slot` failed: release it and try the next upstream as a
-  /// new attempt (new generation, armed with the newest deadline), or answer
-  /// SERVFAIL.
-  func failOver<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+  /// The attempt in `slot` is over: it is released and the question asked
+  /// again as a new attempt (a new generation, so the old one's late
+  /// replies are stale): of `upstream` over `transport` when given (a
+  /// truncated answer asked over TCP, or without 0x20), else of the next
+  /// upstream; with none left, `dispatch` answers the waiters.
+  func failOver<E: EngineEnvironment>(
+    slot: Int, now: UInt64, to upstream: Int? = nil, over transport: UpstreamTransport? = nil,
+    environment: inout E
+  ) {
     environment.releaseUpstream(
       transaction: table.handle(slot), transport: transactions[slot].transport)
-    guard
-      selection.next(for: transactions[slot], name: table.name(slot), settings: settings, now: now)
-        != nil
-    else {
-      failWaiters(slot: slot, now: now, environment: &environment)
-      release(slot: slot)
-      return
-    }
     table.renew(slot)
-    dispatch(slot: slot, now: now, environment: &environment)
+    dispatch(
+      slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)
   }
 
   /// The TCP connection to `upstream` broke: every attempt waiting on it
@@ -138,5 +101,40 @@ extension Engine {
       Int(transactions[slot].upstream), now: now, kind: .error,
       environment: &environment)
     failOver(slot: slot, now: now, environment: &environment)
+  }
+}
+
+extension MessageBuffers {
+  /// Writes `transaction`'s upstream query (lower-cased `name`) in `query`
+  /// after the framing bytes: its ID, RD, the client's CD, the question
+  /// (0x20-encoded if `randomizeCase`), and an OPT with our payload size
+  /// (`ours`) and the client's DO bit. When `validating`, DO=1 and CD=1
+  /// whatever the client sent (RFC 6840 §5.9): the upstream returns the
+  /// RRSIGs and NSEC(3) records and filters nothing, so dnsward decides
+  /// what is bogus itself and can say why. Returns its length and the case
+  /// the name went out in (nil: lower case).
+  func writeUpstreamQuery<E: EngineEnvironment>(
+    _ transaction: Transaction, name: UnsafeRawBufferPointer, ours: UInt16, validating: Bool,
+    randomizeCase: Bool, environment: inout E
+  ) -> (count: Int, sentCase: CaseMask?) {
+    let output = UnsafeMutableRawBufferPointer(rebasing: query[Self.framing...])
+    var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
+    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
+    var writer = MessageWriter(buffer: output)
+    let nameStart = HeaderField.size
+    // 12 + 255 + 4 + 11 octets always fit the 512-byte query buffer.
+    do throws(WireError) {
+      try writer.writeHeader(id: transaction.sentID, flags: flags, questions: 1, additionals: 1)
+      try writer.writeQuestion(
+        name: name, type: transaction.type, rrClass: transaction.rrClass, compress: false)
+      try writer.writeOPT(udpPayloadSize: ours, dnssecOK: transaction.dnssecOK || validating)
+    } catch {
+      preconditionFailure("upstream query exceeds its buffer")
+    }
+    guard randomizeCase else { return (writer.count, nil) }
+    let sentName = UnsafeMutableRawBufferPointer(
+      rebasing: output[nameStart..<(nameStart + name.count)])
+    Name.randomizeCase(sentName) { environment.randomUInt64() }
+    return (writer.count, CaseMask(of: UnsafeRawBufferPointer(sentName)))
   }
 }

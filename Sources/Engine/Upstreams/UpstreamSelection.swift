@@ -209,6 +209,17 @@ public struct UpstreamSelection: ~Copyable {
   /// The IP TTL `upstream`'s answers (with an OPT record) arrive with.
   func usualTTL(_ upstream: Int) -> UInt8 { health[upstream].usualTTL }
 
+  /// How an answer looks next to what this upstream usually sends: 2 for
+  /// an OPT record (every query carries one, and a server that speaks EDNS
+  /// answers with one, RFC 6891 §7; injectors commonly leave it out), 1 for
+  /// arriving with the upstream's usual IP TTL (`hold-on`, HoldOn.swift).
+  func shapeScore(of reply: Message, ipTTL: UInt8, upstream: Int) -> UInt8 {
+    var score: UInt8 = reply.opt != nil ? 2 : 0
+    let usual = usualTTL(upstream)
+    if ipTTL != 0 && usual != 0 && ipTTL == usual { score += 1 }
+    return score
+  }
+
   mutating func recordUsualTTL(_ upstream: Int, _ ipTTL: UInt8) {
     health[upstream].usualTTL = ipTTL
   }

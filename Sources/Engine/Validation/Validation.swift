@@ -161,6 +161,29 @@ struct CachedChainRecords: ValidatedRecordSource {
 }
 
 extension ValidationPool {
+  /// `dnssec` turned on by a reload: the pool, once, as at start-up.
+  mutating func enableIfTurnedOn(_ dnssec: Bool, inflight: Int) {
+    if dnssec && capacity == 0 { self = ValidationPool(enabled: true, inflight: inflight) }
+  }
+
+  /// Whether `transaction`'s answer is validated: `dnssec` on, a question
+  /// for an answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it
+  /// unvalidated).
+  func validates(_ transaction: Transaction, dnssec: Bool) -> Bool {
+    dnssec && !transaction.checkingDisabled && transaction.purpose == .answer
+  }
+
+  /// The validator's verdict on `reply` for (`name`, `type`), the chain read
+  /// from the cache; `time` nil while the clock is not to be trusted.
+  mutating func verdict(
+    for reply: Message, name: UnsafeRawBufferPointer, type: RRType, anchors: TrustAnchors,
+    cache: PacketCache, now: UInt64, time: UInt32?
+  ) -> ValidationVerdict {
+    validator.validate(
+      reply, questionName: name, questionType: type, anchors: anchors,
+      records: CachedChainRecords(cache: cache, now: now), now: time)
+  }
+
   /// How long `slot`'s answer is cached given its validation: a secure one
   /// no longer than the verdict allows (RFC 4035 §5.3.3), a bogus one
   /// `bogusSeconds`.
@@ -212,46 +235,27 @@ extension Engine {
   /// This build validates (the stand-in says false).
   static let validationIsBuiltIn = true
 
-  /// `dnssec` turned on by a reload: its pool, once, as at start-up.
-  func enableValidationIfTurnedOn() {
-    if settings.dnssec && validations.capacity == 0 {
-      validations = ValidationPool(enabled: true, inflight: table.capacity)
-    }
-  }
-
-  /// Whether `slot`'s answer is validated: `dnssec` on, a question for an
-  /// answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it unvalidated).
-  func validates(_ slot: Int) -> Bool {
-    settings.dnssec && !transactions[slot].checkingDisabled
-      && transactions[slot].purpose == .answer
-  }
-
-  /// Wall-clock seconds for the signature times, nil (reported once) while
-  /// the clock is before the build date (Release.clockIsKnownWrong), as for
-  /// TLS certificates: a router without a real-time clock before NTP.
-  func validationTime<E: EngineEnvironment>(upstream: Int, environment: inout E) -> UInt32? {
-    let seconds = environment.wallClockSeconds
-    guard Release.clockIsKnownWrong(wallClockSeconds: seconds) else {
-      return UInt32(truncatingIfNeeded: seconds)
-    }
-    if !validations.reportedUncheckedTimes, upstream >= 0, upstream < upstreams.count {
-      validations.reportedUncheckedTimes = true
-      environment.report(.dnssecTimesUnchecked, upstream: upstream)
-    }
-    return nil
-  }
-
+  /// The validator's verdict on `reply` for `slot`'s question, its
+  /// signatures' times checked against the environment's wall clock; not
+  /// checked (reported once) while that clock is before the build date
+  /// (Release.clockIsKnownWrong), as for TLS certificates: a router
+  /// without a real-time clock before NTP.
   func verdict<E: EngineEnvironment>(
     for reply: Message, slot: Int, now: UInt64, environment: inout E
   ) -> ValidationVerdict {
-    let time = validationTime(
-      upstream: Int(transactions[slot].upstream), environment: &environment)
-    let anchors = settings.trustAnchors
-    let name = table.name(slot)
-    let type = transactions[slot].type
-    return validations.validator.validate(
-      reply, questionName: name, questionType: type, anchors: anchors,
-      records: CachedChainRecords(cache: cache, now: now), now: time)
+    let seconds = environment.wallClockSeconds
+    var time: UInt32? = UInt32(truncatingIfNeeded: seconds)
+    if Release.clockIsKnownWrong(wallClockSeconds: seconds) {
+      time = nil
+      let upstream = Int(transactions[slot].upstream)
+      if !validations.reportedUncheckedTimes, upstream >= 0, upstream < upstreams.count {
+        validations.reportedUncheckedTimes = true
+        environment.report(.dnssecTimesUnchecked, upstream: upstream)
+      }
+    }
+    return validations.verdict(
+      for: reply, name: table.name(slot), type: transactions[slot].type,
+      anchors: settings.trustAnchors, cache: cache, now: now, time: time)
   }
 
   /// `hold-on` is for answers a forger could have sent: a secure one
@@ -260,7 +264,7 @@ extension Engine {
   func isSecureBeforeHold<E: EngineEnvironment>(
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) -> Bool {
-    guard validates(slot),
+    guard validations.validates(transactions[slot], dnssec: settings.dnssec),
       case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
     else { return false }
     validations.note(.secure, ttl: ttl, slot: slot)
@@ -311,9 +315,13 @@ extension Engine {
     statistics[.dnssecBogus] += 1
     reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
     validations.note(.bogus, slot: slot)
-    if let reply {
-      storeInCache(
-        reply, slot: slot, now: now, extendedError: UInt8(truncatingIfNeeded: error.rawValue))
+    if let reply,
+      cache.store(
+        reply, slot: slot, transaction: transactions[slot], name: table.name(slot),
+        validations: validations, extendedError: UInt8(truncatingIfNeeded: error.rawValue),
+        settings: settings, buffers: buffers, now: now)
+    {
+      statistics[.cacheInserts] += 1
     }
     replyToWaiters(
       slot: slot, rcode: .serverFailure, extendedError: error.rawValue, now: now,
@@ -362,7 +370,9 @@ extension Engine {
       || (pending.awaitedSlot < 0 && pending.fetches > 0 && pending.awaitedType == type
         && pending.awaitedHash == hash)
     {
-      failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+      rejectBogus(
+        validations.message(index), slot: slot, error: .dnskeyMissing, now: now,
+        environment: &environment)
       return
     }
     validations.entries[index].fetches += 1
@@ -375,7 +385,9 @@ extension Engine {
       checkingDisabled: false)
     {
       guard !validations.awaits(inFlight, slot) else {
-        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        rejectBogus(
+          validations.message(index), slot: slot, error: .dnskeyMissing, now: now,
+          environment: &environment)
         return
       }
       validations.entries[index].awaitedSlot = Int32(inFlight)
@@ -387,21 +399,15 @@ extension Engine {
         checkingDisabled: false, purpose: .answer, route: settings.routes.routeGroup(needed))
     else {
       statistics[.ringFull] += 1
-      failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+      rejectBogus(
+        validations.message(index), slot: slot, error: .dnskeyMissing, now: now,
+        environment: &environment)
       return
     }
     statistics[.dnssecFetches] += 1
     validations.entries[index].awaitedSlot = Int32(fetch)
     // A failed send frees the fetch, which fails this entry at the next tick.
     dispatch(slot: fetch, now: now, environment: &environment)
-  }
-
-  func failPending<E: EngineEnvironment>(
-    _ index: Int, error: ExtendedDNSError, now: UInt64, environment: inout E
-  ) {
-    let slot = Int(validations.entries[index].slot)
-    rejectBogus(
-      validations.message(index), slot: slot, error: error, now: now, environment: &environment)
   }
 
   /// `fetch`'s answer is in the cache: the validations awaiting it run
@@ -454,7 +460,9 @@ extension Engine {
       for index in 0..<validations.capacity
       where validations.entries[index].slot >= 0 && validations.entries[index].deadline <= now {
         failed = true
-        failPending(index, error: .dnskeyMissing, now: now, environment: &environment)
+        rejectBogus(
+          validations.message(index), slot: Int(validations.entries[index].slot),
+          error: .dnskeyMissing, now: now, environment: &environment)
       }
     }
   }

@@ -61,20 +61,30 @@ extension Engine {
       rejectBogus(original, slot: slot, error: failure, now: now, environment: &environment)
       return
     }
-    guard let composed = compose(original, answer, into: index) else {
+    guard let composed = validations.compose(original, answer, into: index) else {
       failFull(slot: slot, now: now, environment: &environment)
       return
     }
     validateOrChase(composed, slot: slot, now: now, environment: &environment)
   }
 
+  /// A full pool, or an answer that fits no buffer: SERVFAIL.
+  func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
+    statistics[.dnssecPendingFull] += 1
+    replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
+    resumeValidations(awaiting: slot, now: now, environment: &environment)
+    release(slot: slot)
+  }
+}
+
+extension ValidationPool {
   /// Composes the answer in pending entry `index`'s buffer, over
   /// `original` (which is there): its header, question and answer
   /// section stay in place (their compression pointers with them), the
   /// fetched answer and authority records follow, names in full. No OPT:
   /// a reply gets its own. nil when it does not fit.
-  func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
-    let buffer = validations.buffer(index)
+  mutating func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
+    let buffer = buffer(index)
     var flags = original.flags
     flags.rcode = fetched.flags.rcode
     let answers = UInt16(original.answerCount + fetched.answerCount)
@@ -90,16 +100,8 @@ extension Engine {
     buffer.setUInt16(answers, at: HeaderField.answerCount)
     buffer.setUInt16(UInt16(fetched.authorityCount), at: HeaderField.authorityCount)
     buffer.setUInt16(0, at: HeaderField.additionalCount)
-    validations.entries[index].length = end
-    return validations.message(index)
-  }
-
-  /// A full pool, or an answer that fits no buffer: SERVFAIL.
-  func failFull<E: EngineEnvironment>(slot: Int, now: UInt64, environment: inout E) {
-    statistics[.dnssecPendingFull] += 1
-    replyToWaiters(slot: slot, rcode: .serverFailure, now: now, environment: &environment)
-    resumeValidations(awaiting: slot, now: now, environment: &environment)
-    release(slot: slot)
+    entries[index].length = end
+    return message(index)
   }
 }
 

@@ -16,31 +16,6 @@ import DNSWire
 /// A zone is logged again once 16 others have been, and at most 16 lines
 /// are written a minute (`BogusReports`).
 extension Engine {
-  /// A slice of `reply`'s bytes or of `name` (flat, lower-cased), valid
-  /// while they are.
-  func bogusZone(_ reply: Message?, name: UnsafeRawBufferPointer, now: UInt64)
-    -> UnsafeRawBufferPointer
-  {
-    if let reply {
-      var records = reply.records()
-      while let record = records.next(), record.offset < reply.additionalOffset {
-        if let rrsig = RRSIGRecord(record, in: reply) { return rrsig.signerName }
-      }
-    }
-    let chain = CachedChainRecords(cache: cache, now: now)
-    var offset = 0
-    while let parent = Name.parentOffset(name, from: offset) {
-      let suffix = UnsafeRawBufferPointer(rebasing: name[offset...])
-      if chain.provesSigned(suffix, .dnskey) || chain.provesSigned(suffix, .ds)
-        || settings.isTrustAnchor(suffix)
-      {
-        return suffix
-      }
-      offset = parent
-    }
-    return UnsafeRawBufferPointer(rebasing: name[min(offset, name.count)...])
-  }
-
   /// Reports `slot`'s bogus answer unless its zone was among the last ones
   /// reported or this minute's lines are spent (`BogusReports`).
   func reportBogus<E: EngineEnvironment>(
@@ -49,7 +24,8 @@ extension Engine {
     let upstream = Int(transactions[slot].upstream)
     guard upstream >= 0, upstream < upstreams.count else { return }
     let name = table.name(slot)
-    let zone = bogusZone(reply, name: name, now: now)
+    let zone = BogusReports.zone(
+      of: reply, name: name, chain: CachedChainRecords(cache: cache, now: now), settings: settings)
     guard validations.bogusReports.shouldLog(zoneHash: table.nameHash(zone), now: now) else {
       return
     }
@@ -63,6 +39,32 @@ extension Engine {
 /// whatever the zones, so that a path that breaks many zones cannot flood
 /// a router's log (the `dnssecBogus` counter counts every one).
 struct BogusReports: ~Copyable {
+  /// The zone a bogus answer is logged under (see `reportBogus`): a slice
+  /// of `reply`'s bytes or of `name` (flat, lower-cased), valid while they
+  /// are.
+  static func zone(
+    of reply: Message?, name: UnsafeRawBufferPointer, chain: CachedChainRecords,
+    settings: Settings
+  ) -> UnsafeRawBufferPointer {
+    if let reply {
+      var records = reply.records()
+      while let record = records.next(), record.offset < reply.additionalOffset {
+        if let rrsig = RRSIGRecord(record, in: reply) { return rrsig.signerName }
+      }
+    }
+    var offset = 0
+    while let parent = Name.parentOffset(name, from: offset) {
+      let suffix = UnsafeRawBufferPointer(rebasing: name[offset...])
+      if chain.provesSigned(suffix, .dnskey) || chain.provesSigned(suffix, .ds)
+        || settings.isTrustAnchor(suffix)
+      {
+        return suffix
+      }
+      offset = parent
+    }
+    return UnsafeRawBufferPointer(rebasing: name[min(offset, name.count)...])
+  }
+
   static let recentZones = 16
   static let linesPerMinute = 16
   static let minute: UInt64 = 60_000
