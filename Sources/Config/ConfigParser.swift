@@ -198,10 +198,12 @@ struct ConfigReader {
       try addUpstream(value, arguments[1], arguments[2...], line: line)
     case .override: try addOverride(value, arguments[1...], line: line)
     case .block: try addBlock(value, line: line)
-    case .timeout: settings.timeoutMilliseconds = UInt32(try number(value, for: directive))
-    case .tcpIdle: settings.tcpIdleMilliseconds = UInt32(try number(value, for: directive))
+    case .timeout:
+      settings.timeoutMilliseconds = UInt32(try ConfigValues.number(value, for: directive))
+    case .tcpIdle:
+      settings.tcpIdleMilliseconds = UInt32(try ConfigValues.number(value, for: directive))
     case .inflight:
-      let count = try number(value, for: directive)
+      let count = try ConfigValues.number(value, for: directive)
       guard count & (count - 1) == 0 else {
         var next = 16
         while next < count { next <<= 1 }
@@ -209,50 +211,58 @@ struct ConfigReader {
           "inflight \(count) is not a power of two (try \(next / 2) or \(next))")
       }
       settings.inflight = count
-    case .overrideTTL: settings.overrideTTL = UInt32(try number(value, for: directive))
-    case .tcpClients: settings.tcpClients = try number(value, for: directive)
-    case .ednsSize: settings.ednsPayloadSize = UInt16(try number(value, for: directive))
-    case .user: settings.user = try userName(value)
-    case .log: settings.logLevel = try logLevel(value)
-    case .logQueries: settings.logQueries = try onOff(value, for: directive)
-    case .caseRandomization: settings.caseRandomization = try onOff(value, for: directive)
-    case .cache: settings.cacheEntries = try number(value, for: directive)
-    case .cacheBytes: settings.cacheBytes = try number(value, for: directive)
+    case .overrideTTL: settings.overrideTTL = UInt32(try ConfigValues.number(value, for: directive))
+    case .tcpClients: settings.tcpClients = try ConfigValues.number(value, for: directive)
+    case .ednsSize:
+      settings.ednsPayloadSize = UInt16(try ConfigValues.number(value, for: directive))
+    case .user: settings.user = try ConfigValues.userName(value)
+    case .log: settings.logLevel = try ConfigValues.logLevel(value)
+    case .logQueries: settings.logQueries = try ConfigValues.onOff(value, for: directive)
+    case .caseRandomization:
+      settings.caseRandomization = try ConfigValues.onOff(value, for: directive)
+    case .cache: settings.cacheEntries = try ConfigValues.number(value, for: directive)
+    case .cacheBytes: settings.cacheBytes = try ConfigValues.number(value, for: directive)
     case .minTTL:
-      settings.minTTL = UInt32(try number(value, for: directive))
+      settings.minTTL = UInt32(try ConfigValues.number(value, for: directive))
       try checkTTLOrder(at: directive)
     case .maxTTL:
-      settings.maxTTL = UInt32(try number(value, for: directive))
+      settings.maxTTL = UInt32(try ConfigValues.number(value, for: directive))
       try checkTTLOrder(at: directive)
-    case .negativeTTLMax: settings.negativeTTLMax = UInt32(try number(value, for: directive))
-    case .stale: settings.staleSeconds = UInt32(try number(value, for: directive))
-    case .staleFirst: settings.staleFirst = try onOff(value, for: directive)
-    case .cacheFile: settings.cacheFilePath = try cacheFilePath(value)
-    case .cacheSaveInterval: settings.cacheSaveSeconds = UInt32(try number(value, for: directive))
+    case .negativeTTLMax:
+      settings.negativeTTLMax = UInt32(try ConfigValues.number(value, for: directive))
+    case .stale: settings.staleSeconds = UInt32(try ConfigValues.number(value, for: directive))
+    case .staleFirst: settings.staleFirst = try ConfigValues.onOff(value, for: directive)
+    case .cacheFile: settings.cacheFilePath = try ConfigValues.cacheFilePath(value)
+    case .cacheSaveInterval:
+      settings.cacheSaveSeconds = UInt32(try ConfigValues.number(value, for: directive))
     case .prefetch: try addPrefetch(value, line: line)
     case .blockList: try addBlockList(value, line: line)
-    case .prefetchHits: settings.prefetchHits = UInt32(try number(value, for: directive))
-    case .workers: settings.workers = try number(value, for: directive)
+    case .prefetchHits:
+      settings.prefetchHits = UInt32(try ConfigValues.number(value, for: directive))
+    case .workers: settings.workers = try ConfigValues.number(value, for: directive)
     case .bogus, .bogusNXDomain: try addBogus(value, for: directive, line: line)
     case .detectNXDomainRedirect:
-      settings.detectNXDomainRedirect = try onOff(value, for: directive)
+      settings.detectNXDomainRedirect = try ConfigValues.onOff(value, for: directive)
     case .verify: try addVerify(value, line: line)
-    case .holdOn: settings.holdOnMilliseconds = UInt32(try number(value, for: directive))
-    case .rebindProtection: settings.rebindProtection = try onOff(value, for: directive)
-    case .strict: settings.strict = try onOff(value, for: directive)
+    case .holdOn:
+      settings.holdOnMilliseconds = UInt32(try ConfigValues.number(value, for: directive))
+    case .rebindProtection:
+      settings.rebindProtection = try ConfigValues.onOff(value, for: directive)
+    case .strict: settings.strict = try ConfigValues.onOff(value, for: directive)
     case .rebindAllow: try addRebindAllow(value, line: line)
     case .overrideCheck: settings.overrideCheckPort = try overrideCheckPort(value)
     case .overrideCheckInterval:
-      settings.overrideCheckSeconds = UInt32(try number(value, for: directive))
+      settings.overrideCheckSeconds = UInt32(try ConfigValues.number(value, for: directive))
     case .rateLimit: settings.rateLimitPerSecond = try rateLimit(value)
-    case .refuseAny: settings.refuseAny = try onOff(value, for: directive)
-    case .forwardSingleLabel: settings.forwardSingleLabel = try onOff(value, for: directive)
+    case .refuseAny: settings.refuseAny = try ConfigValues.onOff(value, for: directive)
+    case .forwardSingleLabel:
+      settings.forwardSingleLabel = try ConfigValues.onOff(value, for: directive)
     case .forwardPrivateReverse:
-      settings.forwardPrivateReverse = try onOff(value, for: directive)
-    case .filterAAAA: settings.filterAAAA = try onOff(value, for: directive)
-    case .caFile: settings.caFile = try caFilePath(value)
-    case .seccomp: settings.seccomp = try onOff(value, for: directive)
-    case .localNames: settings.localNamesCapacity = try number(value, for: directive)
+      settings.forwardPrivateReverse = try ConfigValues.onOff(value, for: directive)
+    case .filterAAAA: settings.filterAAAA = try ConfigValues.onOff(value, for: directive)
+    case .caFile: settings.caFile = try ConfigValues.caFilePath(value)
+    case .seccomp: settings.seccomp = try ConfigValues.onOff(value, for: directive)
+    case .localNames: settings.localNamesCapacity = try ConfigValues.number(value, for: directive)
     case .hosts, .leases: try addLocalNameFile(value, for: directive, line: line)
     case .domain: try setLocalDomain(value)
     case .nftset: try addNftSet(arguments)
@@ -260,7 +270,7 @@ struct ConfigReader {
       #if DNSWARD_NO_METRICS
         throw LineError("metrics: this firmware was built without them (-DDNSWARD_METRICS=OFF)")
       #else
-        settings.metrics = try metricsEndpoint(value)
+        settings.metrics = try ConfigValues.metricsEndpoint(value)
       #endif
     case .dnssec, .dnssecRoot, .trustAnchor, .trustAnchorFile:
       try readDNSSECDirective(directive, value: value, arguments: arguments, line: line)

@@ -116,7 +116,7 @@ extension ConfigReader {
         "a block list takes names, not wildcards: a listed name already covers every name below it"
       )
     }
-    let name = try flatName(token, written: token)
+    let name = try ConfigValues.flatName(token, written: token)
     guard name != Name.root else {
       throw LineError("the root name cannot be blocked (that would block every name)")
     }

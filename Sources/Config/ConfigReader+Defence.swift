@@ -106,7 +106,7 @@ extension ConfigReader {
         covers every name below NAME
         """)
     }
-    let name = try flatName(token, written: token)
+    let name = try ConfigValues.flatName(token, written: token)
     guard name != Name.root else { throw LineError("\(rootMessage)") }
     return name
   }
@@ -125,7 +125,7 @@ extension ConfigReader {
 
   /// `override-check tcp:PORT` or `off` (0).
   func overrideCheckPort(_ token: ArraySlice<UInt8>) throws(LineError) -> UInt16 {
-    if isWord(token, "off") { return 0 }
+    if ConfigValues.isWord(token, "off") { return 0 }
     let scheme: StaticString = "tcp:"
     let hasScheme = scheme.withUTF8Buffer { token.starts(with: $0) }
     guard hasScheme else {
@@ -141,14 +141,14 @@ extension ConfigReader {
 
   /// `rate-limit COUNT/s`, `off` or `0` (off; so is `0/s`).
   func rateLimit(_ token: ArraySlice<UInt8>) throws(LineError) -> UInt32 {
-    if isWord(token, "off") || isWord(token, "0") { return 0 }
+    if ConfigValues.isWord(token, "off") || ConfigValues.isWord(token, "0") { return 0 }
     let digits = token.prefix(while: AddressSyntax.isDigit)
     let unit = token[digits.endIndex...]
     guard !digits.isEmpty else {
       throw LineError(
         "bad rate \(quoted: token) for 'rate-limit' (usage: \(Directive.rateLimit.usage))")
     }
-    guard isWord(unit, "/s") else {
+    guard ConfigValues.isWord(unit, "/s") else {
       if unit.isEmpty {
         throw LineError(
           """
@@ -160,6 +160,6 @@ extension ConfigReader {
     }
     // `0/s` is off too; its declared range starts at 1.
     if AddressSyntax.decimal(digits) == 0 { return 0 }
-    return UInt32(try number(token, for: .rateLimit))
+    return UInt32(try ConfigValues.number(token, for: .rateLimit))
   }
 }

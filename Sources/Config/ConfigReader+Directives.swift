@@ -4,7 +4,7 @@ import DNSWire
 /// The directives that add entries: addresses, upstreams and names.
 extension ConfigReader {
   mutating func addListen(_ token: ArraySlice<UInt8>, line: Int) throws(LineError) {
-    let endpoint = try endpoint(token, allowAnyPort: true)
+    let endpoint = try ConfigValues.endpoint(token, allowAnyPort: true)
     if let index = settings.listen.firstIndex(of: endpoint) {
       throw .duplicate("listen \(endpoint)", firstOn: listenLines[index])
     }
@@ -36,17 +36,17 @@ extension ConfigReader {
     let (options, routes) = try routeOptions(allOptions)
     // nil: resolv-conf.
     let transport: UpstreamTransport?
-    if isWord(transportToken, "udp") {
+    if ConfigValues.isWord(transportToken, "udp") {
       transport = .udp
-    } else if isWord(transportToken, "tcp") {
+    } else if ConfigValues.isWord(transportToken, "tcp") {
       transport = .tcp
-    } else if isWord(transportToken, "tls") {
+    } else if ConfigValues.isWord(transportToken, "tls") {
       transport = .tls
-    } else if isWord(transportToken, "https") {
+    } else if ConfigValues.isWord(transportToken, "https") {
       transport = .https
-    } else if isWord(transportToken, "httpdns") {
+    } else if ConfigValues.isWord(transportToken, "httpdns") {
       transport = .httpdns
-    } else if isWord(transportToken, "resolv-conf") {
+    } else if ConfigValues.isWord(transportToken, "resolv-conf") {
       transport = nil
     } else {
       throw LineError(
@@ -59,7 +59,7 @@ extension ConfigReader {
     // of the others are read below.
     let takesOptions = transport.map { $0.isHTTP || $0.usesTLS } ?? false
     if !takesOptions {
-      if transport == nil, let option = options.first, isWord(option, "trusted") {
+      if transport == nil, let option = options.first, ConfigValues.isWord(option, "trusted") {
         throw LineError(
           """
           'upstream resolv-conf' cannot be trusted: its nameservers are the network's own \
@@ -85,14 +85,15 @@ extension ConfigReader {
           "second 'upstream resolv-conf' (first on line \(resolvConfLine)); at most one is allowed"
         )
       }
-      settings.resolvConfPath = try path(target)
+      settings.resolvConfPath = try ConfigValues.path(target)
       settings.resolvConfPosition = settings.upstreams.count
       resolvConfLine = line
       return
     }
     // HTTP's, HTTPS's and DoT's own ports, DNS's for udp and tcp.
     var server = UpstreamServer(
-      transport: transport, endpoint: try endpoint(target, defaultPort: transport.defaultPort))
+      transport: transport,
+      endpoint: try ConfigValues.endpoint(target, defaultPort: transport.defaultPort))
     guard server.endpoint.address != IPAddress.anyV6,
       server.endpoint.address != IPAddress(ipv4: 0)
     else {
@@ -101,7 +102,7 @@ extension ConfigReader {
     if takesOptions {
       try readUpstreamOptions(options, into: &server)
     } else if let option = options.first {
-      guard isWord(option, "trusted") else {
+      guard ConfigValues.isWord(option, "trusted") else {
         throw LineError(
           "unknown upstream option \(quoted: option) (expected trusted; usage: \(Directive.upstream.usage))"
         )
@@ -130,7 +131,8 @@ extension ConfigReader {
     if nameToken.elementsEqual([UInt8(ascii: "*")]) {
       throw LineError("'*' alone would match every name; write *.NAME")
     }
-    let name = try flatName(isWildcard ? nameToken.dropFirst(2) : nameToken, written: nameToken)
+    let name = try ConfigValues.flatName(
+      isWildcard ? nameToken.dropFirst(2) : nameToken, written: nameToken)
     guard name != Name.root else { throw LineError("the root name cannot be overridden") }
     var lines = nameLines.lines(for: name) ?? NameLines()
     if isWildcard {
@@ -195,7 +197,7 @@ extension ConfigReader {
       throw LineError(
         "block takes a name, not a wildcard: 'block NAME' already covers every name below NAME")
     }
-    let name = try flatName(nameToken, written: nameToken)
+    let name = try ConfigValues.flatName(nameToken, written: nameToken)
     guard name != Name.root else {
       throw LineError("the root name cannot be blocked (that would block every name)")
     }
@@ -220,7 +222,7 @@ extension ConfigReader {
       throw LineError(
         "prefetch takes a name, not a wildcard: only names asked before can be refreshed")
     }
-    let name = try flatName(nameToken, written: nameToken)
+    let name = try ConfigValues.flatName(nameToken, written: nameToken)
     guard name != Name.root else { throw LineError("the root name cannot be prefetched") }
     var lines = nameLines.lines(for: name) ?? NameLines()
     if lines.prefetch != 0 {

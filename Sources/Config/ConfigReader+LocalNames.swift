@@ -12,7 +12,7 @@ extension ConfigReader {
   ) throws(LineError) {
     let isHosts = directive == .hosts
     let label: StaticString = isHosts ? "hosts" : "leases"
-    let path = try path(token, label: label)
+    let path = try ConfigValues.path(token, label: label)
     if let first = localNameFiles.first(where: { $0.path == path }) {
       throw .duplicate("file \(quoted: token)", firstOn: first.line)
     }
@@ -29,7 +29,7 @@ extension ConfigReader {
     if token.first == UInt8(ascii: "*") {
       throw LineError("domain takes a name, not a wildcard: every name below it is local")
     }
-    let name = try flatName(token, written: token)
+    let name = try ConfigValues.flatName(token, written: token)
     guard name != Name.root else {
       throw LineError("the root cannot be the local domain (no name would be forwarded)")
     }

@@ -25,11 +25,11 @@ extension ConfigReader {
       throw LineError("at most 64 'nftset' directives are allowed")
     }
     var family = NftSetTarget.inet
-    if isWord(arguments[0], "ip") {
+    if ConfigValues.isWord(arguments[0], "ip") {
       family = NftSetTarget.ip
-    } else if isWord(arguments[0], "ip6") {
+    } else if ConfigValues.isWord(arguments[0], "ip6") {
       family = NftSetTarget.ip6
-    } else if !isWord(arguments[0], "inet") {
+    } else if !ConfigValues.isWord(arguments[0], "inet") {
       throw LineError("unknown family \(quoted: arguments[0]) (inet, ip or ip6)")
     }
     let table = try nftName(arguments[1], what: "table")
@@ -56,7 +56,7 @@ extension ConfigReader {
       NftSetTarget(family: family, table: table, ipv4Set: ipv4Set, ipv6Set: ipv6Set))
     let index = settings.nftsets.count - 1
     for pair in stride(from: 0, to: domains.count, by: 2) {
-      if isWord(domains[pair], "for") {
+      if ConfigValues.isWord(domains[pair], "for") {
         try addRoute(domains[pair + 1], upstream: index, forSets: true)
       } else {
         try addRouteList(domains[pair + 1], upstream: index, forSets: true)

@@ -38,7 +38,7 @@ extension ConfigReader {
     while index < options.endIndex {
       let token = options[index]
       index += 1
-      guard isWord(token, "for") || isWord(token, "for-list") else {
+      guard ConfigValues.isWord(token, "for") || ConfigValues.isWord(token, "for-list") else {
         rest.append(token)
         continue
       }
@@ -60,7 +60,7 @@ extension ConfigReader {
       throw LineError("'for' is allowed on the first \(Self.routedUpstreamLimit) upstreams only")
     }
     for pair in stride(from: 0, to: routes.count, by: 2) {
-      if isWord(routes[pair], "for") {
+      if ConfigValues.isWord(routes[pair], "for") {
         try addRoute(routes[pair + 1], upstream: upstream)
       } else {
         try addRouteList(routes[pair + 1], upstream: upstream)
@@ -80,7 +80,7 @@ extension ConfigReader {
       throw LineError(
         "'for' takes a domain, not a wildcard: \(quoted: token) already covers every name below it")
     }
-    let name = try flatName(token, written: token)
+    let name = try ConfigValues.flatName(token, written: token)
     guard name != Name.root else {
       throw LineError(
         "'for .' would route every name: leave 'for' out for the upstreams of the other names")
@@ -142,7 +142,7 @@ extension ConfigReader {
           : "bad dnsmasq line \(quoted: token) (expected nftset=/DOMAIN/[DOMAIN/...]4#inet#TABLE#SET)"
       )
     }
-    for domain in domains { _ = try flatName(domain, written: domain) }
+    for domain in domains { _ = try ConfigValues.flatName(domain, written: domain) }
     for domain in domains { try addRoute(domain, upstream: upstream, forSets: forSets) }
   }
 

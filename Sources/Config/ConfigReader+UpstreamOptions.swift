@@ -103,11 +103,11 @@ extension ConfigReader {
   func format(_ value: ArraySlice<UInt8>, for transport: UpstreamTransport) throws(LineError)
     -> HTTPDNSFormat
   {
-    if isWord(value, "json") { return .json }
-    if isWord(value, "dns-message") { return .dnsMessage }
+    if ConfigValues.isWord(value, "json") { return .json }
+    if ConfigValues.isWord(value, "dns-message") { return .dnsMessage }
     if transport == .httpdns {
-      if isWord(value, "alibaba") { return .alibaba }
-      if isWord(value, "dnspod") { return .dnspod }
+      if ConfigValues.isWord(value, "alibaba") { return .alibaba }
+      if ConfigValues.isWord(value, "dnspod") { return .dnspod }
     }
     let expected: StaticString =
       transport == .https

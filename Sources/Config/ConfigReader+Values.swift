@@ -2,8 +2,10 @@ import CompiledConfig
 import DNSWire
 
 /// The values directives take: endpoints, names, paths, words and numbers.
-extension ConfigReader {
-  func endpoint(
+/// Each reads one token and nothing of the reader's state; a bad one is a
+/// `LineError` (the reader adds the file and line).
+enum ConfigValues {
+  static func endpoint(
     _ token: ArraySlice<UInt8>, defaultPort: UInt16 = 53, allowAnyPort: Bool = false
   ) throws(LineError) -> Endpoint {
     do throws(AddressSyntaxError) {
@@ -16,7 +18,7 @@ extension ConfigReader {
 
   /// `metrics ADDRESS:PORT`: the port is required (no port is the metrics
   /// port by convention); 0 binds a free one.
-  func metricsEndpoint(_ token: ArraySlice<UInt8>) throws(LineError) -> Endpoint {
+  static func metricsEndpoint(_ token: ArraySlice<UInt8>) throws(LineError) -> Endpoint {
     let colon = UInt8(ascii: ":")
     let bracketed = token.first == UInt8(ascii: "[")
     let close = token.firstIndex(of: UInt8(ascii: "]"))
@@ -27,13 +29,13 @@ extension ConfigReader {
     guard portGiven else {
       throw LineError("metrics \(quoted: token): missing ':PORT' (e.g. 127.0.0.1:9153)")
     }
-    return try endpoint(token, allowAnyPort: true)
+    return try Self.endpoint(token, allowAnyPort: true)
   }
 
   /// A host name as lower-cased flat wire bytes. `written` is the token as it
   /// appears in the file, for messages. The characters are checked here
   /// first so that the message can name the offending one.
-  func flatName(_ text: ArraySlice<UInt8>, written: ArraySlice<UInt8>) throws(LineError)
+  static func flatName(_ text: ArraySlice<UInt8>, written: ArraySlice<UInt8>) throws(LineError)
     -> [UInt8]
   {
     guard !text.isEmpty else { throw LineError("bad name \(quoted: written): nothing after '*.'") }
@@ -55,7 +57,7 @@ extension ConfigReader {
           """)
       }
     }
-    if text.count > 1, hasEmptyLabel(text) {
+    if text.count > 1, Self.hasEmptyLabel(text) {
       throw LineError(
         "bad name \(quoted: written): empty label (two dots in a row, or a leading dot)")
     }
@@ -91,7 +93,7 @@ extension ConfigReader {
 
   /// Whether the text has an empty label: a leading dot or two dots in a
   /// row. A single trailing dot (a fully qualified name) is fine.
-  func hasEmptyLabel(_ text: ArraySlice<UInt8>) -> Bool {
+  static func hasEmptyLabel(_ text: ArraySlice<UInt8>) -> Bool {
     var previousWasDot = true
     for byte in text {
       let isDot = byte == UInt8(ascii: ".")
@@ -103,7 +105,9 @@ extension ConfigReader {
 
   /// An absolute file path without control characters, at most PATH_MAX - 1
   /// (4095) bytes less `reserve`. `label` names it in messages.
-  func path(_ token: ArraySlice<UInt8>, label: StaticString = "resolv-conf", reserve: Int = 0)
+  static func path(
+    _ token: ArraySlice<UInt8>, label: StaticString = "resolv-conf", reserve: Int = 0
+  )
     throws(LineError) -> [UInt8]
   {
     guard token.first == UInt8(ascii: "/") else {
@@ -118,8 +122,8 @@ extension ConfigReader {
 
   /// `cache-file PATH`: a file, not a directory; `PATH.tmp` (where it is
   /// written before the rename) must fit PATH_MAX too.
-  func cacheFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
-    let path = try path(token, label: "cache-file", reserve: 4)
+  static func cacheFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let path = try Self.path(token, label: "cache-file", reserve: 4)
     guard path.last != UInt8(ascii: "/") else {
       throw LineError(
         """
@@ -131,8 +135,8 @@ extension ConfigReader {
   }
 
   /// `ca-file PATH`: a file of PEM certificates, not a directory.
-  func caFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
-    let path = try path(token, label: "ca-file")
+  static func caFilePath(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+    let path = try Self.path(token, label: "ca-file")
     guard path.last != UInt8(ascii: "/") else {
       throw LineError(
         """
@@ -145,7 +149,7 @@ extension ConfigReader {
 
   /// A portable user name (POSIX.1 §3.437 portable filename characters, not
   /// starting with '-'), at most 32 bytes like the `useradd` limit.
-  func userName(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
+  static func userName(_ token: ArraySlice<UInt8>) throws(LineError) -> [UInt8] {
     let isPortable = token.allSatisfy { byte in
       (Name.asciiLowercased(byte) &- 0x61 < 26) || (byte &- 0x30 < 10)
         || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
@@ -160,18 +164,19 @@ extension ConfigReader {
     return Array(token)
   }
 
-  func logLevel(_ token: ArraySlice<UInt8>) throws(LineError) -> LogLevel {
-    if isWord(token, "error") { return .error }
-    if isWord(token, "warning") { return .warning }
-    if isWord(token, "info") { return .info }
-    if isWord(token, "debug") { return .debug }
+  static func logLevel(_ token: ArraySlice<UInt8>) throws(LineError) -> LogLevel {
+    if Self.isWord(token, "error") { return .error }
+    if Self.isWord(token, "warning") { return .warning }
+    if Self.isWord(token, "info") { return .info }
+    if Self.isWord(token, "debug") { return .debug }
     throw LineError(
       "unknown log level \(quoted: token) (expected error, warning, info or debug)")
   }
 
-  func onOff(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Bool {
-    if isWord(token, "on") { return true }
-    if isWord(token, "off") { return false }
+  static func onOff(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Bool
+  {
+    if Self.isWord(token, "on") { return true }
+    if Self.isWord(token, "off") { return false }
     throw LineError("'\(directive.name)' expects on or off, got \(quoted: token)")
   }
 
@@ -180,7 +185,8 @@ extension ConfigReader {
   /// but for a plain count, an optional unit suffix, scaled to the base unit.
   /// Ten digits or more, or a product that overflows `Int`, are out of
   /// range, never a trap.
-  func number(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Int {
+  static func number(_ token: ArraySlice<UInt8>, for directive: Directive) throws(LineError) -> Int
+  {
     let declared = directive.declaration
     let range = declared.range
     guard let scale = declared.unit.scale else {
@@ -221,7 +227,7 @@ extension ConfigReader {
 
   /// Whether the token is exactly `word`, byte for byte. (Comparing bytes,
   /// not Strings, keeps the Unicode tables out of Embedded Swift builds.)
-  func isWord(_ token: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+  static func isWord(_ token: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
     word.withUTF8Buffer { token.elementsEqual($0) }
   }
 }

@@ -16,7 +16,7 @@
     mutating func readDNSSECDirective(
       _ directive: Directive, value: ArraySlice<UInt8>, arguments: [ArraySlice<UInt8>], line: Int
     ) throws(LineError) {
-      guard directive == .dnssec, try !onOff(value, for: directive) else {
+      guard directive == .dnssec, try !ConfigValues.onOff(value, for: directive) else {
         throw LineError(
           "\(directive.name): this firmware was built without DNSSEC (-DDNSWARD_DNSSEC=ON)")
       }

@@ -31,8 +31,8 @@ extension ConfigReader {
     _ directive: Directive, value: ArraySlice<UInt8>, arguments: [ArraySlice<UInt8>], line: Int
   ) throws(LineError) {
     switch directive {
-    case .dnssec: settings.dnssec = try onOff(value, for: directive)
-    case .dnssecRoot: trustAnchorReading.keepsRoot = try onOff(value, for: directive)
+    case .dnssec: settings.dnssec = try ConfigValues.onOff(value, for: directive)
+    case .dnssecRoot: trustAnchorReading.keepsRoot = try ConfigValues.onOff(value, for: directive)
     case .trustAnchor: try addTrustAnchor(arguments)
     case .trustAnchorFile: try addTrustAnchorFile(value, line: line)
     default: break
@@ -110,7 +110,7 @@ extension ConfigReader {
   func trustAnchorEntry(_ tokens: [ArraySlice<UInt8>]) throws(LineError) -> [UInt8] {
     let owner: [UInt8]
     do throws(LineError) {
-      owner = try flatName(tokens[0], written: tokens[0])
+      owner = try ConfigValues.flatName(tokens[0], written: tokens[0])
     } catch {
       throw LineError("trust anchor owner: \(bytes: error.message)")
     }
