@@ -21,7 +21,8 @@ import DNSWire
 enum NftSetAnswers {
   /// Hands the answer's A and AAAA addresses for `name` to the environment;
   /// `age` seconds in the cache are taken off each TTL (`stale`: the stale
-  /// TTL instead).
+  /// TTL instead). Not inlined: the relay and the cache both call it.
+  @inline(never)
   static func add<E: EngineEnvironment>(
     _ message: Message, name: UnsafeRawBufferPointer, age: UInt32 = 0, stale: Bool = false,
     settings: Settings, statistics: Statistics, environment: inout E

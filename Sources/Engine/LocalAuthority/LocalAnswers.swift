@@ -66,6 +66,8 @@ extension LocalAuthority {
   /// `alsoRecord`'s (without an address twice) that the type asks for, or
   /// a PTR record naming its canonical name (as NAME.DOMAIN when the name
   /// is bare and a `domain` is set). The answer count is patched in after.
+  /// Not inlined: one copy serves its three callers.
+  @inline(never)
   func writeLocalAnswer(
     _ query: Message, table: LocalNameTable?, record: Int, alsoRecord: Int? = nil,
     isReverse: Bool, rcode: ResponseCode = .noError, ours: UInt16,
