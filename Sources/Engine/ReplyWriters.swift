@@ -128,3 +128,43 @@ extension MessageBuffers {
     return writer.count
   }
 }
+
+extension HeaderFlags {
+  /// The flags of a reply the engine makes itself to `query`: QR and RA
+  /// set, the client's RD and CD copied, AA when `authoritative`, and
+  /// `rcode`.
+  init(replyingTo query: Message, rcode: ResponseCode, authoritative: Bool) {
+    self.init(
+      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
+        | (authoritative ? HeaderFlags.authoritative : 0)
+        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+    self.rcode = rcode
+  }
+}
+
+extension MessageBuffers {
+  /// Starts a reply the engine makes itself to `query` in `replyOutput`:
+  /// the header with its ID, `flags` and the counts given (one additional
+  /// more when the client sent an OPT, which the caller writes last with
+  /// `writeClientOPT(answering:payloadSize:)`), then the question as the
+  /// client wrote it. Both always fit. Not inlined: the local answers,
+  /// CHAOS and minimal ANY all start here.
+  @inline(never)
+  func startReply(
+    to query: Message, flags: HeaderFlags, answers: UInt16 = 0, authorities: UInt16 = 0
+  ) -> MessageWriter {
+    var writer = MessageWriter(buffer: replyOutput)
+    let length = query.copyQuestionName(into: casedName)
+    do throws(WireError) {
+      try writer.writeHeader(
+        id: query.id, flags: flags, questions: 1, answers: answers, authorities: authorities,
+        additionals: query.opt != nil ? 1 : 0)
+      try writer.writeQuestion(
+        name: UnsafeRawBufferPointer(rebasing: casedName[0..<length]), type: query.questionType,
+        rrClass: query.questionClass, compress: false)
+    } catch {
+      preconditionFailure("a header and question always fit")
+    }
+    return writer
+  }
+}

@@ -91,21 +91,11 @@ extension MessageBuffers {
   /// small and the proxy is no amplifier. Over TCP, where the source address
   /// cannot be forged, ANY is forwarded like any other type.
   func writeMinimalANY(_ query: Message, ours: UInt16) -> LocalReply {
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
-    flags.rcode = .noError
-    let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: casedName)
-    let name = UnsafeRawBufferPointer(rebasing: casedName[0..<nameLength])
+    let flags = HeaderFlags(replyingTo: query, rcode: .noError, authoritative: false)
     let hinfo: StaticString = "\u{07}RFC8482\u{00}"
-    var writer = MessageWriter(buffer: replyOutput)
+    var writer = startReply(to: query, flags: flags, answers: 1)
     var fits = true
     do throws(WireError) {
-      try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, answers: 1, additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(
-        name: name, type: .any, rrClass: query.questionClass, compress: false)
       try writer.writeRecord(
         pointerTo: HeaderField.size, type: RRType(rawValue: 13), rrClass: query.questionClass,
         ttl: Self.minimalANYTTL,

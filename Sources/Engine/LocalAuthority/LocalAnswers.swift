@@ -73,21 +73,11 @@ extension LocalAuthority {
     isReverse: Bool, rcode: ResponseCode = .noError, ours: UInt16,
     buffers: borrowing MessageBuffers
   ) -> LocalReply {
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
-    flags.rcode = rcode
+    let flags = HeaderFlags(replyingTo: query, rcode: rcode, authoritative: true)
     let type = query.questionType
-    let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: buffers.casedName)
-    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
-    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var writer = buffers.startReply(to: query, flags: flags)
     var fits = true
     do throws(WireError) {
-      try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(
-        name: name, type: type, rrClass: query.questionClass, compress: false)
       var answers: UInt16 = 0
       var walk = LocalRecordWalk(first: record, second: alsoRecord, isReverse: isReverse)
       while let table, let index = walk.next(in: table) {

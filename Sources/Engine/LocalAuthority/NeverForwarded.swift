@@ -63,28 +63,20 @@ extension LocalAuthority {
   func answerLocalZone(
     _ query: Message, zone: LocalZone, ours: UInt16, buffers: borrowing MessageBuffers
   ) -> LocalReply {
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     let rcode: ResponseCode = zone.isApex ? .noError : .nameError
-    flags.rcode = rcode
+    let flags = HeaderFlags(replyingTo: query, rcode: rcode, authoritative: true)
     let type = query.questionType
     let answersSOA = zone.isApex && (type == .soa || type == .any)
     let answersNS = zone.isApex && (type == .ns || type == .any)
     let answerCount = (answersSOA ? 1 : 0) + (answersNS ? 1 : 0)
-    let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: buffers.casedName)
-    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     // The question starts right after the header; the apex is a suffix of it.
     let apex = HeaderField.size + zone.apexOffset
     // At most 12 + 259 + 50 + 12 + 11 = 344 bytes: within every client's
     // size (512 at least, RFC 1035 §4.2.1), so never truncated.
-    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var writer = buffers.startReply(
+      to: query, flags: flags, answers: UInt16(answerCount),
+      authorities: answerCount == 0 ? 1 : 0)
     do throws(WireError) {
-      try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, answers: UInt16(answerCount),
-        authorities: answerCount == 0 ? 1 : 0, additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(name: cased, type: type, rrClass: .internet, compress: false)
       if answersSOA || answerCount == 0 {
         try LocalZones.writeZoneRecord(&writer, .soa, apex: apex)
       }

@@ -8,11 +8,9 @@ extension LocalAuthority {
   func answerOverride(
     _ query: Message, match: OverrideMatch, settings: Settings, buffers: borrowing MessageBuffers
   ) -> LocalReply {
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
     let isBlock = match.kind == .block
-    flags.rcode = isBlock ? .nameError : .noError
+    let flags = HeaderFlags(
+      replyingTo: query, rcode: isBlock ? .nameError : .noError, authoritative: true)
     let type = query.questionType
     let inInternet = query.questionClass == .internet
     let wantsIPv4 = !isBlock && inInternet && (type == .a || type == .any)
@@ -22,19 +20,12 @@ extension LocalAuthority {
     let up = health.addressesUp(match, in: settings.overrides)
     let ipv4Count = wantsIPv4 ? up.ipv4 : 0
     let ipv6Count = wantsIPv6 ? up.ipv6 : 0
-    let hasEDNS = query.opt != nil
-    let nameLength = query.copyQuestionName(into: buffers.casedName)
-    let name = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<nameLength])
     let ttl = settings.overrideTTL
-    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var writer = buffers.startReply(
+      to: query, flags: flags, answers: UInt16(ipv4Count + ipv6Count))
     var fits = true
     settings.overrides.addressBytes.withUnsafeBytes { addresses in
       do throws(WireError) {
-        try writer.writeHeader(
-          id: query.id, flags: flags, questions: 1, answers: UInt16(ipv4Count + ipv6Count),
-          additionals: hasEDNS ? 1 : 0)
-        try writer.writeQuestion(
-          name: name, type: type, rrClass: query.questionClass, compress: false)
         for index in 0..<(wantsIPv4 ? match.ipv4Count : 0) {
           let start = match.ipv4Offset + 4 * index
           if filtersDown && health.isDown(ipv4: addresses, at: start) { continue }

@@ -44,22 +44,12 @@ extension Engine {
     // Counted before the values are written, so that `stats.dnsward.`
     // includes itself in `chaosAnswered` as it does in `queries`.
     statistics[.chaosAnswered] += 1
-    var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.authoritative | HeaderFlags.recursionAvailable
-        | query.flags.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
-    flags.rcode = .noError
-    let hasEDNS = query.opt != nil
-    let casedLength = query.copyQuestionName(into: buffers.casedName)
-    let cased = UnsafeRawBufferPointer(rebasing: buffers.casedName[0..<casedLength])
+    let flags = HeaderFlags(replyingTo: query, rcode: .noError, authoritative: true)
     var answers = 1
     if case .statistics = answer { answers = Statistics.recordCount(upstreams: upstreams.count) }
-    var writer = MessageWriter(buffer: buffers.replyOutput)
+    var writer = buffers.startReply(to: query, flags: flags, answers: UInt16(answers))
     var fits = true
     do throws(WireError) {
-      try writer.writeHeader(
-        id: query.id, flags: flags, questions: 1, answers: UInt16(answers),
-        additionals: hasEDNS ? 1 : 0)
-      try writer.writeQuestion(name: cased, type: .txt, rrClass: .chaos, compress: false)
       switch answer {
       case .number(let value): try ChaosTXT.writeTXT(&writer, value: value)
       case .text(let text): try ChaosTXT.writeTXT(&writer, text: text)
