@@ -78,7 +78,9 @@ extension MessageWriter {
   }
 
   /// A reply made here (local answer, CHAOS, minimal ANY) to `query`:
-  /// the client's OPT if its query had one, with its DO bit.
+  /// the client's OPT if its query had one, with its DO bit. Not inlined:
+  /// five writers end with it.
+  @inline(never)
   mutating func writeClientOPT(answering query: Message, payloadSize: UInt16)
     throws(WireError)
   {
