@@ -90,6 +90,7 @@ public final class Engine {
     endDueHolds(now: now, environment: &environment)
     expirePendingValidations(now: now, environment: &environment)
     while let slot = table.expired(now: now) {
+      table.endAttempt(slot, environment: &environment)
       // A held answer is the answer: its window outlived the deadline.
       if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)

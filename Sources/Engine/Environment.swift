@@ -111,7 +111,11 @@ public protocol EngineEnvironment {
     framed: UnsafeMutableRawBufferPointer, upstream: Int, transport: UpstreamTransport,
     transaction: TransactionHandle
   ) -> Bool
-  /// `transaction` is over: its per-query socket can be closed.
+  /// `transaction` is over: its per-query socket can be closed. Called on
+  /// the loop's own calls into the engine (`tick`, a reload, a WAN change,
+  /// shutdown), never for the attempt of a transport that is calling the
+  /// engine: that one ends it itself (`handleUpstreamReply` returns whether
+  /// it is over).
   mutating func releaseUpstream(transaction: TransactionHandle, transport: UpstreamTransport)
   /// 64 bits from a CSPRNG.
   mutating func randomUInt64() -> UInt64

@@ -26,6 +26,7 @@ extension Engine {
     for slot in table.inDeadlineOrder() {
       let transaction = transactions[slot]
       guard defences.holds.heldBuffer(of: slot) < 0 else { continue }
+      table.endAttempt(slot, environment: &environment)
       failOver(
         slot: slot, now: now, to: Int(transaction.upstream), over: transaction.transport,
         environment: &environment)

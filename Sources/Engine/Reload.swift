@@ -27,12 +27,11 @@ extension Engine {
     replacingUpstreamsWith replacement: [UpstreamServer], now: UInt64, environment: inout E
   ) {
     for slot in table.inDeadlineOrder() {
+      table.endAttempt(slot, environment: &environment)
       if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }
-      environment.releaseUpstream(
-        transaction: table.handle(slot), transport: transactions[slot].transport)
       if transactions[slot].purpose != .answer {
         release(slot: slot)
         continue

@@ -24,12 +24,11 @@ extension Engine {
     var passes = 0
     while let slot = table.oldestArmed, passes < 2 * table.capacity {
       passes += 1
+      table.endAttempt(slot, environment: &environment)
       if defences.holds.heldBuffer(of: slot) >= 0 {
         finishHold(slot: slot, now: now, environment: &environment)
         continue
       }
-      environment.releaseUpstream(
-        transaction: table.handle(slot), transport: transactions[slot].transport)
       failWaiters(slot: slot, now: now, environment: &environment)
       release(slot: slot)
     }

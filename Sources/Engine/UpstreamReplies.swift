@@ -16,116 +16,126 @@ extension Engine {
   ///     for TCP, where replies are matched by ID among the upstream's queries.
   ///   - ipTTL: the IP TTL (IPv6 hop limit) the datagram arrived with, 0 when
   ///     unknown (TCP): part of the shape `hold-on` compares.
+  /// - Returns: whether the attempt `transaction` names is over (answered,
+  ///   failed, or asked again as a new attempt), for the transport that
+  ///   handed the packet over to end it; false while it is still awaited
+  ///   (the packet was dropped, or an answer is held for `hold-on`). The
+  ///   engine releases no attempt of the transport that is calling it.
+  @discardableResult
   public func handleUpstreamReply<E: EngineEnvironment>(
     _ packet: UnsafeRawBufferPointer, transaction: TransactionHandle?, upstream: Int,
     from source: Endpoint, ipTTL: UInt8 = 0, now: UInt64, environment: inout E
-  ) {
-    guard packet.count >= HeaderField.size else {
-      statistics[.malformedReplies] += 1
-      return
-    }
-    // Over UDP the socket names the transaction; over TCP the ID does.
-    let found =
-      if let transaction { table.slot(for: transaction) } else {
-        table.pipelinedQuery(upstream: upstream, id: packet.getUInt16(at: 0))
+  ) -> Bool {
+    judge: do {
+      guard packet.count >= HeaderField.size else {
+        statistics[.malformedReplies] += 1
+        break judge
       }
-    guard let slot = found else {
-      statistics[transaction == nil ? .mismatchedID : .staleReplies] += 1
-      return
-    }
-    let transaction = transactions[slot]
-    let server = upstreams[Int(transaction.upstream)]
-    guard source == server.endpoint else {
-      statistics[.mismatchedSource] += 1
-      return
-    }
-    guard let reply = try? Message(validating: packet, allowTrailingData: true) else {
-      statistics[.malformedReplies] += 1
-      return
-    }
-    guard reply.flags.isResponse, reply.id == transaction.sentID, reply.flags.opcode == .query
-    else {
-      statistics[.mismatchedID] += 1
-      return
-    }
-    let rcode = reply.rcode
-    let isFailure =
-      rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
-      || rcode == .formatError
-    let upstreamIndex = Int(transaction.upstream)
-    // With an answer held for `hold-on`, a later error, truncation or
-    // case mismatch is noise or forgery: the held answer stands.
-    let holding = defences.holds.heldBuffer(of: slot) >= 0
-    if !reply.hasQuestion && isFailure {
-      if holding { return }
-      // Some servers leave the question out of error replies; the ID and
-      // socket matched, so take it as this upstream failing.
-      selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
-      statistics[.retried] += 1
-      failOver(slot: slot, now: now, environment: &environment)
-      return
-    }
-    switch table.questionMatch(reply, slot: slot, scratch: buffers.casedName) {
-    case .exact:
-      if transaction.sentCase != nil { selection.recordCaseMatch(upstreamIndex) }
-    case .caseOnly:
-      // The right ID but not the 0x20 case sent: an upstream that does not
-      // keep case, or a forgery. Counted per upstream (an answer in the
-      // right case resets the count, so a spoofer must win twice in a row);
-      // an upstream that keeps doing it gets no more 0x20, and the question
-      // is asked once more without it (over UDP, the only 0x20 transport)
-      // so the client is not kept waiting.
-      statistics[.mismatchedCase] += 1
-      guard !holding else { return }
-      if selection.recordCaseMismatch(upstreamIndex) {
-        environment.report(.caseRandomizationDisabled, upstream: upstreamIndex)
+      // Over UDP the socket names the transaction; over TCP the ID does.
+      let found =
+        if let transaction { table.slot(for: transaction) } else {
+          table.pipelinedQuery(upstream: upstream, id: packet.getUInt16(at: 0))
+        }
+      guard let slot = found else {
+        statistics[transaction == nil ? .mismatchedID : .staleReplies] += 1
+        break judge
       }
-      guard transaction.caseAllowed else { return }
-      transactions[slot].caseAllowed = false
-      statistics[.retried] += 1
-      failOver(slot: slot, now: now, to: upstreamIndex, over: .udp, environment: &environment)
-      return
-    case .different:
-      statistics[.mismatchedQuestion] += 1
-      return
-    }
-    let truncated = reply.flags.has(HeaderFlags.truncated)
-    if holding && (truncated || isFailure) { return }
-    if truncated && transaction.transport == .udp {
-      // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
-      statistics[.retried] += 1
-      failOver(slot: slot, now: now, to: upstreamIndex, over: .tcp, environment: &environment)
-      return
-    }
-    if transaction.purpose != .answer {
-      finishCheck(reply, slot: slot, isFailure: isFailure, now: now, environment: &environment)
-      return
-    }
-    if isFailure {
-      // An upstream that keeps answering SERVFAIL is as useless as a silent
-      // one: it counts towards marking it down.
-      selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
-      if selection.next(
-        for: transaction, name: table.name(slot), settings: settings, now: now) != nil
-      {
+      let transaction = transactions[slot]
+      let server = upstreams[Int(transaction.upstream)]
+      guard source == server.endpoint else {
+        statistics[.mismatchedSource] += 1
+        break judge
+      }
+      guard let reply = try? Message(validating: packet, allowTrailingData: true) else {
+        statistics[.malformedReplies] += 1
+        break judge
+      }
+      guard reply.flags.isResponse, reply.id == transaction.sentID, reply.flags.opcode == .query
+      else {
+        statistics[.mismatchedID] += 1
+        break judge
+      }
+      let rcode = reply.rcode
+      let isFailure =
+        rcode == .serverFailure || rcode == .refused || rcode == .notImplemented
+        || rcode == .formatError
+      let upstreamIndex = Int(transaction.upstream)
+      // With an answer held for `hold-on`, a later error, truncation or
+      // case mismatch is noise or forgery: the held answer stands.
+      let holding = defences.holds.heldBuffer(of: slot) >= 0
+      if !reply.hasQuestion && isFailure {
+        if holding { break judge }
+        // Some servers leave the question out of error replies; the ID and
+        // socket matched, so take it as this upstream failing.
+        selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
         statistics[.retried] += 1
         failOver(slot: slot, now: now, environment: &environment)
-        return
+        break judge
       }
-      // The last upstream failed too: a stale answer beats its SERVFAIL.
-      environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
-      if !serveStale(slot: slot, now: now, environment: &environment) {
-        relay(reply, slot: slot, now: now, environment: &environment)
+      switch table.questionMatch(reply, slot: slot, scratch: buffers.casedName) {
+      case .exact:
+        if transaction.sentCase != nil { selection.recordCaseMatch(upstreamIndex) }
+      case .caseOnly:
+        // The right ID but not the 0x20 case sent: an upstream that does not
+        // keep case, or a forgery. Counted per upstream (an answer in the
+        // right case resets the count, so a spoofer must win twice in a row);
+        // an upstream that keeps doing it gets no more 0x20, and the question
+        // is asked once more without it (over UDP, the only 0x20 transport)
+        // so the client is not kept waiting.
+        statistics[.mismatchedCase] += 1
+        guard !holding else { break judge }
+        if selection.recordCaseMismatch(upstreamIndex) {
+          environment.report(.caseRandomizationDisabled, upstream: upstreamIndex)
+        }
+        guard transaction.caseAllowed else { break judge }
+        transactions[slot].caseAllowed = false
+        statistics[.retried] += 1
+        failOver(slot: slot, now: now, to: upstreamIndex, over: .udp, environment: &environment)
+        break judge
+      case .different:
+        statistics[.mismatchedQuestion] += 1
+        break judge
       }
-      release(slot: slot)
-      return
+      let truncated = reply.flags.has(HeaderFlags.truncated)
+      if holding && (truncated || isFailure) { break judge }
+      if truncated && transaction.transport == .udp {
+        // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
+        statistics[.retried] += 1
+        failOver(slot: slot, now: now, to: upstreamIndex, over: .tcp, environment: &environment)
+        break judge
+      }
+      if transaction.purpose != .answer {
+        finishCheck(reply, slot: slot, isFailure: isFailure, now: now, environment: &environment)
+        break judge
+      }
+      if isFailure {
+        // An upstream that keeps answering SERVFAIL is as useless as a silent
+        // one: it counts towards marking it down.
+        selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
+        if selection.next(
+          for: transaction, name: table.name(slot), settings: settings, now: now) != nil
+        {
+          statistics[.retried] += 1
+          failOver(slot: slot, now: now, environment: &environment)
+          break judge
+        }
+        // The last upstream failed too: a stale answer beats its SERVFAIL.
+        if !serveStale(slot: slot, now: now, environment: &environment) {
+          relay(reply, slot: slot, now: now, environment: &environment)
+        }
+        release(slot: slot)
+        break judge
+      }
+      if defences.screensAnswers(settings)
+        && screen(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
+      {
+        break judge
+      }
+      accept(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
     }
-    if defences.screensAnswers(settings)
-      && screen(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
-    {
-      return
-    }
-    accept(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
+    // The transport that called ends the attempt (its UDP socket's port)
+    // when it is over: the engine does not call back into it.
+    return transaction.map { table.slot(for: $0) == nil } ?? true
   }
 
   /// An answer that passed every check: counted for its upstream, then
@@ -140,7 +150,6 @@ extension Engine {
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
-    environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
     if validations.validates(transactions[slot], dnssec: settings.dnssec) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
       return
@@ -188,7 +197,6 @@ extension Engine {
       statistics[.redirectsRewritten] += 1
       environment.reportDefence(.redirectRewritten, name: name, address: nil, upstream: upstream)
       selection.noteSuccess(upstream, environment: &environment)
-      environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
       replyToWaiters(slot: slot, rcode: .nameError, now: now, environment: &environment)
       release(slot: slot)
       return true

@@ -114,7 +114,9 @@ final class UDPUpstreamPool {
   }
 
   /// Reads the slot's socket until it is drained or `batchLimit` datagrams
-  /// were handled, handing the current attempt's answers to the engine.
+  /// were handled, handing the current attempt's answers to the engine. The
+  /// pool ends an attempt the engine is done with itself: the engine does
+  /// not call back into it.
   func receive(slot: Int, now: UInt64, environment: inout LoopEnvironment) {
     let buffer = receiveBuffer
     let handle = TransactionHandle(slot: UInt32(slot), generation: slots[slot].generation)
@@ -134,7 +136,9 @@ final class UDPUpstreamPool {
         received = try Socket.receiveWithTTL(slots[slot].fd, into: buffer)
       } catch {
         // ICMP port unreachable and the like: this attempt cannot succeed.
+        // It is ended here, then the engine fails it over.
         if current {
+          endAttempt(slot: slot, generation: handle.generation)
           context.engine.attemptFailed(transaction: handle, now: now, environment: &environment)
         }
         return
@@ -148,10 +152,14 @@ final class UDPUpstreamPool {
         context.statistics[.oversized] += 1
         continue
       }
-      context.engine.handleUpstreamReply(
+      // The engine says when the attempt is over, and the pool ends it
+      // here (a new attempt on this socket has a new generation, and
+      // ending the old one is then a no-op).
+      let over = context.engine.handleUpstreamReply(
         UnsafeRawBufferPointer(rebasing: buffer[0..<received.count]), transaction: handle,
         upstream: -1, from: Endpoint(received.from), ipTTL: received.ttl, now: now,
         environment: &environment)
+      if over { endAttempt(slot: slot, generation: handle.generation) }
     }
   }
 

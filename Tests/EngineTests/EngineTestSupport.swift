@@ -246,11 +246,13 @@ final class Harness {
     ipTTL: UInt8 = 0
   ) -> [SentReply] {
     let before = environment.replies.count
-    packet.withUnsafeBytes { bytes in
+    let over = packet.withUnsafeBytes { bytes in
       engine.handleUpstreamReply(
         bytes, transaction: transaction, upstream: upstream, from: source, ipTTL: ipTTL, now: now,
         environment: &environment)
     }
+    // As the UDP pool does: it ends the attempt the engine is done with.
+    if over, let transaction { endAttempt(transaction) }
     return Array(environment.replies[before...])
   }
 
@@ -273,8 +275,16 @@ final class Harness {
     return Array(environment.replies[before...])
   }
 
+  /// As a transport does: it ends the attempt, then tells the engine.
   func attemptFailed(_ handle: TransactionHandle) {
+    endAttempt(handle)
     engine.attemptFailed(transaction: handle, now: now, environment: &environment)
+  }
+
+  /// Records the end of attempt `handle` as its transport ends it itself.
+  func endAttempt(_ handle: TransactionHandle) {
+    let transport = environment.queries.last { $0.handle == handle }?.transport ?? .udp
+    environment.released.append(Released(handle: handle, transport: transport))
   }
 
   func connectionLost(upstream: Int) {

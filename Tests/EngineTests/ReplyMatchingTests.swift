@@ -16,6 +16,32 @@ final class ReplyMatchingTests: XCTestCase {
     return harness.queries[0]
   }
 
+  /// The UDP pool ends an attempt itself when `handleUpstreamReply` says it
+  /// is over; the engine releases nothing of the transport that called it.
+  /// A forged or stray packet leaves the attempt awaited (false), so its
+  /// socket keeps listening for the real answer.
+  func testTheReplyCallSaysWhenTheAttemptIsOverAndReleasesNothing() {
+    let harness = Harness()
+    let sent = startOne(harness)
+    let server = harness.engine.upstreams[0].endpoint
+    var wrongID = makeReply(to: sent.bytes)
+    wrongID[1] ^= 0x01
+    let call = { (packet: [UInt8]) -> Bool in
+      packet.withUnsafeBytes {
+        harness.engine.handleUpstreamReply(
+          $0, transaction: sent.handle, upstream: -1, from: server, now: harness.now,
+          environment: &harness.environment)
+      }
+    }
+    XCTAssertFalse(call(wrongID), "dropped: still awaited")
+    XCTAssertFalse(call([0, 1, 2]), "too short: still awaited")
+    XCTAssertTrue(call(makeReply(to: sent.bytes)), "answered: over")
+    XCTAssertEqual(harness.environment.replies.count, 1)
+    XCTAssertTrue(harness.environment.released.isEmpty, "no call back into the transport")
+    XCTAssertTrue(call(makeReply(to: sent.bytes)), "a late copy: stale, nothing to await")
+    XCTAssertEqual(harness.counters[.staleReplies], 1)
+  }
+
   func testEveryMismatchIsDroppedAndCountedThenTheRealReplyIsAccepted() throws {
     let harness = Harness()
     let sent = startOne(harness)

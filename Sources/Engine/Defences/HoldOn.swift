@@ -196,6 +196,7 @@ extension Engine {
       if table.isCurrent(slot, generation: held.generation),
         defences.holds.heldBuffer(of: slot) == held.buffer
       {
+        table.endAttempt(slot, environment: &environment)
         finishHold(slot: slot, now: now, environment: &environment)
       }
       defences.holds.giveBack(held.buffer)

@@ -176,7 +176,6 @@ extension Engine {
       case .answer: break
       }
     }
-    environment.releaseUpstream(transaction: table.handle(slot), transport: transaction.transport)
     release(slot: slot)
     judgeProbeRoundIfOver(environment: &environment)
   }

@@ -145,6 +145,15 @@ extension TransactionTable {
     return nil
   }
 
+  /// Tells the transport that the attempt in `slot` is over (its UDP
+  /// socket's port is released). For the loop's own calls (a deadline, a
+  /// reload, a WAN change, shutdown): a transport that hands the engine a
+  /// reply or a failure ends that attempt itself, so the engine never calls
+  /// back into it (`Engine.handleUpstreamReply` returns whether it is over).
+  func endAttempt<E: EngineEnvironment>(_ slot: Int, environment: inout E) {
+    environment.releaseUpstream(transaction: handle(slot), transport: slots[slot].transport)
+  }
+
   /// A random ID for an upstream query. Over TCP, replies are matched by ID
   /// among the queries pipelined on one connection, so the ID must not be in
   /// use there already (RFC 7766 §7); over UDP each query has its own socket.

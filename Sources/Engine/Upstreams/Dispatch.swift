@@ -53,17 +53,16 @@ extension Engine {
     }
   }
 
-  /// The attempt in `slot` is over: it is released and the question asked
-  /// again as a new attempt (a new generation, so the old one's late
-  /// replies are stale): of `upstream` over `transport` when given (a
-  /// truncated answer asked over TCP, or without 0x20), else of the next
-  /// upstream; with none left, `dispatch` answers the waiters.
+  /// The attempt in `slot` is over (its transport was told, or ends it
+  /// itself): the question is asked again as a new attempt (a new
+  /// generation, so the old one's late replies are stale): of `upstream`
+  /// over `transport` when given (a truncated answer asked over TCP, or
+  /// without 0x20), else of the next upstream; with none left, `dispatch`
+  /// answers the waiters.
   func failOver<E: EngineEnvironment>(
     slot: Int, now: UInt64, to upstream: Int? = nil, over transport: UpstreamTransport? = nil,
     environment: inout E
   ) {
-    environment.releaseUpstream(
-      transaction: table.handle(slot), transport: transactions[slot].transport)
     table.renew(slot)
     dispatch(
       slot: slot, now: now, preferred: upstream, transport: transport, environment: &environment)
@@ -82,6 +81,7 @@ extension Engine {
       guard transaction.transport.isPipelinedStream, Int(transaction.upstream) == upstream
       else { continue }
       failed = true
+      table.endAttempt(slot, environment: &environment)
       failOver(slot: slot, now: now, environment: &environment)
     }
     if failed {
@@ -92,7 +92,8 @@ extension Engine {
 
 extension Engine {
   /// The transport learned that an attempt cannot succeed (an ICMP port
-  /// unreachable on its UDP socket, a send error): fail over now.
+  /// unreachable on its UDP socket, a send error) and ended it: fail over
+  /// now.
   public func attemptFailed<E: EngineEnvironment>(
     transaction: TransactionHandle, now: UInt64, environment: inout E
   ) {
