@@ -150,6 +150,8 @@ extension TransactionTable {
   /// reload, a WAN change, shutdown): a transport that hands the engine a
   /// reply or a failure ends that attempt itself, so the engine never calls
   /// back into it (`Engine.handleUpstreamReply` returns whether it is over).
+  /// Not inlined: six callers.
+  @inline(never)
   func endAttempt<E: EngineEnvironment>(_ slot: Int, environment: inout E) {
     environment.releaseUpstream(transaction: handle(slot), transport: slots[slot].transport)
   }
