@@ -100,6 +100,7 @@ extension Engine {
       if holding && (truncated || isFailure) { break judge }
       if truncated && transaction.transport == .udp {
         // RFC 7766 §5: a truncated UDP answer is asked again over TCP.
+        statistics[.upstreamTruncated] += 1
         statistics[.retried] += 1
         failOver(slot: slot, now: now, to: upstreamIndex, over: .tcp, environment: &environment)
         break judge

@@ -151,6 +151,28 @@ final class MetricsIntegrationTests: XCTestCase {
     XCTAssertEqual(after["dnsward_cache_hit_ratio"], 0, "no cache lookup for an override")
   }
 
+  /// A statistic is one line of the `Statistic` table
+  /// (Sources/Engine/Statistics/Statistic.swift): `upstreamTruncated` was
+  /// added so, and shows under its name in `stats` and `stats --json`, and
+  /// in snake case in `/metrics`, with nothing else written for it.
+  func testAStatisticAddedByOneLineIsInStatsJSONAndMetrics() throws {
+    let upstream = try FakeUpstream(.truncating, answer: (192, 0, 2, 30))
+    defer { upstream.stop() }
+    let dnsward = try DnswardProcess(
+      config: Self.config + "\nupstream udp 127.0.0.1:\(upstream.port)\n")
+    defer { dnsward.stop() }
+    let port = try metricsPort(dnsward)
+    XCTAssertEqual(dnsward.ask("tc.example", id: 1)?.addresses, ["192.0.2.30"])
+    XCTAssertEqual(upstream.tcpQueries, 1, "asked again over TCP")
+    let text = try DnswardBinary.run(["stats", "127.0.0.1:\(dnsward.port)"])
+    XCTAssertEqual(text.values["upstreamTruncated"], 1, text.output)
+    let json = try DnswardBinary.run(["stats", "--json", "127.0.0.1:\(dnsward.port)"])
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], json.output)
+    XCTAssertEqual(object["upstreamTruncated"] as? Int, 1)
+    XCTAssertEqual(scrape(port: port)["dnsward_upstream_truncated_total"], 1)
+  }
+
   func testUpstreamFiguresCarryTheirAddress() throws {
     let upstream = try FakeUpstream(.honest)
     defer { upstream.stop() }

@@ -166,6 +166,8 @@ public enum Statistic: StatisticDeclaration, CaseIterable {
   case tlsResumptions = "tlsResumptions transport"
   /// TLS servers refused (certificate, pin).
   case tlsRefusals = "tlsRefusals transport"
+  /// UDP answers truncated by the upstream (TC=1), asked again over TCP.
+  case upstreamTruncated = "upstreamTruncated upstreams"
 
   /// How many there are.
   public static let count = allCases.count
