@@ -59,7 +59,7 @@ extension Engine {
     // Precedence: override/block > local names > routed names > names
     // never forwarded (unknown in `domain`, single-label, RFC 6303 zones) >
     // forwarded; the local authority lets routed names through.
-    if let reply = local.answer(query, name: lowercased, settings: settings, buffers: buffers) {
+    if let reply = local.answer(query, name: lowercased, settings: inForce, buffers: buffers) {
       sendLocal(reply, query: query, name: lowercased, client: client, environment: &environment)
       return
     }
@@ -115,7 +115,9 @@ extension Engine {
       let slot = table.allocate(
         name: name, hash: hash, type: query.questionType, rrClass: query.questionClass,
         dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, purpose: .answer,
-        route: settings.routes.routeGroup(name))
+        // Tested here first: a call would copy the route table, on every
+        // forwarded question, to find nothing routed.
+        route: settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name))
     else {
       if upstreams.isEmpty { statistics[.servFail] += 1 } else { statistics[.ringFull] += 1 }
       replyError(

@@ -9,8 +9,10 @@ import DNSWire
 /// Memory: every array is allocated once in `init`, sized by the settings;
 /// handling a query allocates nothing.
 public final class Engine {
-  /// Replaced by a reload (Reload.swift); what sized a table stays as it was.
-  public internal(set) var settings: Settings
+  /// Replaced as a whole by a reload (Reload.swift); what sized a table
+  /// stays as it was. The stages are handed `inForce`, never these.
+  public var settings: Settings { _read { yield inForce.value } }
+  var inForce: SettingsInForce
   /// The upstreams in force, their health and figures, and which one a
   /// question tries next (Upstreams/UpstreamSelection.swift).
   public internal(set) var selection: UpstreamSelection
@@ -45,7 +47,7 @@ public final class Engine {
   /// - Parameter hashKey: random, from the CSPRNG, keys the coalescing and
   ///   cache hashes (SipHash-1-3), so clients cannot aim at one bucket.
   public init(settings: Settings, upstreams: [UpstreamServer], hashKey: HashKey) {
-    self.settings = settings
+    inForce = SettingsInForce(settings)
     selection = UpstreamSelection(servers: upstreams)
     table = TransactionTable(capacity: settings.inflight, hashKey: hashKey)
     cache = PacketCache(
@@ -109,8 +111,20 @@ public final class Engine {
   /// hold buffer, verification entry or probe, pending validation), then
   /// the table frees the slot and its waiters.
   func release(slot: Int) {
-    defences.release(slot: slot, transactions[slot])
+    defences.release(
+      slot: slot, purpose: transactions[slot].purpose,
+      purposeIndex: transactions[slot].purposeIndex)
     validations.release(slot: slot)
     table.free(slot)
   }
+}
+
+/// The settings in force, as the stages are handed them: one reference
+/// to a `let`. A `Settings` value handed from the engine's own `var` would
+/// be copied for each call (a retain and release of each of its arrays),
+/// since the callee might write to the engine meanwhile; a `let` cannot
+/// change, so it is read in place. A reload makes a new one.
+final class SettingsInForce {
+  let value: Settings
+  init(_ value: Settings) { self.value = value }
 }

@@ -25,9 +25,9 @@ enum NftSetAnswers {
   @inline(never)
   static func add<E: EngineEnvironment>(
     _ message: Message, name: UnsafeRawBufferPointer, age: UInt32 = 0, stale: Bool = false,
-    settings: Settings, statistics: Statistics, environment: inout E
+    settings: SettingsInForce, statistics: Statistics, environment: inout E
   ) {
-    let directives = settings.nftsetDirectives(for: name)
+    let directives = settings.value.nftsetDirectives(for: name)
     guard directives != 0, message.rcode == .noError else { return }
     var records = message.records()
     var remaining = message.answerCount

@@ -9,9 +9,12 @@ extension Engine {
   /// Puts `settings` in force for the next query, with the values that
   /// derive from them.
   public func reconfigure(settings: Settings) {
-    self.settings = settings
+    inForce = SettingsInForce(settings)
     defences.reconfigure(settings)
-    validations.enableIfTurnedOn(settings.dnssec, inflight: table.capacity)
+    // `dnssec` turned on by a reload: its pool, once, as at start-up.
+    if settings.dnssec && validations.capacity == 0 {
+      validations = ValidationPool(enabled: true, inflight: table.capacity)
+    }
   }
 
   /// First half of an upstream change, while the old upstreams' transports

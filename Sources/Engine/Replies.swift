@@ -34,7 +34,7 @@ extension Engine {
       if !sentToAClient {
         sentToAClient = true
         NftSetAnswers.add(
-          reply, name: name, settings: settings, statistics: statistics,
+          reply, name: name, settings: inForce, statistics: statistics,
           environment: &environment)
       }
       // RA: dnsward offers recursion whatever the upstream says of itself.

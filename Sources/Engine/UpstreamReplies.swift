@@ -114,7 +114,8 @@ extension Engine {
         // one: it counts towards marking it down.
         selection.noteFailure(upstreamIndex, now: now, kind: .error, environment: &environment)
         if selection.next(
-          for: transaction, name: table.name(slot), settings: settings, now: now) != nil
+          type: transaction.type, tried: transaction.tried, route: transaction.route,
+          isAnswer: true, name: table.name(slot), settings: inForce, now: now) != nil
         {
           statistics[.retried] += 1
           failOver(slot: slot, now: now, environment: &environment)
@@ -127,7 +128,7 @@ extension Engine {
         release(slot: slot)
         break judge
       }
-      if defences.screensAnswers(settings)
+      if defences.screensAnswers(inForce)
         && screen(reply, slot: slot, ipTTL: ipTTL, now: now, environment: &environment)
       {
         break judge
@@ -166,8 +167,10 @@ extension Engine {
   ) {
     let upstream = Int(transactions[slot].upstream)
     if cache.store(
-      reply, slot: slot, transaction: transactions[slot], name: table.name(slot),
-      validations: validations, settings: settings, buffers: buffers, now: now)
+      reply, name: table.name(slot), type: transactions[slot].type,
+      rrClass: transactions[slot].rrClass, keyFlags: transactions[slot].keyFlags,
+      validation: validations.state(of: slot), secureTTL: validations.secureTTL(of: slot),
+      settings: inForce, buffers: buffers, now: now)
     {
       statistics[.cacheInserts] += 1
     }
@@ -189,7 +192,7 @@ extension Engine {
   ) -> Bool {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
-    let screen = defences.screen(reply, settings: settings)
+    let screen = defences.screen(reply, settings: inForce)
     let name = table.name(slot)
     // A redirect answer first: its addresses may also lie in a `bogus`
     // prefix, and the `bogus-nxdomain` entry names that exact answer, so

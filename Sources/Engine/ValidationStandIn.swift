@@ -12,14 +12,13 @@
   /// No pool and no per-slot state: nothing waits for a chain.
   struct ValidationPool {
     init(enabled: Bool, inflight: Int) {}
-    mutating func enableIfTurnedOn(_ dnssec: Bool, inflight: Int) {}
     func validates(_ transaction: Transaction, dnssec: Bool) -> Bool { false }
     var capacity: Int { 0 }
     var earliestDeadline: UInt64? { nil }
     func state(of slot: Int) -> UInt8 { 0 }
     func isSecure(_ slot: Int) -> Bool { false }
     func secureTTL(of slot: Int) -> UInt32 { .max }
-    func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 { ttl }
+    static func validatedTTL(_ ttl: UInt32, state: UInt8, secureTTL: UInt32) -> UInt32 { ttl }
     func note(state: UInt8, slot: Int) {}
     func release(slot: Int) {}
     func strips(dnssecOK: Bool, type: RRType, dnssec on: Bool) -> Bool { false }

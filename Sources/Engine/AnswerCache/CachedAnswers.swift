@@ -75,7 +75,7 @@ extension Engine {
       let slot = table.allocate(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled, purpose: .answer,
-        route: settings.routes.routeGroup(name))
+        route: settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name))
     else { return }
     statistics[.refreshes] += 1
     dispatch(slot: slot, now: now, environment: &environment)
@@ -185,7 +185,7 @@ extension Engine {
       latencyMilliseconds: waited ? waiter.latency(at: now) : 0,
       environment: &environment)
     NftSetAnswers.add(
-      message, name: name, age: age, stale: stale, settings: settings, statistics: statistics,
+      message, name: name, age: age, stale: stale, settings: inForce, statistics: statistics,
       environment: &environment)
     if environment.logsQueries {
       environment.logQuery(
@@ -202,6 +202,9 @@ extension Settings {
   var staleWindowMilliseconds: UInt64 { UInt64(staleSeconds) * 1000 }
 
   /// How long an answer may be cached, in seconds, or nil if it may not.
+  /// Inlined into `PacketCache.store`, its one caller: called, it would be
+  /// handed a copy of the whole Settings (648 bytes) to read three fields.
+  @inline(__always)
   func cacheTTL(_ message: Message) -> UInt32? {
     let answers = message.answerCount
     let authorities = message.authorityCount
@@ -227,7 +230,8 @@ extension Settings {
 }
 
 extension PacketCache {
-  /// Stores an accepted upstream answer for `slot`'s question if it may be
+  /// Stores an accepted upstream answer for a slot's question (`name`,
+  /// `type`, `rrClass`, the DO and CD `keyFlags`) if it may be
   /// cached: NOERROR with answers (TTL: the smallest of its records, within
   /// min-ttl and max-ttl), or NXDOMAIN/NODATA with an SOA in the authority section (TTL:
   /// the smaller of the SOA's TTL and MINIMUM, at most neg-ttl-max, RFC 2308
@@ -236,10 +240,12 @@ extension PacketCache {
   /// verdict's; a bogus one (`extendedError`, its INFO-CODE) for
   /// `ValidationPool.bogusSeconds`, answered SERVFAIL on hits. `name` is
   /// the slot's lower-cased question name; the stored form is written in
-  /// `buffers.replyOutput` first. Returns whether it was stored.
+  /// `buffers.replyOutput` first. `validation` and `secureTTL` are the
+  /// slot's (`ValidationPool`). Returns whether it was stored.
   func store(
-    _ reply: Message, slot: Int, transaction: Transaction, name: UnsafeRawBufferPointer,
-    validations: borrowing ValidationPool, extendedError: UInt8 = 0, settings: Settings,
+    _ reply: Message, name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass,
+    keyFlags: UInt8,
+    validation: UInt8, secureTTL: UInt32, extendedError: UInt8 = 0, settings: SettingsInForce,
     buffers: borrowing MessageBuffers, now: UInt64
   ) -> Bool {
     guard isEnabled, !reply.flags.has(HeaderFlags.truncated) else { return false }
@@ -253,31 +259,36 @@ extension PacketCache {
       & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
     guard
       let length = try? buffers.writeRelayed(
-        reply, waiter: plain, flags: reply.flags, name: name, type: transaction.type,
-        rrClass: transaction.rrClass, extendedRcode: 0, ours: settings.ednsPayloadSize)
+        reply, waiter: plain, flags: reply.flags, name: name, type: type,
+        rrClass: rrClass, extendedRcode: 0, ours: settings.value.ednsPayloadSize)
     else { return false }
     let stored = UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length])
     guard let message = try? Message(validating: UnsafeRawBufferPointer(stored)),
-      let cacheable = settings.cacheTTL(message)
+      let cacheable = settings.value.cacheTTL(message)
     else { return false }
-    let validation = validations.state(of: slot)
-    let ttl = validations.validatedTTL(cacheable, slot: slot)
+    let ttl = ValidationPool.validatedTTL(cacheable, state: validation, secureTTL: secureTTL)
     let positive = rcode == .noError && message.answerCount > 0
     var records = message.records()
     while let record = records.next() {
       // Positive: each TTL within min-ttl...max-ttl, so none is below the
       // entry's. Negative: none above the negative TTL (RFC 2308 §5).
       let clamped =
-        positive ? min(max(record.ttl, settings.minTTL), settings.maxTTL) : min(record.ttl, ttl)
+        positive
+        ? min(max(record.ttl, settings.value.minTTL), settings.value.maxTTL) : min(record.ttl, ttl)
       // Secure: no record outlives what validation allows (RFC 4035 §5.3.3).
       let adjusted = validation == Engine.secureState ? min(clamped, ttl) : clamped
       stored.setUInt32(adjusted, at: record.ttlOffset)
     }
-    let keyFlags = PacketCache.keyFlags(
-      dnssecOK: transaction.dnssecOK, checkingDisabled: transaction.checkingDisabled)
     return insert(
-      name: name, type: transaction.type, rrClass: transaction.rrClass, keyFlags: keyFlags,
+      name: name, type: type, rrClass: rrClass, keyFlags: keyFlags,
       message: UnsafeRawBufferPointer(stored), now: now,
       expiresAt: now + UInt64(ttl) * 1000, validation: validation, extendedError: extendedError)
+  }
+}
+
+extension Transaction {
+  /// The DO and CD bits of the question, as the cache keys its answer.
+  var keyFlags: UInt8 {
+    PacketCache.keyFlags(dnssecOK: dnssecOK, checkingDisabled: checkingDisabled)
   }
 }

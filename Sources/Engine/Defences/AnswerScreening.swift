@@ -34,14 +34,15 @@ let rebindPrefixes: [AddressPrefix] =
 
 extension Defences {
   /// Whether any defence needs to look at the addresses of an answer.
-  func screensAnswers(_ settings: Settings) -> Bool {
-    !settings.bogusPrefixes.isEmpty || !settings.bogusNXDomainPrefixes.isEmpty
-      || learnedRedirects.count > 0 || settings.rebindProtection || settings.holdOnMilliseconds > 0
-      || !settings.verifyNames.isEmpty || settings.detectNXDomainRedirect
+  func screensAnswers(_ settings: SettingsInForce) -> Bool {
+    !settings.value.bogusPrefixes.isEmpty || !settings.value.bogusNXDomainPrefixes.isEmpty
+      || learnedRedirects.count > 0 || settings.value.rebindProtection
+      || settings.value.holdOnMilliseconds > 0
+      || !settings.value.verifyNames.isEmpty || settings.value.detectNXDomainRedirect
   }
 
   /// Walks the answer section of an accepted reply.
-  func screen(_ reply: Message, settings: Settings) -> AnswerScreen {
+  func screen(_ reply: Message, settings: SettingsInForce) -> AnswerScreen {
     var screen = AnswerScreen()
     screen.digest = UInt64(reply.rcode.rawValue) &* 0x9E37_79B9_7F4A_7C15
     var records = reply.records()
@@ -77,14 +78,16 @@ extension Defences {
     return false
   }
 
-  func isBogus(_ address: IPAddress, _ settings: Settings) -> Bool {
-    for prefix in settings.bogusPrefixes where prefix.contains(address) { return true }
+  func isBogus(_ address: IPAddress, _ settings: SettingsInForce) -> Bool {
+    for prefix in settings.value.bogusPrefixes where prefix.contains(address) { return true }
     return false
   }
 
   /// Inside a `bogus-nxdomain` prefix, or learned by the redirect probes.
-  func isRedirectAddress(_ address: IPAddress, _ settings: Settings) -> Bool {
-    for prefix in settings.bogusNXDomainPrefixes where prefix.contains(address) { return true }
+  func isRedirectAddress(_ address: IPAddress, _ settings: SettingsInForce) -> Bool {
+    for prefix in settings.value.bogusNXDomainPrefixes where prefix.contains(address) {
+      return true
+    }
     return learnedRedirects.contains(address)
   }
 }

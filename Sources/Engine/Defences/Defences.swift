@@ -59,11 +59,11 @@ public struct Defences: ~Copyable {
   /// A transaction ended (answered, failed or timed out): what it held
   /// here is given back (its `hold-on` buffer, its `verify` entry, its
   /// place among the probes of the round).
-  mutating func release(slot: Int, _ transaction: Transaction) {
+  mutating func release(slot: Int, purpose: Transaction.Purpose, purposeIndex: Int16) {
     holds.release(slot: slot)
-    switch transaction.purpose {
+    switch purpose {
     case .answer: break
-    case .verification: verifications.release(Int(transaction.purposeIndex))
+    case .verification: verifications.release(Int(purposeIndex))
     case .redirectProbe: if probes.outstanding > 0 { probes.outstanding -= 1 }
     }
   }

@@ -138,7 +138,7 @@ extension Engine {
       guard candidate.probesReturningIt.nonzeroBitCount >= RedirectProbeRound.agreeingProbes,
         !candidate.controlReturnsIt,
         defences.probes.controlAnswered & (1 << UInt64(candidate.upstream)) != 0,
-        !defences.isRedirectAddress(candidate.address, settings)
+        !defences.isRedirectAddress(candidate.address, inForce)
       else { continue }
       defences.learnedRedirects.learn(candidate.address)
       statistics[.redirectAddressesLearned] += 1

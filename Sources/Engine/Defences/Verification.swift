@@ -102,7 +102,7 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = table.name(slot)
-    guard transaction.type == .a || transaction.type == .aaaa, settings.isVerified(name) else {
+    guard transaction.type == .a || transaction.type == .aaaa, inForce.value.isVerified(name) else {
       return
     }
     var plainTried: UInt64 = 0

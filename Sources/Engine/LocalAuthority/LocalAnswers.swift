@@ -38,7 +38,7 @@ extension LocalAuthority {
   /// NXDOMAIN, never forwarded (the domain itself gets NODATA, since its
   /// names exist below it: RFC 8020). Nil outside the domain.
   func answerUnknownInLocalDomain(
-    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    _ query: Message, name: UnsafeRawBufferPointer, settings: SettingsInForce,
     buffers: borrowing MessageBuffers
   ) -> LocalReply? {
     let domain = names.domain
@@ -51,11 +51,12 @@ extension LocalAuthority {
       Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain),
       // A name routed with `for` (`upstream udp 127.0.0.1:5353 for lan`)
       // goes to the server the operator named for it.
-      settings.routes.routeGroup(name) == 0
+      settings.value.routes.routeGroup(name) == 0
     else { return nil }
     var reply = writeLocalAnswer(
       query, table: nil, record: 0, isReverse: false,
-      rcode: name.count == domain.count ? .noError : .nameError, ours: settings.ednsPayloadSize,
+      rcode: name.count == domain.count ? .noError : .nameError,
+      ours: settings.value.ednsPayloadSize,
       buffers: buffers)
     reply.statistic = .localNXDomain
     return reply

@@ -31,16 +31,16 @@ extension LocalAuthority {
   /// override or block (unless `override-check` found its addresses down),
   /// a local name, a name unknown in `domain`, a question never forwarded.
   func answer(
-    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    _ query: Message, name: UnsafeRawBufferPointer, settings: SettingsInForce,
     buffers: borrowing MessageBuffers
   ) -> LocalReply? {
-    if let match = settings.overrides.lookup(name),
-      !overrideHealth.fallsBack(match, type: query.questionType, in: settings.overrides)
+    if let match = settings.value.overrides.lookup(name),
+      !overrideHealth.fallsBack(match, type: query.questionType, in: settings.value.overrides)
     {
       return answerOverride(query, match: match, settings: settings, buffers: buffers)
     }
     if let reply = answerLocalName(
-      query, name: name, ours: settings.ednsPayloadSize, buffers: buffers)
+      query, name: name, ours: settings.value.ednsPayloadSize, buffers: buffers)
     {
       return reply
     }

@@ -29,7 +29,7 @@ extension LocalAuthority {
   /// The answer to a question that is never forwarded (see above); nil for
   /// any other question. `name` is the lower-cased flat question name.
   func answerNeverForwarded(
-    _ query: Message, name: UnsafeRawBufferPointer, settings: Settings,
+    _ query: Message, name: UnsafeRawBufferPointer, settings: SettingsInForce,
     buffers: borrowing MessageBuffers
   ) -> LocalReply? {
     guard query.questionClass == .internet else { return nil }
@@ -37,17 +37,18 @@ extension LocalAuthority {
     // A name routed with `for` (`for 168.192.in-addr.arpa`) goes to the
     // server the operator named for it; the route is looked up only for a
     // name that would otherwise be kept here.
-    if !settings.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
-      settings.routes.routeGroup(name) == 0
+    if !settings.value.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
+      settings.value.routes.routeGroup(name) == 0
     {
-      return answerLocalZone(query, zone: zone, ours: settings.ednsPayloadSize, buffers: buffers)
+      return answerLocalZone(
+        query, zone: zone, ours: settings.value.ednsPayloadSize, buffers: buffers)
     }
-    if !settings.forwardSingleLabel, LocalZones.isSingleLabel(name),
+    if !settings.value.forwardSingleLabel, LocalZones.isSingleLabel(name),
       type == .a || type == .aaaa || type == .any || type == .https,
-      settings.routes.routeGroup(name) == 0
+      settings.value.routes.routeGroup(name) == 0
     {
       let length = buffers.writeError(
-        .nameError, to: query.bytes, query: query, ours: settings.ednsPayloadSize)
+        .nameError, to: query.bytes, query: query, ours: settings.value.ednsPayloadSize)
       return LocalReply(
         length: length,
         flags: HeaderFlags(rawValue: buffers.replyOutput.getUInt16(at: HeaderField.flags)),

@@ -6,7 +6,8 @@ extension LocalAuthority {
   /// other types, NXDOMAIN for blocked names. Authoritative, like a hosts file.
   /// Addresses `override-check` marked down are left out (OverrideHealth.swift).
   func answerOverride(
-    _ query: Message, match: OverrideMatch, settings: Settings, buffers: borrowing MessageBuffers
+    _ query: Message, match: OverrideMatch, settings: SettingsInForce,
+    buffers: borrowing MessageBuffers
   ) -> LocalReply {
     let isBlock = match.kind == .block
     let flags = HeaderFlags(
@@ -17,14 +18,14 @@ extension LocalAuthority {
     let wantsIPv6 = !isBlock && inInternet && (type == .aaaa || type == .any)
     let health = overrideHealth
     let filtersDown = health.count > 0
-    let up = health.addressesUp(match, in: settings.overrides)
+    let up = health.addressesUp(match, in: settings.value.overrides)
     let ipv4Count = wantsIPv4 ? up.ipv4 : 0
     let ipv6Count = wantsIPv6 ? up.ipv6 : 0
-    let ttl = settings.overrideTTL
+    let ttl = settings.value.overrideTTL
     var writer = buffers.startReply(
       to: query, flags: flags, answers: UInt16(ipv4Count + ipv6Count))
     var fits = true
-    settings.overrides.addressBytes.withUnsafeBytes { addresses in
+    settings.value.overrides.addressBytes.withUnsafeBytes { addresses in
       do throws(WireError) {
         for index in 0..<(wantsIPv4 ? match.ipv4Count : 0) {
           let start = match.ipv4Offset + 4 * index
@@ -40,7 +41,7 @@ extension LocalAuthority {
             pointerTo: HeaderField.size, type: .aaaa, rrClass: .internet, ttl: ttl,
             rdata: UnsafeRawBufferPointer(rebasing: addresses[start..<(start + 16)]))
         }
-        try writer.writeClientOPT(answering: query, payloadSize: settings.ednsPayloadSize)
+        try writer.writeClientOPT(answering: query, payloadSize: settings.value.ednsPayloadSize)
       } catch {
         fits = false
       }

@@ -15,7 +15,9 @@ extension Engine {
       guard
         let upstream = preferred
           ?? selection.next(
-            for: transactions[slot], name: table.name(slot), settings: settings, now: now)
+            type: transactions[slot].type, tried: transactions[slot].tried,
+            route: transactions[slot].route, isAnswer: transactions[slot].purpose == .answer,
+            name: table.name(slot), settings: inForce, now: now)
       else {
         failWaiters(slot: slot, now: now, environment: &environment)
         release(slot: slot)
@@ -33,7 +35,9 @@ extension Engine {
         chosenTransport == .udp && transactions[slot].caseAllowed
         && selection.usesCaseRandomization(upstream, under: settings)
       let written = buffers.writeUpstreamQuery(
-        transactions[slot], name: table.name(slot), ours: settings.ednsPayloadSize,
+        id: transactions[slot].sentID, name: table.name(slot), type: transactions[slot].type,
+        rrClass: transactions[slot].rrClass, dnssecOK: transactions[slot].dnssecOK,
+        checkingDisabled: transactions[slot].checkingDisabled, ours: settings.ednsPayloadSize,
         validating: Self.validationIsBuiltIn && settings.dnssec, randomizeCase: randomizeCase,
         environment: &environment)
       transactions[slot].sentCase = written.sentCase
@@ -106,8 +110,8 @@ extension Engine {
 }
 
 extension MessageBuffers {
-  /// Writes `transaction`'s upstream query (lower-cased `name`) in `query`
-  /// after the framing bytes: its ID, RD, the client's CD, the question
+  /// Writes an upstream query in `query` after the framing bytes: `id`,
+  /// RD, the client's CD, the question (`name` lower-cased)
   /// (0x20-encoded if `randomizeCase`), and an OPT with our payload size
   /// (`ours`) and the client's DO bit. When `validating`, DO=1 and CD=1
   /// whatever the client sent (RFC 6840 §5.9): the upstream returns the
@@ -115,20 +119,20 @@ extension MessageBuffers {
   /// what is bogus itself and can say why. Returns its length and the case
   /// the name went out in (nil: lower case).
   func writeUpstreamQuery<E: EngineEnvironment>(
-    _ transaction: Transaction, name: UnsafeRawBufferPointer, ours: UInt16, validating: Bool,
-    randomizeCase: Bool, environment: inout E
+    id: UInt16, name: UnsafeRawBufferPointer, type: RRType, rrClass: RRClass, dnssecOK: Bool,
+    checkingDisabled: Bool, ours: UInt16, validating: Bool, randomizeCase: Bool,
+    environment: inout E
   ) -> (count: Int, sentCase: CaseMask?) {
     let output = UnsafeMutableRawBufferPointer(rebasing: query[Self.framing...])
     var flags = HeaderFlags(rawValue: HeaderFlags.recursionDesired)
-    flags.set(HeaderFlags.checkingDisabled, transaction.checkingDisabled || validating)
+    flags.set(HeaderFlags.checkingDisabled, checkingDisabled || validating)
     var writer = MessageWriter(buffer: output)
     let nameStart = HeaderField.size
     // 12 + 255 + 4 + 11 octets always fit the 512-byte query buffer.
     do throws(WireError) {
-      try writer.writeHeader(id: transaction.sentID, flags: flags, questions: 1, additionals: 1)
-      try writer.writeQuestion(
-        name: name, type: transaction.type, rrClass: transaction.rrClass, compress: false)
-      try writer.writeOPT(udpPayloadSize: ours, dnssecOK: transaction.dnssecOK || validating)
+      try writer.writeHeader(id: id, flags: flags, questions: 1, additionals: 1)
+      try writer.writeQuestion(name: name, type: type, rrClass: rrClass, compress: false)
+      try writer.writeOPT(udpPayloadSize: ours, dnssecOK: dnssecOK || validating)
     } catch {
       preconditionFailure("upstream query exceeds its buffer")
     }

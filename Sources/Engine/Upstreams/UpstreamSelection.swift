@@ -72,25 +72,26 @@ public struct UpstreamSelection: ~Copyable {
     servers = replacement
   }
 
-  /// The upstream `transaction`'s question (lower-cased flat `name`) asks
-  /// next. A question for a `verify` name asks a trusted upstream that is
+  /// The upstream a question asks next: one of `type` for lower-cased
+  /// flat `name`, its route group `route`, the upstreams it `tried`;
+  /// `isAnswer` for a client's question (not a check of an upstream). A question for a `verify` name asks a trusted upstream that is
   /// up first; with `strict` it asks only trusted ones. Otherwise
   /// `choose`'s order. Not inlined: one copy serves its three callers.
   @inline(never)
   func next(
-    for transaction: Transaction, name: UnsafeRawBufferPointer, settings: Settings, now: UInt64
+    type: RRType, tried: UInt64, route: UInt8, isAnswer: Bool, name: UnsafeRawBufferPointer,
+    settings: SettingsInForce, now: UInt64
   ) -> Int? {
-    let verified = transaction.purpose == .answer && settings.isVerified(name)
-    if verified && transaction.tried == 0,
+    let verified = isAnswer && settings.value.isVerified(name)
+    if verified && tried == 0,
       let trusted = choose(
-        type: transaction.type, tried: 0, trustedOnly: true, route: transaction.route, now: now,
-        upOnly: true)
+        type: type, tried: 0, trustedOnly: true, route: route, now: now, upOnly: true)
     {
       return trusted
     }
     return choose(
-      type: transaction.type, tried: transaction.tried, trustedOnly: settings.strict && verified,
-      route: transaction.route, now: now)
+      type: type, tried: tried, trustedOnly: settings.value.strict && verified, route: route,
+      now: now)
   }
 
   /// The first untried upstream (`tried`: one bit each, the first 64) that

@@ -31,7 +31,7 @@ import DNSWire
 /// fails (all upstreams SERVFAIL or silent), or when the same link is still
 /// missing after its fetch; a full pool or an answer larger than a buffer
 /// is SERVFAIL (`dnssecPendingFull`). Nothing is allocated per query.
-struct ValidationPool: ~Copyable {
+final class ValidationPool {
   /// One pending answer: the slot whose answer it is, the transaction it
   /// waits for, and the fetches made for it.
   struct Pending {
@@ -161,21 +161,18 @@ struct CachedChainRecords: ValidatedRecordSource {
 }
 
 extension ValidationPool {
-  /// `dnssec` turned on by a reload: the pool, once, as at start-up.
-  mutating func enableIfTurnedOn(_ dnssec: Bool, inflight: Int) {
-    if dnssec && capacity == 0 { self = ValidationPool(enabled: true, inflight: inflight) }
-  }
-
   /// Whether `transaction`'s answer is validated: `dnssec` on, a question
   /// for an answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it
-  /// unvalidated).
+  /// unvalidated). Always inlined: called, it would be handed a copy of
+  /// the whole `Transaction` to read two fields.
+  @inline(__always)
   func validates(_ transaction: Transaction, dnssec: Bool) -> Bool {
     dnssec && !transaction.checkingDisabled && transaction.purpose == .answer
   }
 
   /// The validator's verdict on `reply` for (`name`, `type`), the chain read
   /// from the cache; `time` nil while the clock is not to be trusted.
-  mutating func verdict(
+  func verdict(
     for reply: Message, name: UnsafeRawBufferPointer, type: RRType, anchors: TrustAnchors,
     cache: PacketCache, now: UInt64, time: UInt32?
   ) -> ValidationVerdict {
@@ -184,12 +181,12 @@ extension ValidationPool {
       records: CachedChainRecords(cache: cache, now: now), now: time)
   }
 
-  /// How long `slot`'s answer is cached given its validation: a secure one
-  /// no longer than the verdict allows (RFC 4035 §5.3.3), a bogus one
-  /// `bogusSeconds`.
-  func validatedTTL(_ ttl: UInt32, slot: Int) -> UInt32 {
-    switch state(of: slot) {
-    case ValidationState.secure.rawValue: return max(min(ttl, secureTTL(of: slot)), 1)
+  /// How long an answer is cached given its validation `state`: a secure
+  /// one no longer than the verdict allows (`secureTTL`, RFC 4035 §5.3.3),
+  /// a bogus one `bogusSeconds`.
+  static func validatedTTL(_ ttl: UInt32, state: UInt8, secureTTL: UInt32) -> UInt32 {
+    switch state {
+    case ValidationState.secure.rawValue: return max(min(ttl, secureTTL), 1)
     case ValidationState.bogus.rawValue: return ValidationPool.bogusSeconds
     default: return ttl
     }
@@ -317,9 +314,11 @@ extension Engine {
     validations.note(.bogus, slot: slot)
     if let reply,
       cache.store(
-        reply, slot: slot, transaction: transactions[slot], name: table.name(slot),
-        validations: validations, extendedError: UInt8(truncatingIfNeeded: error.rawValue),
-        settings: settings, buffers: buffers, now: now)
+        reply, name: table.name(slot), type: transactions[slot].type,
+        rrClass: transactions[slot].rrClass, keyFlags: transactions[slot].keyFlags,
+        validation: validations.state(of: slot), secureTTL: validations.secureTTL(of: slot),
+        extendedError: UInt8(truncatingIfNeeded: error.rawValue),
+        settings: inForce, buffers: buffers, now: now)
     {
       statistics[.cacheInserts] += 1
     }

@@ -83,7 +83,7 @@ extension ValidationPool {
   /// section stay in place (their compression pointers with them), the
   /// fetched answer and authority records follow, names in full. No OPT:
   /// a reply gets its own. nil when it does not fit.
-  mutating func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
+  func compose(_ original: Message, _ fetched: Message, into index: Int) -> Message? {
     let buffer = buffer(index)
     var flags = original.flags
     flags.rcode = fetched.flags.rcode

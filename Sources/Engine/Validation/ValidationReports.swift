@@ -25,7 +25,7 @@ extension Engine {
     guard upstream >= 0, upstream < upstreams.count else { return }
     let name = table.name(slot)
     let zone = BogusReports.zone(
-      of: reply, name: name, chain: CachedChainRecords(cache: cache, now: now), settings: settings)
+      of: reply, name: name, chain: CachedChainRecords(cache: cache, now: now), settings: inForce)
     guard validations.bogusReports.shouldLog(zoneHash: table.nameHash(zone), now: now) else {
       return
     }
@@ -44,7 +44,7 @@ struct BogusReports: ~Copyable {
   /// are.
   static func zone(
     of reply: Message?, name: UnsafeRawBufferPointer, chain: CachedChainRecords,
-    settings: Settings
+    settings: SettingsInForce
   ) -> UnsafeRawBufferPointer {
     if let reply {
       var records = reply.records()
@@ -56,7 +56,7 @@ struct BogusReports: ~Copyable {
     while let parent = Name.parentOffset(name, from: offset) {
       let suffix = UnsafeRawBufferPointer(rebasing: name[offset...])
       if chain.provesSigned(suffix, .dnskey) || chain.provesSigned(suffix, .ds)
-        || settings.isTrustAnchor(suffix)
+        || settings.value.isTrustAnchor(suffix)
       {
         return suffix
       }
