@@ -66,7 +66,7 @@ public final class Engine {
     var earliest = table.earliestDeadline
     if let holdEnd = defences.holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }
     if let probeTime = defences.probes.due(
-      whenOn: settings.detectNXDomainRedirect && !upstreams.isEmpty)
+      detecting: settings.detectNXDomainRedirect, upstreams: upstreams.count)
     {
       earliest = min(earliest ?? probeTime, probeTime)
     }

@@ -54,9 +54,11 @@ struct RedirectProbeRound {
 
   func deallocate() { candidates.deallocate() }
 
-  /// When the next round is due, if redirect detection is on (`on`:
-  /// `detect-nxdomain-redirect`, and an upstream to probe).
-  func due(whenOn on: Bool) -> UInt64? { on ? nextRound : nil }
+  /// When the next round is due, if redirect detection is on: `detecting`
+  /// (`detect-nxdomain-redirect`) and an upstream to probe.
+  func due(detecting: Bool, upstreams: Int) -> UInt64? {
+    detecting && upstreams > 0 ? nextRound : nil
+  }
 
   /// Writes probe `index`'s name: random for 0..<randomProbes, else the
   /// control name. Returns its length.
@@ -97,7 +99,8 @@ extension Engine {
   func startRedirectProbesIfDue<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     judgeProbeRoundIfOver(environment: &environment)
     guard
-      let due = defences.probes.due(whenOn: settings.detectNXDomainRedirect && !upstreams.isEmpty),
+      let due = defences.probes.due(
+        detecting: settings.detectNXDomainRedirect, upstreams: upstreams.count),
       now >= due, defences.probes.outstanding == 0,
       !defences.probes.judging
     else {
