@@ -117,7 +117,7 @@ extension Engine {
         dnssecOK: dnssecOK, checkingDisabled: checkingDisabled, purpose: .answer,
         // Tested here first: a call would copy the route table, on every
         // forwarded question, to find nothing routed.
-        route: settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name))
+        route: inForce.routeGroup(name))
     else {
       if upstreams.isEmpty { statistics[.servFail] += 1 } else { statistics[.ringFull] += 1 }
       replyError(

@@ -124,7 +124,24 @@ public final class Engine {
 /// be copied for each call (a retain and release of each of its arrays),
 /// since the callee might write to the engine meanwhile; a `let` cannot
 /// change, so it is read in place. A reload makes a new one.
+///
+/// A question about the settings that calls a method of one of their
+/// parts is asked here: inside a method of this class `self` is kept alive
+/// by the caller, so `value.routes` is read in place; at the call site
+/// Swift copies the part (retains) to keep it alive across the call.
 final class SettingsInForce {
   let value: Settings
   init(_ value: Settings) { self.value = value }
+
+  /// The route group of `name` (lower-cased, flat): that of the longest
+  /// `server=/DOMAIN/` covering it, 0 (the default upstreams) if none.
+  func routeGroup(_ name: UnsafeRawBufferPointer) -> UInt8 {
+    value.routes.count == 0 ? 0 : value.routes.routeGroup(name)
+  }
+
+  /// Whether `name` (lower-cased, flat) is to be asked of a trusted
+  /// upstream first and checked against a plain one.
+  func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
+    Name.isNameOrBelow(name, anyOf: value.verifyNames)
+  }
 }

@@ -58,7 +58,7 @@ extension Engine {
     // Dispatching re-arms a slot at the newest end of the deadline list;
     // the walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() where transactions[slot].upstream < 0 {
-      table.reroute(slot, route: settings.routes.routeGroup(table.name(slot)))
+      table.reroute(slot, route: inForce.routeGroup(table.name(slot)))
       dispatch(slot: slot, now: now, environment: &environment)
     }
   }

@@ -72,9 +72,8 @@ final class OverrideProber {
   /// `overrideCheckPort` is 0) and logs what will be probed.
   init(context: LoopContext, logsSummary: Bool) {
     self.context = context
-    let settings = context.settings
-    port = settings.overrideCheckPort
-    intervalMilliseconds = UInt64(max(settings.overrideCheckSeconds, 1)) * 1000
+    port = context.settings.overrideCheckPort
+    intervalMilliseconds = UInt64(max(context.settings.overrideCheckSeconds, 1)) * 1000
     timeoutMilliseconds = min(Self.connectTimeoutMilliseconds, intervalMilliseconds)
     let capacity = port == 0 ? 1 : Self.maxAddresses
     targets = .allocate(capacity: capacity)
@@ -83,7 +82,7 @@ final class OverrideProber {
     var found = 0
     var omitted = 0
     if port != 0 {
-      omitted = Self.collect(settings.overrides, port: port, into: targets, count: &found)
+      omitted = Self.collect(context.settings.overrides, port: port, into: targets, count: &found)
     }
     targetCount = found
     guard port != 0, logsSummary else { return }

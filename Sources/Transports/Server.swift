@@ -20,7 +20,7 @@ public final class Server {
   let signals: FileDescriptor
   var running = true
 
-  public var settings: Settings { context.settings }
+  public var settings: Settings { _read { yield context.settings } }
   public var engine: Engine { context.engine }
   public var log: LogLine { context.log }
 

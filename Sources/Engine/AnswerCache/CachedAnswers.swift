@@ -75,7 +75,7 @@ extension Engine {
       let slot = table.allocate(
         name: name, hash: hash, type: type, rrClass: rrClass, dnssecOK: dnssecOK,
         checkingDisabled: checkingDisabled, purpose: .answer,
-        route: settings.routes.count == 0 ? 0 : settings.routes.routeGroup(name))
+        route: inForce.routeGroup(name))
     else { return }
     statistics[.refreshes] += 1
     dispatch(slot: slot, now: now, environment: &environment)

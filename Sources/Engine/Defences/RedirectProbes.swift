@@ -118,7 +118,7 @@ extension Engine {
           let slot = table.allocate(
             name: name, hash: 0, type: .a, rrClass: .internet, dnssecOK: false,
             checkingDisabled: false, purpose: .redirectProbe,
-            route: settings.routes.routeGroup(name))
+            route: inForce.routeGroup(name))
         else { break }
         transactions[slot].purposeIndex = Int16(probe)
         // No failing over: the probe is about this upstream.

@@ -102,7 +102,7 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let name = table.name(slot)
-    guard transaction.type == .a || transaction.type == .aaaa, inForce.value.isVerified(name) else {
+    guard transaction.type == .a || transaction.type == .aaaa, inForce.isVerified(name) else {
       return
     }
     var plainTried: UInt64 = 0
@@ -132,7 +132,7 @@ extension Engine {
       let check = table.allocate(
         name: name, hash: table.nameHash(name), type: transaction.type,
         rrClass: transaction.rrClass, dnssecOK: false, checkingDisabled: false,
-        purpose: .verification, route: settings.routes.routeGroup(name))
+        purpose: .verification, route: inForce.routeGroup(name))
     else {
       defences.verifications.release(entry)
       return
@@ -178,13 +178,5 @@ extension Engine {
     }
     release(slot: slot)
     judgeProbeRoundIfOver(environment: &environment)
-  }
-}
-
-extension Settings {
-  /// Whether `name` (lower-cased, flat) is to be asked of a trusted
-  /// upstream first and checked against a plain one.
-  func isVerified(_ name: UnsafeRawBufferPointer) -> Bool {
-    Name.isNameOrBelow(name, anyOf: verifyNames)
   }
 }

@@ -51,7 +51,7 @@ extension LocalAuthority {
       Name.equalIgnoringCase(UnsafeRawBufferPointer(rebasing: name[offset...]), domain),
       // A name routed with `for` (`upstream udp 127.0.0.1:5353 for lan`)
       // goes to the server the operator named for it.
-      settings.value.routes.routeGroup(name) == 0
+      settings.routeGroup(name) == 0
     else { return nil }
     var reply = writeLocalAnswer(
       query, table: nil, record: 0, isReverse: false,

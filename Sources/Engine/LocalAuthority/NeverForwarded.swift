@@ -38,14 +38,14 @@ extension LocalAuthority {
     // server the operator named for it; the route is looked up only for a
     // name that would otherwise be kept here.
     if !settings.value.forwardPrivateReverse, let zone = LocalZones.locallyServedZone(name),
-      settings.value.routes.routeGroup(name) == 0
+      settings.routeGroup(name) == 0
     {
       return answerLocalZone(
         query, zone: zone, ours: settings.value.ednsPayloadSize, buffers: buffers)
     }
     if !settings.value.forwardSingleLabel, LocalZones.isSingleLabel(name),
       type == .a || type == .aaaa || type == .any || type == .https,
-      settings.value.routes.routeGroup(name) == 0
+      settings.routeGroup(name) == 0
     {
       let length = buffers.writeError(
         .nameError, to: query.bytes, query: query, ours: settings.value.ednsPayloadSize)

@@ -82,7 +82,7 @@ public struct UpstreamSelection: ~Copyable {
     type: RRType, tried: UInt64, route: UInt8, isAnswer: Bool, name: UnsafeRawBufferPointer,
     settings: SettingsInForce, now: UInt64
   ) -> Int? {
-    let verified = isAnswer && settings.value.isVerified(name)
+    let verified = isAnswer && settings.isVerified(name)
     if verified && tried == 0,
       let trusted = choose(
         type: type, tried: 0, trustedOnly: true, route: route, now: now, upOnly: true)

@@ -395,7 +395,7 @@ extension Engine {
     guard !upstreams.isEmpty,
       let fetch = table.allocate(
         name: needed, hash: hash, type: type, rrClass: .internet, dnssecOK: true,
-        checkingDisabled: false, purpose: .answer, route: settings.routes.routeGroup(needed))
+        checkingDisabled: false, purpose: .answer, route: inForce.routeGroup(needed))
     else {
       statistics[.ringFull] += 1
       rejectBogus(
