@@ -1,3 +1,5 @@
+import DNSWire
+
 /// How a directive's number is written, and in which unit its range is.
 enum ArgumentUnit: UInt8 {
   /// Not a number (a name, an address, `on|off`...): no range.
@@ -15,7 +17,7 @@ enum ArgumentUnit: UInt8 {
 }
 
 /// One directive's declaration: its text, and the flags and range that
-/// the parser checks. The text is one `StaticString` of lines:
+/// the parser checks. The text is one string literal of lines:
 ///
 /// - first, `NAME SYNTAX`: the spelling in the file and the arguments after
 ///   it (`timeout DURATION`, `override NAME ADDRESS...`);
@@ -26,12 +28,13 @@ enum ArgumentUnit: UInt8 {
 ///   it; otherwise (a list that is empty, a path that is unset) the help
 ///   does.
 ///
-/// Only a `StaticString`, integers and flags, built by a `switch`: it
+/// Only a literal's address, integers and flags, built by a `switch`: it
 /// compiles the same in Embedded Swift, where the firmware's config
 /// language reads it too, and one literal per directive keeps the code
 /// that builds it small.
 struct DirectiveDeclaration {
-  let text: StaticString
+  /// Only its address (`LiteralText`): the table is smaller so.
+  let text: LiteralText
   /// May appear on several lines; the others at most once.
   let isRepeatable: Bool
   /// The values the argument may take, in `unit`'s base unit (ms, s, bytes);
@@ -45,7 +48,7 @@ struct DirectiveDeclaration {
     _ text: StaticString, repeatable: Bool = false, range: ClosedRange<Int> = 0...0,
     unit: ArgumentUnit = .none, zeroIsOff: Bool = false
   ) {
-    self.text = text
+    self.text = LiteralText(text)
     self.isRepeatable = repeatable
     self.range = range
     self.unit = unit
@@ -59,7 +62,7 @@ typealias DeclaredText = UnsafeBufferPointer<UInt8>
 
 /// The fields of the text (see `DirectiveDeclaration` for its lines).
 extension DirectiveDeclaration {
-  var bytes: DeclaredText { DeclaredText(start: text.utf8Start, count: text.utf8CodeUnitCount) }
+  var bytes: DeclaredText { DeclaredText(start: text.start, count: text.count) }
 
   /// The first line: `NAME SYNTAX`.
   var head: DeclaredText {

@@ -3,7 +3,7 @@
 extension RRType {
   /// The mnemonic (RFC 1035 §3.2.2, RFC 3596, RFC 4034, RFC 5155, RFC 9460,
   /// RFC 8659, RFC 6698, RFC 2782, RFC 3403), nil for other types.
-  public var mnemonic: StaticString? {
+  public var mnemonic: LiteralText? {
     switch rawValue {
     case 1: return "A"
     case 2: return "NS"
@@ -37,7 +37,7 @@ extension RRType {
 extension ResponseCode {
   /// The mnemonic (RFC 1035 §4.1.1, RFC 2136 §2.2, RFC 6891 §9), nil for
   /// other codes.
-  public var mnemonic: StaticString? {
+  public var mnemonic: LiteralText? {
     switch rawValue {
     case 0: return "NOERROR"
     case 1: return "FORMERR"

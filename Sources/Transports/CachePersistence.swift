@@ -81,7 +81,7 @@ struct CachePersistence {
         }
       }.get()
     } catch {
-      log.start(.warning).append("ignoring ").append(path).append(": ").append(error.reason)
+      log.start(.warning).append("ignoring ").append(path).append(": ").append(error.reason.bytes)
       switch error {
       case .entryOutOfBounds(let entry), .badName(let entry), .badMessage(let entry),
         .keyMismatch(let entry):

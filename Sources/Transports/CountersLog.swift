@@ -22,7 +22,7 @@ extension Server {
       if group == .nftset && settings.nftsets.isEmpty { continue }
       if group == .dnssec && !settings.dnssec { continue }
       startCounterLine()
-      log.append(group.word)
+      log.append(group.word.bytes)
       for index in 0..<Statistic.count {
         let statistic = Statistic(index: index)
         guard statistic.group == group else { continue }

@@ -179,6 +179,6 @@ final class LocalNameFiles {
     loggedBadLines[nextLoggedBadLine] = fingerprint
     nextLoggedBadLine = (nextLoggedBadLine + 1) % loggedBadLines.count
     context.log.start(.warning).append(files[index].path).append(":").append(decimal: lineNumber)
-      .append(": ").append(problem.reason).append(" (line skipped)").emit(.warning)
+      .append(": ").append(problem.reason.bytes).append(" (line skipped)").emit(.warning)
   }
 }

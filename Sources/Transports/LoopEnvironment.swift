@@ -100,7 +100,7 @@ final class LoopEnvironment: EngineEnvironment {
     formatName(name)
     log.append(" ")
     if let mnemonic = type.mnemonic {
-      log.append(mnemonic)
+      log.append(mnemonic.bytes)
     } else {
       log.append("TYPE").append(decimal: UInt64(type.rawValue))
     }
@@ -112,7 +112,7 @@ final class LoopEnvironment: EngineEnvironment {
     case .stale: log.append("stale cache")
     case .answered(let rcode):
       if let mnemonic = rcode.mnemonic {
-        log.append(mnemonic)
+        log.append(mnemonic.bytes)
       } else {
         log.append("RCODE").append(decimal: UInt64(rcode.rawValue))
       }

@@ -86,7 +86,7 @@ import Platform
       append(" statistic ")
       append(name)
       append(" (")
-      append(statistic.group.word)
+      append(statistic.group.word.bytes)
       append(")\n# TYPE ")
       appendName(name, counter: counter)
       append(counter ? " counter\n" : " gauge\n")

@@ -31,7 +31,7 @@ public enum CacheFileError: Error, Equatable {
   case trailingBytes
 
   /// For the log: what is wrong, without the entry number.
-  public var reason: StaticString {
+  public var reason: LiteralText {
     switch self {
     case .tooLarge: return "larger than the configured cache can hold"
     case .truncated: return "truncated"

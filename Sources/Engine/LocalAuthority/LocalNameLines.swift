@@ -15,7 +15,7 @@ public enum LocalNameLine: Equatable {
 public enum LocalNameProblem: UInt8, Equatable {
   case badAddress, badName, noName, badExpiry, missingFields, tooLong
 
-  public var reason: StaticString {
+  public var reason: LiteralText {
     switch self {
     case .badAddress: return "not an IPv4 or IPv6 address"
     case .badName: return "bad host name (letters, digits, '-' and '_'; RFC 1035 2.3.4 lengths)"

@@ -1,18 +1,20 @@
+import DNSWire
+
 /// One line of the `Statistic` table, `"NAME GROUP [level]"`, read in
 /// place from the string literal: nothing is copied or allocated. A host
 /// test (StatisticTableTests) checks that every line has this form, that
 /// NAME is the case's name and that every GROUP is known; the
 /// accessors here may therefore assume it.
 public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
-  let text: StaticString
+  /// Only its address (`LiteralText`): `Statistic.rawValue` becomes a
+  /// table of addresses, not code for each case.
+  let text: LiteralText
 
   public init(stringLiteral text: StaticString) {
-    self.text = text
+    self.text = LiteralText(text)
   }
 
-  var bytes: UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-  }
+  var bytes: UnsafeRawBufferPointer { text.bytes }
 
   public static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.bytes.elementsEqual(rhs.bytes)
@@ -42,7 +44,7 @@ public struct StatisticDeclaration: ExpressibleByStringLiteral, Equatable {
 
   public var group: StatisticGroup {
     let text = word(1)
-    for group in StatisticGroup.allCases where Self.word(text, is: group.word) { return group }
+    for group in StatisticGroup.allCases where text.elementsEqual(group.word.bytes) { return group }
     return .clients
   }
 
@@ -71,7 +73,7 @@ public enum StatisticGroup: CaseIterable {
   case transport
 
   /// Its word in the table and the log.
-  public var word: StaticString {
+  public var word: LiteralText {
     switch self {
     case .clients: "clients"
     case .cache: "cache"
