@@ -462,7 +462,9 @@ func run(_ input: UnsafeRawBufferPointer) {
     trace(
       "upstream \(upstream) \(handle.map { "slot \($0.slot)/\($0.generation)" } ?? "tcp")"
         + " from port \(from.port): \(hex(packet))")
-    packet.withUnsafeBytes {
+    // Whether the attempt is over is the transport's to act on (it
+    // disconnects the socket); this one keeps no sockets.
+    _ = packet.withUnsafeBytes {
       engine.handleUpstreamReply(
         $0, transaction: handle, upstream: upstream, from: from, ipTTL: 64, now: now,
         environment: &environment)
