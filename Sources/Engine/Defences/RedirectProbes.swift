@@ -55,9 +55,11 @@ struct RedirectProbeRound {
   func deallocate() { candidates.deallocate() }
 
   /// When the next round is due, if redirect detection is on: `detecting`
-  /// (`detect-nxdomain-redirect`) and an upstream to probe.
-  func due(detecting: Bool, upstreams: Int) -> UInt64? {
-    detecting && upstreams > 0 ? nextRound : nil
+  /// (`detect-nxdomain-redirect`) and an upstream to probe. `upstreams` is
+  /// read only when detecting: the engine asks this every loop turn, and
+  /// reading its list costs a retain and a release.
+  func due(detecting: Bool, upstreams: @autoclosure () -> Int) -> UInt64? {
+    detecting && upstreams() > 0 ? nextRound : nil
   }
 
   /// Writes probe `index`'s name: random for 0..<randomProbes, else the
