@@ -76,6 +76,11 @@ struct MessageText: ExpressibleByStringInterpolation, StringInterpolationProtoco
     appendLiteral(text)
   }
 
+  /// A literal picked by a `switch` (`LiteralText`).
+  mutating func appendInterpolation(_ text: LiteralText) {
+    appendInterpolation(UnsafeBufferPointer(start: text.start, count: text.count))
+  }
+
   /// A piece of a directive's declaration (`DeclaredText`).
   @inline(never)
   mutating func appendInterpolation(_ text: UnsafeBufferPointer<UInt8>) {

@@ -1,10 +1,12 @@
+import DNSWire
+
 /// How the numbers of one kind of directive are written: decimal digits and
 /// an optional unit suffix (`1500ms`, `5m`, `512k`), matched byte for byte
 /// and case-sensitively (`m` is minutes for a duration, MiB for a size). A
 /// number without a suffix is in the base unit (the suffix that multiplies
 /// by 1, or bytes).
 ///
-/// Only switches over `StaticString`s and integers: text that is printed
+/// Only switches over literals and integers: text that is printed
 /// or compared byte for byte, never as a `String` (Embedded Swift builds
 /// stay free of the Unicode tables), and no array to build on each use.
 enum UnitScale {
@@ -18,7 +20,7 @@ enum UnitScale {
   case perSecond
 
   /// `duration`, `size` or `rate`, for messages.
-  var kind: StaticString {
+  var kind: LiteralText {
     switch self {
     case .milliseconds, .seconds: return "duration"
     case .bytes: return "size"
@@ -27,7 +29,7 @@ enum UnitScale {
   }
 
   /// Examples shown when the token is not a number at all.
-  var example: StaticString {
+  var example: LiteralText {
     switch self {
     case .milliseconds: return "e.g. 1500ms or 2s"
     case .seconds: return "e.g. 300 (seconds), 5m, 1h or 1d"
@@ -37,7 +39,7 @@ enum UnitScale {
   }
 
   /// Shown for a fraction such as `1.5s`.
-  var fractionHint: StaticString {
+  var fractionHint: LiteralText {
     switch self {
     case .milliseconds: return "use whole milliseconds, e.g. 1500ms"
     case .seconds: return "use a whole number, e.g. 90m rather than 1.5h"
@@ -47,7 +49,7 @@ enum UnitScale {
   }
 
   /// The suffixes, as listed in "unknown unit" messages.
-  var unitList: StaticString {
+  var unitList: LiteralText {
     switch self {
     case .milliseconds: return "ms or s"
     case .seconds: return "s, m, h or d"
