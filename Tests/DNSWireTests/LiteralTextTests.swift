@@ -21,6 +21,9 @@ final class LiteralTextTests: XCTestCase {
   }
 
   func testMnemonicsComeWhole() {
+    // A literal of one character is still a pointer to NUL-terminated
+    // bytes (a StaticString could also hold it as a scalar, with no address).
+    XCTAssertEqual(RRType.a.mnemonic.map { String(decoding: $0.bytes, as: UTF8.self) }, "A")
     XCTAssertEqual(
       RRType.nsec3param.mnemonic.map { String(decoding: $0.bytes, as: UTF8.self) }, "NSEC3PARAM")
     XCTAssertEqual(
