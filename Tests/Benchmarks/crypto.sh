@@ -68,10 +68,10 @@ openssl genpkey -algorithm ed25519 -out "$WORK/ed25519.pem" 2>/dev/null
 openssl pkey -in "$WORK/ed25519.pem" -pubout -outform DER -out "$WORK/ed25519.pub"
 openssl pkeyutl -sign -rawin -inkey "$WORK/ed25519.pem" -in "$WORK/message" -out "$WORK/ed25519.sig"
 echo "ed25519 $(hex "$WORK/message") $(hex "$WORK/ed25519.sig") $(hex "$WORK/ed25519.pub" | tail -c 64)" >>"$WORK/jobs"
+openssl dgst -sha256 -binary -out "$WORK/rsa.digest" "$WORK/message"
 for bits in 2048 4096; do
   openssl genrsa -out "$WORK/rsa$bits.pem" -f4 "$bits" 2>/dev/null
   modulus=$(openssl rsa -in "$WORK/rsa$bits.pem" -noout -modulus | sed 's/^Modulus=//' | tr 'A-F' 'a-f')
-  openssl dgst -sha256 -binary -out "$WORK/rsa.digest" "$WORK/message"
   openssl dgst -sha256 -sign "$WORK/rsa$bits.pem" -out "$WORK/rsa$bits.sig" "$WORK/message"
   echo "rsa $(hex "$WORK/rsa.digest") $(hex "$WORK/rsa$bits.sig") $modulus 010001" >>"$WORK/jobs"
 done
@@ -103,15 +103,14 @@ if [[ ${CALLGRIND:-0} == 1 ]]; then
   step "instructions per operation (callgrind, 11 runs minus 1, / 10)"
   : >"$WORK/instructions.txt"
   while read -r line; do
-    name=${line%% *}
+    # The program names the figure (rsa2048, rsa4096: from the key).
     for count in 1 11; do
-      echo "$line" | COUNT=$count valgrind --tool=callgrind \
-        --callgrind-out-file="$WORK/cg.$count" "$WORK/crypto-bench" >/dev/null 2>"$WORK/cg.log" ||
-        { cat "$WORK/cg.log"; fail "callgrind $name"; }
+      name=$(echo "$line" | COUNT=$count valgrind --tool=callgrind \
+        --callgrind-out-file="$WORK/cg.$count" "$WORK/crypto-bench" 2>"$WORK/cg.log") ||
+        { cat "$WORK/cg.log"; fail "callgrind ${line%% *}"; }
     done
     a=$(callgrind_annotate "$WORK/cg.1" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
     b=$(callgrind_annotate "$WORK/cg.11" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-    [[ $name == rsa ]] && name=$(awk -v l="$line" 'BEGIN { split(l, f, " "); printf "rsa%d", length(f[4]) * 4 }')
     echo "$name $(((b - a) / 10))" >>"$WORK/instructions.txt"
   done <"$WORK/jobs"
 fi
