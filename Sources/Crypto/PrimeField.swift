@@ -6,11 +6,13 @@
 /// subtraction and comparison are the same for numbers in and out of Montgomery form.
 /// Every function takes and returns fully reduced numbers (less than the modulus).
 /// Verification handles public data only, so nothing here tries to run in constant time.
+///
+/// The curve code is written once for both sizes; the three operations it spends its
+/// time in (add, subtract, multiply) go to code compiled for the field's limb count
+/// (`FixedWidth`), and P-256's multiplication to code for its prime (P256Reduction.swift).
 
 /// An unsigned number of up to 384 bits, least significant limb first.
 typealias Limbs = InlineArray<6, UInt64>
-
-// `multiplyAdd` (a·b + c + d in 128 bits) is shared with RSA: BigUnsigned.swift.
 
 struct PrimeField {
   /// The odd prime; limbs from `limbCount` on are zero.
@@ -21,6 +23,10 @@ struct PrimeField {
   let rSquared: Limbs
   /// −modulus⁻¹ mod 2^64, the factor of Montgomery reduction.
   let reductionFactor: UInt64
+  /// True for P-256's prime p, whose multiplication has code of its own.
+  let isP256Prime: Bool
+  /// R mod modulus: one in Montgomery form.
+  let montgomeryOne: Limbs
 
   init(modulus: Limbs, limbCount: Int, rSquared: Limbs) {
     self.modulus = modulus
@@ -31,6 +37,21 @@ struct PrimeField {
     var inverse = modulus[0]
     for _ in 0..<5 { inverse = inverse &* (2 &- modulus[0] &* inverse) }
     reductionFactor = 0 &- inverse
+    var p256Difference: UInt64 = 0
+    for index in 0..<6 { p256Difference |= modulus[index] ^ p256Prime[index] }
+    isP256Prime = p256Difference == 0
+    // R mod m = R − m, as the modulus has its top bit set (R/2 < m < R): the two's
+    // complement of m in limbCount limbs.
+    var one = Limbs(repeating: 0)
+    var borrow = false
+    for index in 0..<limbCount {
+      let (difference, borrowed) = (0 as UInt64).subtractingReportingOverflow(modulus[index])
+      let (differenceAgain, borrowedAgain) = difference.subtractingReportingOverflow(
+        borrow ? 1 : 0)
+      one[index] = differenceAgain
+      borrow = borrowed || borrowedAgain
+    }
+    montgomeryOne = one
   }
 
   /// The number with value `small`.
@@ -44,10 +65,9 @@ struct PrimeField {
   func load(_ bytes: UnsafeRawBufferPointer) -> Limbs {
     var result = Limbs(repeating: 0)
     for index in 0..<limbCount {
-      var limb: UInt64 = 0
-      let end = bytes.count - 8 * index
-      for offset in (end - 8)..<end { limb = limb << 8 | UInt64(bytes[offset]) }
-      result[index] = limb
+      let offset = bytes.count - 8 * (index + 1)
+      result[index] = UInt64(
+        bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
     return result
   }
@@ -82,83 +102,49 @@ struct PrimeField {
   }
 
   /// a − b mod 2^(64·limbCount), and whether it borrowed.
+  @inline(never)
   func subtractWrapping(_ a: Limbs, _ b: Limbs) -> (difference: Limbs, borrow: Bool) {
-    var result = Limbs(repeating: 0)
-    var borrow: UInt64 = 0
-    for index in 0..<limbCount {
-      let (difference1, borrow1) = a[index].subtractingReportingOverflow(b[index])
-      let (difference2, borrow2) = difference1.subtractingReportingOverflow(borrow)
-      result[index] = difference2
-      borrow = (borrow1 ? 1 : 0) + (borrow2 ? 1 : 0)
-    }
-    return (result, borrow != 0)
+    limbCount == 4
+      ? FixedWidth<4>.subtractWrapping(a, b) : FixedWidth<6>.subtractWrapping(a, b)
   }
 
   /// a + b mod 2^(64·limbCount), and whether it carried.
+  @inline(never)
   func addWrapping(_ a: Limbs, _ b: Limbs) -> (sum: Limbs, carry: Bool) {
-    var result = Limbs(repeating: 0)
-    var carry: UInt64 = 0
-    for index in 0..<limbCount {
-      let (sum1, carry1) = a[index].addingReportingOverflow(b[index])
-      let (sum2, carry2) = sum1.addingReportingOverflow(carry)
-      result[index] = sum2
-      carry = (carry1 ? 1 : 0) + (carry2 ? 1 : 0)
-    }
-    return (result, carry != 0)
+    limbCount == 4 ? FixedWidth<4>.addWrapping(a, b) : FixedWidth<6>.addWrapping(a, b)
   }
 
   /// `a` less the modulus if it is not below it; for 0 ≤ a < 2·modulus (`carry` being
   /// the bit above the limbs) this reduces it.
   func reduceOnce(_ a: Limbs, carry: Bool = false) -> Limbs {
-    if carry || !isLess(a, modulus) { return subtractWrapping(a, modulus).difference }
-    return a
+    let (difference, borrow) = subtractWrapping(a, modulus)
+    return carry || !borrow ? difference : a
   }
 
-  // Not inlined: the curve formulas call add and subtract some forty times; inlined
-  // they cost about 2 KB of firmware for no measurable speed.
-  @inline(never)
+  // Not inlined: the curve formulas call add and subtract some forty times.
+  @inline(never) @_optimize(speed)
   func add(_ a: Limbs, _ b: Limbs) -> Limbs {
-    let (sum, carry) = addWrapping(a, b)
-    return reduceOnce(sum, carry: carry)
+    limbCount == 4
+      ? FixedWidth<4>.add(a, b, modulo: modulus) : FixedWidth<6>.add(a, b, modulo: modulus)
   }
 
-  @inline(never)
+  @inline(never) @_optimize(speed)
   func subtract(_ a: Limbs, _ b: Limbs) -> Limbs {
-    let (difference, borrow) = subtractWrapping(a, b)
-    return borrow ? addWrapping(difference, modulus).sum : difference
+    limbCount == 4
+      ? FixedWidth<4>.subtract(a, b, modulo: modulus)
+      : FixedWidth<6>.subtract(a, b, modulo: modulus)
   }
 
-  /// a·b·R⁻¹ mod modulus (Montgomery multiplication, coarsely integrated operand
-  /// scanning). Each round adds a·b[i], then a multiple of the modulus that clears the
-  /// low limb, and shifts one limb right; the total stays below 2·modulus.
-  func multiply(_ a: Limbs, _ b: Limbs) -> Limbs {
-    let count = limbCount
-    var total = InlineArray<8, UInt64>(repeating: 0)
-    for round in 0..<count {
-      var carry: UInt64 = 0
-      for index in 0..<count {
-        let step = multiplyAdd(a[index], b[round], total[index], carry)
-        total[index] = step.low
-        carry = step.high
-      }
-      let (top, topCarry) = total[count].addingReportingOverflow(carry)
-      total[count] = top
-      total[count + 1] = topCarry ? 1 : 0
+  /// −a.
+  func negate(_ a: Limbs) -> Limbs { subtract(Limbs(repeating: 0), a) }
 
-      let factor = total[0] &* reductionFactor
-      carry = multiplyAdd(factor, modulus[0], total[0], 0).high
-      for index in 1..<count {
-        let step = multiplyAdd(factor, modulus[index], total[index], carry)
-        total[index - 1] = step.low
-        carry = step.high
-      }
-      let (shifted, shiftedCarry) = total[count].addingReportingOverflow(carry)
-      total[count - 1] = shifted
-      total[count] = total[count + 1] &+ (shiftedCarry ? 1 : 0)
-    }
-    var result = Limbs(repeating: 0)
-    for index in 0..<count { result[index] = total[index] }
-    return reduceOnce(result, carry: total[count] != 0)
+  /// a·b·R⁻¹ mod modulus (Montgomery multiplication).
+  @inline(never) @_optimize(speed)
+  func multiply(_ a: Limbs, _ b: Limbs) -> Limbs {
+    if isP256Prime { return multiplyModuloP256(a, b) }
+    return limbCount == 4
+      ? FixedWidth<4>.multiply(a, b, modulo: modulus, reductionFactor: reductionFactor)
+      : FixedWidth<6>.multiply(a, b, modulo: modulus, reductionFactor: reductionFactor)
   }
 
   func square(_ a: Limbs) -> Limbs { multiply(a, a) }
@@ -168,9 +154,6 @@ struct PrimeField {
 
   /// a·R⁻¹ mod modulus: `a` out of Montgomery form.
   func fromMontgomery(_ a: Limbs) -> Limbs { multiply(a, Self.limbs(1)) }
-
-  /// R mod modulus: one in Montgomery form.
-  var montgomeryOne: Limbs { toMontgomery(Self.limbs(1)) }
 
   /// base^exponent in Montgomery form (base in Montgomery form), square and multiply
   /// from the top bit.
