@@ -37,9 +37,11 @@ extension Engine {
           reply, name: name, settings: inForce, statistics: statistics,
           environment: &environment)
       }
-      // RA: dnsward offers recursion whatever the upstream says of itself.
+      // RA: dnsward offers recursion whatever the upstream says of itself. AA: it is not
+      // the authority for what it relays (RFC 1035 §4.1.1), as the cache says too.
       var flags = reply.flags
-      flags.rawValue &= ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled)
+      flags.rawValue &=
+        ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled | HeaderFlags.authoritative)
       flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
       if Self.validationIsBuiltIn && settings.dnssec {
         flags.set(HeaderFlags.authenticData, waiter.wantsAD && secure)

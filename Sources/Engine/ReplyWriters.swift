@@ -91,17 +91,21 @@ extension MessageBuffers {
     return writer.count
   }
 
-  /// An error reply built from the client's own packet: its ID, opcode and
-  /// RD bit, its question if it parsed, and an OPT if it sent one (which also
+  /// An error reply built from the client's own packet: its ID, opcode, RD
+  /// bit and (for QUERY) CD bit, with RA for QUERY, its question if it parsed, and an OPT if it sent one (which also
   /// carries the upper bits of `rcode`, e.g. BADVERS, RFC 6891 §6.1.3). Also
   /// the empty NXDOMAIN and NODATA of questions never forwarded.
   func writeError(
     _ rcode: ResponseCode, to packet: UnsafeRawBufferPointer, query: Message?, ours: UInt16
   ) -> Int {
     let received = HeaderFlags(rawValue: packet.getUInt16(at: HeaderField.flags))
+    // RA, AD and CD are defined for QUERY only (RFC 1035 §4.1.1, RFC 4035 §3.2.2–3.2.3):
+    // a reply to another opcode copies RD alone.
+    let isQuery = received.opcode == .query
     var flags = HeaderFlags(
-      rawValue: HeaderFlags.response | HeaderFlags.recursionAvailable
-        | received.rawValue & (HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled))
+      rawValue: HeaderFlags.response | (isQuery ? HeaderFlags.recursionAvailable : 0)
+        | received.rawValue
+        & (HeaderFlags.recursionDesired | (isQuery ? HeaderFlags.checkingDisabled : 0)))
     flags.opcode = received.opcode
     flags.rcode = ResponseCode(rawValue: rcode.rawValue & 0xF)
     var writer = MessageWriter(buffer: replyOutput)

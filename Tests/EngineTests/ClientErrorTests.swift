@@ -87,7 +87,7 @@ final class ClientErrorTests: XCTestCase {
       status.first?.bytes ?? [],
       wire(
         "0202",  // 0  ID
-        "9184",  // 2  QR=1 OPCODE=STATUS RD=1 RA=1 RCODE=NOTIMP
+        "9104",  // 2  QR=1 OPCODE=STATUS RD=1 RCODE=NOTIMP
         "0001 0000 0000 0000",  // 4  QD=1
         "07 'example' 03 'com' 00 0001 0001"  // 12 question echoed
       ))
@@ -98,14 +98,22 @@ final class ClientErrorTests: XCTestCase {
       update.first?.bytes ?? [],
       wire(
         "0505",  // 0  ID
-        "a884",  // 2  QR=1 OPCODE=UPDATE RA=1 RCODE=NOTIMP
+        "a804",  // 2  QR=1 OPCODE=UPDATE RCODE=NOTIMP
         "0001 0000 0000 0000",  // 4  QD=1
         "07 'example' 03 'com' 00 0006 0001"  // 12 zone echoed
       ))
-    // NOTIFY (4).
-    let notify = harness.ask(makeQuery(id: 0x0404, name: "example.com", type: .soa, opcode: 4))
+    // NOTIFY (4) with RD, AD and CD: RA, AD and CD are defined for QUERY only (RFC 1035
+    // §4.1.1, RFC 4035 §3.2.2–3.2.3), so the reply has none of them; RD is copied.
+    let notify = harness.ask(
+      makeQuery(
+        id: 0x0404, name: "example.com", type: .soa,
+        flags: HeaderFlags.recursionDesired | HeaderFlags.authenticData
+          | HeaderFlags.checkingDisabled, opcode: 4))
+    let notifyReply = notify.first.flatMap { decode($0.bytes) }
+    XCTAssertEqual(notifyReply?.rcode, ResponseCode.notImplemented.rawValue)
     XCTAssertEqual(
-      notify.first.flatMap { decode($0.bytes) }?.rcode, ResponseCode.notImplemented.rawValue)
+      notifyReply.map { $0.flags.rawValue & 0x7FF0 },
+      0x2000 | HeaderFlags.recursionDesired, "OPCODE=NOTIFY RD=1, no AA, TC, RA, AD or CD")
     XCTAssertEqual(harness.counters[.notImp], 3)
     XCTAssertTrue(harness.queries.isEmpty)
   }

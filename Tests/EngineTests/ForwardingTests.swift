@@ -132,6 +132,24 @@ final class ForwardingTests: XCTestCase {
     XCTAssertFalse(second.has(HeaderFlags.checkingDisabled))
   }
 
+  /// dnsward is not the authority for what it relays: an authoritative upstream's AA=1
+  /// is cleared, so the relayed answer and the same answer from the cache agree (AA=0).
+  func testRelayedAnswersAreNotAuthoritative() throws {
+    let harness = Harness(CacheTests.cached)
+    harness.ask(makeQuery(id: 0x0AA0, name: "aa.example"))
+    var upstreamReply = makeReply(to: harness.queries[0].bytes)
+    upstreamReply[2] |= 0x04  // AA=1
+    let relayed = try decoded(harness.answer(upstreamReply, to: harness.queries[0])[0].bytes)
+    XCTAssertEqual(relayed.id, 0x0AA0)
+    XCTAssertEqual(relayed.answerCount, 1)
+    XCTAssertFalse(relayed.has(HeaderFlags.authoritative))
+    let cached = try decoded(
+      XCTUnwrap(harness.ask(makeQuery(id: 0x0AA1, name: "aa.example")).first).bytes)
+    XCTAssertEqual(cached.answerCount, 1)
+    XCTAssertFalse(cached.has(HeaderFlags.authoritative))
+    XCTAssertEqual(harness.queries.count, 1, "the second answer came from the cache")
+  }
+
   func testEDNSFollowsTheClient() throws {
     let harness = Harness()
     // Without OPT: no OPT back, even though the upstream sent one.
