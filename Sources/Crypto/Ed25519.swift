@@ -29,8 +29,8 @@ public enum Ed25519 {
     guard signature.count == 64, publicKey.count == 32 else { return false }
     let encodedR = UnsafeRawBufferPointer(rebasing: signature[0..<32])
     // Step 1: S must be below L.
-    var s = Ed25519Scalar.littleEndian(UnsafeRawBufferPointer(rebasing: signature[32..<64]))
-    if Ed25519Scalar.subtractOrderIfNotBelow(&s) { return false }
+    let s = Ed25519Scalar.littleEndian(UnsafeRawBufferPointer(rebasing: signature[32..<64]))
+    guard Ed25519Scalar.isBelowOrder(s) else { return false }
     // Step 1: decode A and R (§5.1.3).
     guard let a = EdwardsPoint(decoding: publicKey), !a.hasSmallOrder,
       let r = EdwardsPoint(decoding: encodedR)
@@ -166,34 +166,48 @@ enum Ed25519Scalar {
     return words
   }
 
-  /// If n ≥ L, replaces n by n − L and returns true; otherwise leaves n and returns false.
-  static func subtractOrderIfNotBelow(_ n: inout Words) -> Bool {
+  /// Whether n < L, comparing from the top word down.
+  static func isBelowOrder(_ n: Words) -> Bool {
     let order = Ed25519Scalar.order
-    var difference = n
-    var borrow = false
-    for i in 0..<4 {
-      let (partial, borrowedOrder) = n[i].subtractingReportingOverflow(order[i])
-      let (result, borrowedCarry) = partial.subtractingReportingOverflow(borrow ? 1 : 0)
-      difference[i] = result
-      borrow = borrowedOrder || borrowedCarry
-    }
-    if borrow { return false }
-    n = difference
-    return true
+    for i in (0..<4).reversed() where n[i] != order[i] { return n[i] < order[i] }
+    return false
   }
 
-  /// The 512-bit little-endian digest reduced mod L (RFC 8032 §5.1.7 step 2), one bit at a
-  /// time from the top: r ← 2r + bit, then r − L if that is not below L. r stays below L, so
-  /// 2r + 1 < 2L < 2^254 fits and one subtraction suffices.
+  /// The 512-bit little-endian digest reduced mod L (RFC 8032 §5.1.7 step 2), 32 bits at a
+  /// time from the top, r = high·2^128 + low < L: t = r·2^32 + the next 32 bits (below
+  /// 2^285), then t − q·L for q = ⌊t / 2^252⌋ = ⌊r / 2^220⌋ (below 2^33). L = 2^252 + c with
+  /// c < 2^125, so t/2^252 exceeds t/L by t·c/(2^252·L) < 1: q is ⌊t/L⌋ or one more, t − q·L
+  /// lies in [−L, L), and adding L when it is negative leaves r in [0, L). t − q·L is
+  /// (t mod 2^252) − q·c, with q·c below 2^158 (its top 30 bits in `productHigh`).
   static func reduced(_ digest: InlineArray<64, UInt8>) -> Words {
-    var r = Words(repeating: 0)
-    for bit in (0..<512).reversed() {
-      let incoming = UInt64(digest[bit >> 3] >> UInt8(bit & 7)) & 1
-      for i in (1..<4).reversed() { r[i] = r[i] << 1 | r[i - 1] >> 63 }
-      r[0] = r[0] << 1 | incoming
-      _ = subtractOrderIfNotBelow(&r)
+    let c: UInt128 = 0x14de_f9de_a2f7_9cd6_5812_631a_5cf5_d3ed
+    let lowMask: UInt128 = 1 << 64 - 1
+    var (low, high): (UInt128, UInt128) = (0, 0)
+    digest.span.withUnsafeBytes { bytes in
+      for offset in stride(from: 60, through: 0, by: -4) {
+        let next = UInt32(
+          littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        let q = high >> 92
+        let tLow = low << 32 | UInt128(next)
+        let tHigh = (high & (1 << 92 - 1)) << 32 | low >> 96
+        let product0 = q &* (c & lowMask)  // below 2^97
+        let product1 = q &* (c >> 64)  // below 2^94
+        let (productLow, carry) = product0.addingReportingOverflow(product1 << 64)
+        let productHigh = product1 >> 64 &+ (carry ? 1 : 0)
+        let borrow: Bool
+        (low, borrow) = tLow.subtractingReportingOverflow(productLow)
+        high = tHigh &- productHigh &- (borrow ? 1 : 0)
+        if high >> 127 == 1 {  // negative: add L = 2^252 + c
+          let (sum, carry) = low.addingReportingOverflow(c)
+          low = sum
+          high = high &+ (1 << 124) &+ (carry ? 1 : 0)
+        }
+      }
     }
-    return r
+    return [
+      UInt64(truncatingIfNeeded: low), UInt64(truncatingIfNeeded: low >> 64),
+      UInt64(truncatingIfNeeded: high), UInt64(truncatingIfNeeded: high >> 64),
+    ]
   }
 
   /// Bit `index` (0 the least significant) of n, as 0 or 1.
