@@ -1,8 +1,8 @@
 // Ed25519.swift — Ed25519 signature verification (RFC 8032 §5.1.7), DNSSEC algorithm 15
-// (RFC 8080). Verification only: no keys are generated and nothing is signed. Points are
-// kept in extended twisted Edwards coordinates (RFC 8032 §5.1.4) over the field of
-// Curve25519Field.swift; the hash is SHA512. Embedded-clean and allocation-free. Everything
-// verified is public, so nothing here runs in constant time.
+// (RFC 8080). Verification only: no keys are generated and nothing is signed. The points and
+// their arithmetic are in Ed25519Point.swift, the field in Curve25519Field.swift; the hash is
+// SHA512. Embedded-clean and allocation-free. Everything verified is public, so nothing here
+// runs in constant time.
 
 /// Ed25519 signature verification (RFC 8032 §5.1.7).
 public enum Ed25519 {
@@ -42,109 +42,11 @@ public enum Ed25519 {
     hasher.update(publicKey)
     hasher.update(message)
     let k = Ed25519Scalar.reduced(hasher.finalize())
-    // Step 3: [S]B − [k]A by Straus's method: one doubling per bit, then one addition of
-    // the table entry the bits of S and k pick (the identity, B, −A or B − A). S and k are
-    // below L < 2^253.
-    let minusA = a.negated
-    let base = EdwardsPoint.base
-    let table: InlineArray<4, EdwardsPoint> = [.identity, base, minusA, base + minusA]
-    var sum = EdwardsPoint.identity
-    for bit in (0..<253).reversed() {
-      sum = sum + sum
-      sum = sum + table[Ed25519Scalar.bit(bit, of: s) + 2 * Ed25519Scalar.bit(bit, of: k)]
-    }
-    // [S]B − [k]A − R = identity.
-    return (sum + r.negated).isIdentity
-  }
-}
-
-/// A point (x, y) of edwards25519, −x² + y² = 1 + d·x²·y² (RFC 8032 §5.1), in extended
-/// coordinates (X, Y, Z, T) with x = X/Z, y = Y/Z, x·y = T/Z and Z ≠ 0 (§5.1.4).
-struct EdwardsPoint {
-  var x: Curve25519FieldElement
-  var y: Curve25519FieldElement
-  var z: Curve25519FieldElement
-  var t: Curve25519FieldElement
-
-  /// The neutral element (0, 1).
-  static var identity: EdwardsPoint {
-    EdwardsPoint(x: .zero, y: .one, z: .one, t: .zero)
-  }
-
-  /// The base point B (RFC 8032 §5.1): y = 4/5, x positive (even).
-  static var base: EdwardsPoint {
-    EdwardsPoint(
-      x: Curve25519FieldElement(limbs: [
-        0x6_2d60_8f25_d51a, 0x4_12a4_b4f6_592a, 0x7_5b71_71a4_b31d, 0x1_ff60_5271_18fe,
-        0x2_1693_6d3c_d6e5,
-      ]),
-      y: Curve25519FieldElement(limbs: [
-        0x6_6666_6666_6658, 0x4_cccc_cccc_cccc, 0x1_9999_9999_9999, 0x3_3333_3333_3333,
-        0x6_6666_6666_6666,
-      ]),
-      z: .one,
-      t: Curve25519FieldElement(limbs: [
-        0x6_8ab3_a5b7_dda3, 0x0_0eea_2a5e_adbb, 0x2_af8d_f483_c27e, 0x3_32b3_7527_4732,
-        0x6_7875_f0fd_78b7,
-      ]))
-  }
-
-  init(
-    x: Curve25519FieldElement, y: Curve25519FieldElement, z: Curve25519FieldElement,
-    t: Curve25519FieldElement
-  ) {
-    self.x = x
-    self.y = y
-    self.z = z
-    self.t = t
-  }
-
-  /// Decodes a 32-byte point encoding (RFC 8032 §5.1.3), or nil: y (the low 255 bits) must be
-  /// below p, (y² − 1)/(d·y² + 1) must have a square root x, and x = 0 must not come with the
-  /// sign bit (bit 255) set. `bytes.count` must be 32.
-  init?(decoding bytes: UnsafeRawBufferPointer) {
-    // Step 1.
-    let y = Curve25519FieldElement(lowBitsOf: bytes)
-    guard y.isCanonical else { return nil }
-    let signIsNegative = bytes[31] >> 7 == 1
-    // Steps 2–3.
-    let ySquared = y * y
-    guard
-      var x = Curve25519FieldElement.squareRoot(
-        ofRatio: ySquared - .one, to: Curve25519FieldElement.curveD * ySquared + .one)
-    else { return nil }
-    // Step 4.
-    if x == .zero && signIsNegative { return nil }
-    if x.isNegative != signIsNegative { x = -x }
-    self.init(x: x, y: y, z: .one, t: x * y)
-  }
-
-  /// −(x, y) = (−x, y).
-  var negated: EdwardsPoint { EdwardsPoint(x: -x, y: y, z: z, t: -t) }
-
-  /// The addition formulas of RFC 8032 §5.1.4 for a = −1. They are complete on
-  /// edwards25519 (d is not a square), so they also double: verification uses them for
-  /// both, which keeps the code small.
-  static func + (p: EdwardsPoint, q: EdwardsPoint) -> EdwardsPoint {
-    let a = (p.y - p.x) * (q.y - q.x)
-    let b = (p.y + p.x) * (q.y + q.x)
-    let c = p.t * Curve25519FieldElement.doubleCurveD * q.t
-    let d = p.z * (q.z + q.z)
-    let e = b - a
-    let f = d - c
-    let g = d + c
-    let h = b + a
-    return EdwardsPoint(x: e * f, y: g * h, z: f * g, t: e * h)
-  }
-
-  /// Whether this is the identity (0, 1): X = 0 and Y = Z.
-  var isIdentity: Bool { x == .zero && y == z }
-
-  /// Whether [8]P is the identity: P lies in the torsion subgroup of order 8.
-  var hasSmallOrder: Bool {
-    var multiple = self
-    for _ in 0..<3 { multiple = multiple + multiple }
-    return multiple.isIdentity
+    // Step 3: [S]B = R + [k]A, checked as [S]B − [k]A = R. S and k are below L < 2^253.
+    let difference = EdwardsPoint.baseMultipleMinusMultiple(
+      baseDigits: Ed25519Scalar.signedDigits(s), pointDigits: Ed25519Scalar.signedDigits(k),
+      of: a)
+    return difference.isSamePoint(as: r)
   }
 }
 
@@ -210,8 +112,33 @@ enum Ed25519Scalar {
     ]
   }
 
-  /// Bit `index` (0 the least significant) of n, as 0 or 1.
-  static func bit(_ index: Int, of n: Words) -> Int {
-    Int(truncatingIfNeeded: n[index >> 6] >> UInt64(index & 63)) & 1
+  /// The width-5 signed digits of n < 2^253 (its non-adjacent form of width 5): n =
+  /// Σ digits[i]·2^i, each digit 0 or odd in −15…15, and a non-zero digit followed by at
+  /// least four zeros. From the bottom, with a carry c (0 or 1) from the digits below: where
+  /// bit i + c is even, digit i is 0 (c stays); where it is odd, the five bits from i plus c
+  /// make an odd w < 32, the digit is w, or w − 32 with c = 1 when w > 15, and the next four
+  /// digits are 0. A window from bit 249 on holds at most bits 249…252 (n < 2^253), so w ≤ 15
+  /// there and no carry is left; a window from bit 248 or below ends by bit 252, leaving a
+  /// digit below 256 for a last carry.
+  static func signedDigits(_ n: Words) -> InlineArray<256, Int8> {
+    var digits = InlineArray<256, Int8>(repeating: 0)
+    var span = digits.mutableSpan
+    var carry: UInt64 = 0
+    var index = 0
+    while index < 256 {
+      let word = index >> 6
+      let shift = UInt64(index & 63)
+      var window = n[word] >> shift
+      if shift > 59 && word < 3 { window |= n[word + 1] << (64 - shift) }
+      if window & 1 == carry {
+        index += 1
+        continue
+      }
+      window = (window & 31) + carry
+      carry = window > 15 ? 1 : 0
+      span[index] = Int8(truncatingIfNeeded: Int64(window) - Int64(carry << 5))
+      index += 5
+    }
+    return digits
   }
 }
