@@ -100,9 +100,9 @@ enum Ed25519Scalar {
         (low, borrow) = tLow.subtractingReportingOverflow(productLow)
         high = tHigh &- productHigh &- (borrow ? 1 : 0)
         if high >> 127 == 1 {  // negative: add L = 2^252 + c
-          let (sum, carry) = low.addingReportingOverflow(c)
+          let (sum, carryOut) = low.addingReportingOverflow(c)
           low = sum
-          high = high &+ (1 << 124) &+ (carry ? 1 : 0)
+          high = high &+ (1 << 124) &+ (carryOut ? 1 : 0)
         }
       }
     }
@@ -112,13 +112,13 @@ enum Ed25519Scalar {
     ]
   }
 
-  /// The width-5 signed digits of n < 2^253 (its non-adjacent form of width 5): n =
-  /// Σ digits[i]·2^i, each digit 0 or odd in −15…15, and a non-zero digit followed by at
-  /// least four zeros. From the bottom, with a carry c (0 or 1) from the digits below: where
-  /// bit i + c is even, digit i is 0 (c stays); where it is odd, the five bits from i plus c
-  /// make an odd w < 32, the digit is w, or w − 32 with c = 1 when w > 15, and the next four
-  /// digits are 0. A window from bit 249 on holds at most bits 249…252 (n < 2^253), so w ≤ 15
-  /// there and no carry is left; a window from bit 248 or below ends by bit 252, leaving a
+  /// The width-4 signed digits of n < 2^253 (its non-adjacent form of width 4): n =
+  /// Σ digits[i]·2^i, each digit 0 or odd in −7…7, and a non-zero digit followed by at least
+  /// three zeros. From the bottom, with a carry c (0 or 1) from the digits below: where bit
+  /// i + c is even, digit i is 0 (c stays); where it is odd, the four bits from i plus c make
+  /// an odd w < 16, the digit is w, or w − 16 with c = 1 when w > 8, and the next three
+  /// digits are 0. A window from bit 250 on holds at most bits 250…252 (n < 2^253), so w < 8
+  /// there and no carry is left; a window from bit 249 or below ends by bit 252, leaving a
   /// digit below 256 for a last carry.
   static func signedDigits(_ n: Words) -> InlineArray<256, Int8> {
     var digits = InlineArray<256, Int8>(repeating: 0)
@@ -129,15 +129,15 @@ enum Ed25519Scalar {
       let word = index >> 6
       let shift = UInt64(index & 63)
       var window = n[word] >> shift
-      if shift > 59 && word < 3 { window |= n[word + 1] << (64 - shift) }
+      if shift > 60 && word < 3 { window |= n[word + 1] << (64 - shift) }
       if window & 1 == carry {
         index += 1
         continue
       }
-      window = (window & 31) + carry
-      carry = window > 15 ? 1 : 0
-      span[index] = Int8(truncatingIfNeeded: Int64(window) - Int64(carry << 5))
-      index += 5
+      window = (window & 15) + carry
+      carry = window > 8 ? 1 : 0
+      span[index] = Int8(truncatingIfNeeded: Int64(window) - Int64(carry << 4))
+      index += 4
     }
     return digits
   }

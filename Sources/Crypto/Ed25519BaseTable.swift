@@ -1,11 +1,11 @@
-// Ed25519BaseTable.swift — the odd multiples B, 3B, …, 15B of the Ed25519 base point B
+// Ed25519BaseTable.swift — the odd multiples B, 3B, 5B and 7B of the Ed25519 base point B
 // (RFC 8032 §5.1) as affine addends for [S]B in verification (Ed25519Point.swift). Computed
 // once with python3 integers from B's coordinates and the affine addition law of §5.1.4;
 // Ed25519PointTests recomputes every entry from B by the point arithmetic and compares.
 
-/// For (2i + 1)·B = (x, y), i = 0…7: y + x, y − x and 2·d·x·y mod p, each as five 51-bit limbs
+/// For (2i + 1)·B = (x, y), i = 0…3: y + x, y − x and 2·d·x·y mod p, each as five 51-bit limbs
 /// (canonical, below p), 15 words an entry.
-private let baseOddMultiplesLimbs: InlineArray<120, UInt64> = [
+private let baseOddMultiplesLimbs: InlineArray<60, UInt64> = [
   // 1·B
   0x4_93c6_f58c_3b85, 0x0_df71_81c3_25f7, 0x0_f50b_0b3e_4cb7, 0x5_3293_85a4_4c32,
   0x0_7cf9_d3a3_3d4b,
@@ -34,38 +34,10 @@ private let baseOddMultiplesLimbs: InlineArray<120, UInt64> = [
   0x1_d6ed_d5d2_e531,
   0x3_6dc8_01b8_b3a2, 0x0_e0a7_d493_5e30, 0x1_deb7_cecc_0d7d, 0x0_53a9_4e20_dd2c,
   0x7_a9fb_b1c6_a0f9,
-  // 9·B
-  0x6_678a_a6a8_632f, 0x5_ea37_88d8_b365, 0x2_1bd6_d699_4279, 0x7_ace7_5919_e4e3,
-  0x3_4b9e_d338_add7,
-  0x6_217e_039d_8064, 0x6_dea4_0833_7e6d, 0x5_7ac1_1262_8206, 0x6_47cb_65e3_0473,
-  0x4_9c05_a51f_adc9,
-  0x4_e8bf_9045_af1b, 0x5_14e3_3a45_e0d6, 0x7_533c_5b8b_fe0f, 0x5_8355_7b7e_14c9,
-  0x7_3c17_2021_b008,
-  // 11·B
-  0x7_0084_8a80_2ade, 0x1_e046_05c4_e5f7, 0x5_c0d0_1b97_67fb, 0x7_d788_9f42_388b,
-  0x4_275a_ae25_46d8,
-  0x7_5b02_4986_4348, 0x5_2ee1_1070_262b, 0x2_37ae_54fb_5acd, 0x3_bfd1_d03a_aab5,
-  0x1_8ab5_9802_9d5c,
-  0x3_2cc5_fd60_89e9, 0x4_2650_5c94_9b05, 0x4_6a18_880c_7ad2, 0x4_a422_1888_ccda,
-  0x3_dc65_522b_53df,
-  // 13·B
-  0x0_c222_a200_7f6d, 0x3_56b7_9bdb_77ee, 0x4_1ee8_1efe_12ce, 0x1_20a9_bd07_097d,
-  0x2_34fd_7eec_346f,
-  0x7_013b_327f_bf93, 0x1_336e_eded_6a0d, 0x2_b565_a2bb_f3af, 0x2_53ce_8959_1955,
-  0x0_2678_82d1_7602,
-  0x0_a119_732e_a378, 0x6_3bf1_ba8e_2a6c, 0x6_9f94_cc90_df9a, 0x4_31d1_779b_fc48,
-  0x4_97ba_6fda_a097,
-  // 15·B
-  0x6_cc03_13cf_eaa0, 0x1_a313_848d_a499, 0x7_cb53_4219_230a, 0x3_9596_dede_fd60,
-  0x6_1e22_917f_12de,
-  0x3_cd86_468c_cf0b, 0x4_8553_221a_c081, 0x6_c946_4b4e_0a6e, 0x7_5fba_8418_0403,
-  0x4_3b5c_d421_8d05,
-  0x2_762f_9bd0_b516, 0x1_c6e7_fbdd_cbb3, 0x7_5909_c3ac_e2bd, 0x4_2101_972d_3ec9,
-  0x5_11d6_1210_ae4d,
 ]
 
 extension EdwardsAddend {
-  /// (2·index + 1)·B, affine, for index 0…7.
+  /// (2·index + 1)·B, affine, for index 0…3.
   static func baseOddMultiple(_ index: Int) -> EdwardsAddend {
     baseOddMultiplesLimbs.span.withUnsafeBufferPointer { limbs in
       let entry = UnsafeBufferPointer(rebasing: limbs[15 * index..<15 * index + 15])

@@ -126,8 +126,8 @@ struct EdwardsPoint {
     return multiple.isIdentity
   }
 
-  /// [s]B − [k]A for the width-5 signed digits of s and k (`Ed25519Scalar.signedDigits`),
-  /// by Straus's method from the top digit down: one doubling per digit, then for a non-zero
+  /// [s]B − [k]A for the width-4 signed digits of s and k (`Ed25519Scalar.signedDigits`), by
+  /// Straus's method from the top digit down: one doubling per digit, then for a non-zero
   /// digit of s the addition of that odd multiple of B (`EdwardsAddend.baseOddMultiple`,
   /// affine), for one of k the subtraction of that odd multiple of A.
   static func baseMultipleMinusMultiple(
@@ -160,17 +160,17 @@ struct EdwardsPoint {
     return sum
   }
 
-  /// P, 3P, 5P, …, 15P as addends: 2P once, then 2P added seven times.
+  /// P, 3P, 5P and 7P as addends: 2P once, then 2P added three times.
   @inline(never)
-  static func oddMultiples(of p: EdwardsPoint) -> InlineArray<8, EdwardsAddend> {
-    var oddMultiples = InlineArray<8, EdwardsAddend>(repeating: EdwardsAddend(p))
+  static func oddMultiples(of p: EdwardsPoint) -> InlineArray<4, EdwardsAddend> {
+    var oddMultiples = InlineArray<4, EdwardsAddend>(repeating: EdwardsAddend(p))
     var table = oddMultiples.mutableSpan
     var multiple = p
     multiple.double(computingT: true)
-    let double = EdwardsAddend(multiple)
+    let twiceP = EdwardsAddend(multiple)
     multiple = p
     for index in 1..<table.count {
-      multiple.add(double, negated: false, isAffine: false, computingT: true)
+      multiple.add(twiceP, negated: false, isAffine: false, computingT: true)
       table[index] = EdwardsAddend(multiple)
     }
     return oddMultiples

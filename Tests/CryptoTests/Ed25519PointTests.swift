@@ -125,7 +125,7 @@ final class Ed25519PointTests: XCTestCase {
     // affine coordinates (x = X/Z, y = Y/Z).
     let d = Curve25519FieldElement.curveD
     var multiple = base
-    for index in 0..<8 {
+    for index in 0..<4 {
       let inverseZ = multiple.z.inverse
       let x = multiple.x * inverseZ
       let y = multiple.y * inverseZ
@@ -144,7 +144,7 @@ final class Ed25519PointTests: XCTestCase {
     for point in [key, mixedOrderKey, smallOrder[2], base] {
       let table = EdwardsPoint.oddMultiples(of: point)
       var multiple = point
-      for index in 0..<8 {
+      for index in 0..<4 {
         let inverseZ = multiple.z.inverse
         let x = multiple.x * inverseZ
         let y = multiple.y * inverseZ
@@ -196,7 +196,7 @@ final class Ed25519PointTests: XCTestCase {
 
 final class Ed25519SignedDigitsTests: XCTestCase {
   /// n + Σ (the negative digits' magnitudes)·2^i against Σ (the positive digits)·2^i, in five
-  /// words; and the form: each digit 0 or odd in −15…15, four zeros after a non-zero one.
+  /// words; and the form: each digit 0 or odd in −7…7, three zeros after a non-zero one.
   private func check(_ hex: String, file: StaticString = #filePath, line: UInt = #line) {
     let n = scalarWords(hex)
     let digits = Ed25519Scalar.signedDigits(n)
@@ -222,11 +222,10 @@ final class Ed25519SignedDigitsTests: XCTestCase {
         zerosNeeded = max(zerosNeeded - 1, 0)
         continue
       }
-      XCTAssertEqual(
-        zerosNeeded, 0, "digit \(index) follows a non-zero digit", file: file, line: line)
-      XCTAssertTrue(
-        digit & 1 == 1 && digit.magnitude <= 15, "digit \(index)", file: file, line: line)
-      zerosNeeded = 4
+      XCTAssertEqual(zerosNeeded, 0, "digit \(index)", file: file, line: line)
+      XCTAssertEqual(digit & 1, 1, "digit \(index)", file: file, line: line)
+      XCTAssertLessThanOrEqual(digit.magnitude, 7, "digit \(index)", file: file, line: line)
+      zerosNeeded = 3
       if digit > 0 {
         add(UInt64(digit), at: index, to: &positive)
       } else {
@@ -239,12 +238,13 @@ final class Ed25519SignedDigitsTests: XCTestCase {
   func testDigitsSumToTheScalar() {
     check(String(repeating: "00", count: 32))
     check("01" + String(repeating: "00", count: 31))
-    check("1f" + String(repeating: "00", count: 31))  // 31 = 32 − 1: a carry
+    check("1f" + String(repeating: "00", count: 31))  // 31 = 32 − 1: carries
     check("ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")  // L − 1
     check(String(repeating: "ff", count: 31) + "1f")  // 2^253 − 1
     check("2a58c5d0c7b4bd7d2c3cd5b04e0f2b0e9f5c1d7b3e6a4c8d0e2f4a6b8c0d1e02")
     check("f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0e")
-    // Windows that straddle the words (bits 60–64, 124–128, 188–192).
-    check("0000000000000070f00000000000007080000000000000f00100000000000000")
+    // Windows that straddle the words: from bits 62, 126 and 191; from 61, 125 and 189.
+    check("0000000000000040010000000000004003000000000000800300000000000000")
+    check("00000000000000a001000000000000a000000000000000e00000000000000000")
   }
 }
