@@ -34,6 +34,23 @@ final class Curve25519FieldTests: XCTestCase {
     XCTAssertNotEqual(a * b, a + b)
   }
 
+  func testSquareMatchesPythonAndTheProduct() {
+    XCTAssertEqual(
+      a.squared, fieldElement("511cd945cc6f60da53c73da183f82233e47bbd084f4f4d602b17fa933d762711"))
+    // The squaring's 15 products against the product's 25, up to the largest weakly reduced
+    // limbs (2^51 + 2^18 − 1 each).
+    let limb: UInt64 = 0x8_0000_0003_ffff
+    let weak = Curve25519FieldElement(limbs: [limb, limb, limb, limb, limb])
+    let mixed = Curve25519FieldElement(limbs: [limb, 0, limb, 1, 0x7_ffff_ffff_ffff])
+    for value in [a, b, minusOne, weak, mixed, .zero, .one, a * b, a - b] {
+      XCTAssertEqual(value.squared, value * value)
+    }
+    // One step of the exponent chains: a^(2^3) · b.
+    XCTAssertEqual(
+      a.squared(times: 3, thenTimes: b),
+      fieldElement("ea34b7cf1708b47a54c6d7d1ae82c4398b5ad6cf12fa317a050fc4ce6de87e78"))
+  }
+
   func testEdgesOfTheField() {
     XCTAssertEqual(minusOne * minusOne, .one)
     XCTAssertEqual(minusOne + .one, .zero)
