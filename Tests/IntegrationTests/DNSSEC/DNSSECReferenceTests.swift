@@ -62,7 +62,7 @@ final class DNSSECReferenceTests: XCTestCase {
     super.tearDown()
   }
 
-  private func started() throws -> Fixture {
+  func started() throws -> Fixture {
     if let reason = Self.skipReason { throw XCTSkip(reason) }
     guard let fixture = Self.fixture else {
       XCTFail(Self.failure ?? "no fixture")
@@ -210,5 +210,39 @@ final class DNSSECReferenceTests: XCTestCase {
     XCTAssertTrue(zones.contains("\(ValidationCases.top)."), "\(zones)")
     let bogus = ValidationCases.all.filter { $0.expected.rcode == 2 }.count
     XCTAssertLessThan(zones.count, bogus, "\(zones)")
+  }
+}
+
+extension DNSSECReferenceTests {
+  /// ProtocolProbes.all, each to unbound and to dnsward behind the same
+  /// relay: dnsward's reply is unbound's, or differs only as the probe says.
+  func testProtocolProbesAgreeWithUnbound() throws {
+    try DNSSECAvailability.requireValidator()
+    let fixture = try started()
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(fixture.relay.port)
+        timeout 1000ms
+        dnssec on
+        dnssec-root off
+        trust-anchor \(fixture.zones.trustAnchor)
+        """)
+    defer { dnsward.stop() }
+    for probe in ProtocolProbes.all {
+      let theirs = StubClient.udp(probe.query, port: fixture.unbound.port).flatMap(ProbeReply.init)
+      let ours = StubClient.udp(probe.query, port: dnsward.port).flatMap(ProbeReply.init)
+      guard var expected = theirs else {
+        XCTFail("\(probe.name): unbound gave no reply that parses")
+        continue
+      }
+      probe.difference?(&expected)
+      XCTAssertEqual(
+        ours, expected,
+        "\(probe.name)\n  dnsward: \(ours.map(String.init(describing:)) ?? "no reply")"
+          + "\n  unbound: \(theirs.map(String.init(describing:)) ?? "")"
+          + (probe.why.isEmpty ? "" : "\n  (\(probe.why))"))
+      print("probe \(probe.name): \(ours.map(String.init(describing:)) ?? "no reply")")
+    }
   }
 }
