@@ -83,8 +83,7 @@ public enum RSA {
     // §5.2.2 RSAVP1 step 1: the signature representative is below n.
     guard s.isLess(than: n, limbCount: limbCount) else { return false }
     // Step 2: m = s^e mod n.
-    let m = arithmetic.fromMontgomery(
-      arithmetic.power(arithmetic.toMontgomery(s), exponent: exponent))
+    let m = arithmetic.modularPower(s, exponent: exponent)
 
     // §8.2.2 steps 3 and 4: EM = I2OSP(m, k) must equal EMSA-PKCS1-v1_5-ENCODE(M, k)
     // (§9.2 step 5): 0x00 0x01, k − tLen − 3 bytes 0xFF, 0x00, DigestInfo prefix, digest.
