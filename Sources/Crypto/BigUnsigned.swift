@@ -78,14 +78,14 @@ struct BigUnsigned {
   static func subtract(_ y: UnsafeBufferPointer<UInt64>, from x: UnsafeMutableBufferPointer<UInt64>)
     -> Bool
   {
-    var borrow = false
+    var borrow: UInt64 = 0  // 0 or 1
     for index in x.indices {
-      let (difference, borrowed) = x[index].subtractingReportingOverflow(y[index])
-      let (result, borrowedAgain) = difference.subtractingReportingOverflow(borrow ? 1 : 0)
-      x[index] = result
-      borrow = borrowed || borrowedAgain
+      // In 128 bits the borrow is the high half, 0 or all ones (no branch on it).
+      let difference = UInt128(x[index]) &- UInt128(y[index]) &- UInt128(borrow)
+      x[index] = UInt64(truncatingIfNeeded: difference)
+      borrow = 0 &- UInt64(truncatingIfNeeded: difference >> 64)
     }
-    return borrow
+    return borrow != 0
   }
 }
 

@@ -260,20 +260,21 @@ struct MontgomeryWorkspace {
       let low = count > 1 ? remainder[count - 2] : 0
       let quotient =
         divisorTop == .max ? high : (divisorTop + 1).dividingFullWidth((high, low)).quotient
-      var productCarry: UInt64 = 0
-      var borrow = false
+      // remainder·2^64 − quotient·divisor, limb by limb; carry is the high limb of
+      // quotient·divisor's limbs so far plus the borrow of the last subtraction. It cannot
+      // overflow: a high limb of 2^64 − 1 comes with a low limb of 0, which never borrows.
+      var carry: UInt64 = 0
       var limbBelow: UInt64 = 0  // limb j of remainder·2^64 is limb j − 1 of remainder
       for j in 0..<count {
-        let product: UInt64
-        (productCarry, product) = multiplyAdd(quotient, divisor[j], productCarry, 0)
-        let (difference, borrowed) = limbBelow.subtractingReportingOverflow(product)
-        let (limb, borrowedAgain) = difference.subtractingReportingOverflow(borrow ? 1 : 0)
+        let (high, low) = multiplyAdd(quotient, divisor[j], carry, 0)
+        // In 128 bits the borrow is the high half, 0 or all ones (no branch on it).
+        let difference = UInt128(limbBelow) &- UInt128(low)
         limbBelow = remainder[j]
-        remainder[j] = limb
-        borrow = borrowed || borrowedAgain
+        remainder[j] = UInt64(truncatingIfNeeded: difference)
+        carry = high &- UInt64(truncatingIfNeeded: difference >> 64)
       }
       // The limb above: the remainder is below 4·divisor, so 0...3.
-      var top = limbBelow &- productCarry &- (borrow ? 1 : 0)
+      var top = limbBelow &- carry
       while top != 0 || !isLess(remainder, divisor) {
         if subtract(divisor, from: remainder) { top &-= 1 }
       }
