@@ -17,16 +17,22 @@ struct BigUnsigned {
   init?(bigEndian bytes: UnsafeRawBufferPointer, limbCount: Int) {
     self.init()
     guard limbCount >= 1, limbCount <= Self.maximumLimbs else { return nil }
-    var position = 0  // from the least significant byte
-    for index in stride(from: bytes.count - 1, through: 0, by: -1) {
-      let byte = bytes[index]
-      if position >= limbCount * 8 {
-        if byte != 0 { return nil }
-      } else {
-        limbs[position >> 3] |= UInt64(byte) << UInt64((position & 7) * 8)
+    let fits = withMutableLimbs(limbCount) { limbs in
+      var end = bytes.count  // bytes[..<end] are still to be read
+      var index = 0
+      while index < limbCount, end >= 8 {  // a whole limb: 8 bytes at once
+        limbs[index] = UInt64(
+          bigEndian: bytes.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
+        end -= 8
+        index += 1
       }
-      position += 1
+      if index < limbCount {  // the last 0...7 bytes
+        for byte in bytes[..<end] { limbs[index] = limbs[index] << 8 | UInt64(byte) }
+        end = 0
+      }
+      return !bytes[..<end].contains { $0 != 0 }  // above limbCount limbs: zeros only
     }
+    if !fits { return nil }
   }
 
   /// Byte `index` of the number as `byteCount` big-endian bytes (RFC 8017 §4.1 I2OSP); bytes

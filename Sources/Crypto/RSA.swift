@@ -91,20 +91,24 @@ public enum RSA {
     let separatorIndex = length - digestInfoLength - 1
     let digestStart = length - digest.count
     var difference: UInt8 = 0
-    for index in 0..<length {
-      let expected: UInt8
-      if index == 0 || index == separatorIndex {
-        expected = 0x00
-      } else if index == 1 {
-        expected = 0x01
-      } else if index < separatorIndex {
-        expected = 0xFF
-      } else if index < digestStart {
-        expected = prefix[index - separatorIndex - 1]
-      } else {
-        expected = digest[index - digestStart]
+    m.withLimbs(limbCount) { limbs in
+      for index in 0..<length {
+        let expected: UInt8
+        if index == 0 || index == separatorIndex {
+          expected = 0x00
+        } else if index == 1 {
+          expected = 0x01
+        } else if index < separatorIndex {
+          expected = 0xFF
+        } else if index < digestStart {
+          expected = prefix[index - separatorIndex - 1]
+        } else {
+          expected = digest[index - digestStart]
+        }
+        let position = length - 1 - index  // from the least significant byte
+        let byte = limbs[position >> 3] >> UInt64((position & 7) * 8)
+        difference |= UInt8(truncatingIfNeeded: byte) ^ expected
       }
-      difference |= m.bigEndianByte(index, byteCount: length) ^ expected
     }
     return difference == 0
   }
