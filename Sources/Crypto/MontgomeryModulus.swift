@@ -210,22 +210,34 @@ struct MontgomeryWorkspace {
         m = t[0] &* negativeInverse
         reductionCarry = multiplyAdd(m, n[0], t[0], 0).high
         var j = 1
-        while j < i {
+        while j + 1 < i {  // two limbs a turn: less loop overhead
           (reductionCarry, t[j - 1]) = multiplyAdd(m, n[j], t[j], reductionCarry)
-          j += 1
+          (reductionCarry, t[j]) = multiplyAdd(m, n[j + 1], t[j + 1], reductionCarry)
+          j += 2
+        }
+        if j < i {
+          (reductionCarry, t[j - 1]) = multiplyAdd(m, n[j], t[j], reductionCarry)
         }
         (squareCarry, low) = multiplyAdd(aLimb, aLimb, t[i], 0)
         (reductionCarry, t[i - 1]) = multiplyAdd(m, n[i], low, reductionCarry)
       }
       var shiftedOut: UInt64 = 0  // the top bit of a[j − 1] for 2·a[j], none for j = i + 1
       var j = i + 1
-      while j < count {
+      while j + 1 < count {  // two limbs a turn: less loop overhead
         let aj = a[j]
-        let doubled = aj << 1 | shiftedOut
-        shiftedOut = aj >> 63
-        (squareCarry, low) = multiplyAdd(aLimb, doubled, t[j], squareCarry)
+        let ajNext = a[j + 1]
+        (squareCarry, low) = multiplyAdd(aLimb, aj << 1 | shiftedOut, t[j], squareCarry)
         (reductionCarry, t[j - 1]) = multiplyAdd(m, n[j], low, reductionCarry)
-        j += 1
+        (squareCarry, low) = multiplyAdd(aLimb, ajNext << 1 | aj >> 63, t[j + 1], squareCarry)
+        (reductionCarry, t[j]) = multiplyAdd(m, n[j + 1], low, reductionCarry)
+        shiftedOut = ajNext >> 63
+        j += 2
+      }
+      if j < count {
+        let aj = a[j]
+        (squareCarry, low) = multiplyAdd(aLimb, aj << 1 | shiftedOut, t[j], squareCarry)
+        (reductionCarry, t[j - 1]) = multiplyAdd(m, n[j], low, reductionCarry)
+        shiftedOut = aj >> 63
       }
       // Limb count: the top bit of 2·a[count − 1] (none in the last round), tTop and carries.
       let (high, sum) = multiplyAdd(aLimb, shiftedOut, tTop, squareCarry)
