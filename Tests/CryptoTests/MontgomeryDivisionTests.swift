@@ -53,6 +53,22 @@ final class MontgomeryDivisionTests: XCTestCase {
     }
   }
 
+  /// x^2 by the power (a squaring in Montgomery form) against two products:
+  /// (x·x·R⁻¹)·R²·R⁻¹ = x².
+  func testSquareMatchesProduct() throws {
+    for modulus in Self.moduli {
+      let arithmetic = try XCTUnwrap(montgomery(modulus), modulus.name)
+      let rSquared = arithmetic.rSquared
+      for x in values(below: modulus) {
+        let squared = [UInt8(2)].withUnsafeBytes {
+          arithmetic.modularPower(number(x), exponent: $0)
+        }
+        let multiplied = arithmetic.multiply(arithmetic.multiply(number(x), number(x)), rSquared)
+        XCTAssertEqual(limbs(squared, modulus), limbs(multiplied, modulus), modulus.name)
+      }
+    }
+  }
+
   func testFermatOnPrimes() throws {
     for modulus in Self.moduli where modulus.isPrime {
       let arithmetic = try XCTUnwrap(montgomery(modulus), modulus.name)
