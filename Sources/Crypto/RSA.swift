@@ -83,8 +83,7 @@ public enum RSA {
     // §5.2.2 RSAVP1 step 1: the signature representative is below n.
     guard s.isLess(than: n, limbCount: limbCount) else { return false }
     // Step 2: m = s^e mod n.
-    let m = arithmetic.fromMontgomery(
-      arithmetic.power(arithmetic.toMontgomery(s), exponent: exponent))
+    let m = arithmetic.modularPower(s, exponent: exponent)
 
     // §8.2.2 steps 3 and 4: EM = I2OSP(m, k) must equal EMSA-PKCS1-v1_5-ENCODE(M, k)
     // (§9.2 step 5): 0x00 0x01, k − tLen − 3 bytes 0xFF, 0x00, DigestInfo prefix, digest.
@@ -92,20 +91,24 @@ public enum RSA {
     let separatorIndex = length - digestInfoLength - 1
     let digestStart = length - digest.count
     var difference: UInt8 = 0
-    for index in 0..<length {
-      let expected: UInt8
-      if index == 0 || index == separatorIndex {
-        expected = 0x00
-      } else if index == 1 {
-        expected = 0x01
-      } else if index < separatorIndex {
-        expected = 0xFF
-      } else if index < digestStart {
-        expected = prefix[index - separatorIndex - 1]
-      } else {
-        expected = digest[index - digestStart]
+    m.withLimbs(limbCount) { limbs in
+      for index in 0..<length {
+        let expected: UInt8
+        if index == 0 || index == separatorIndex {
+          expected = 0x00
+        } else if index == 1 {
+          expected = 0x01
+        } else if index < separatorIndex {
+          expected = 0xFF
+        } else if index < digestStart {
+          expected = prefix[index - separatorIndex - 1]
+        } else {
+          expected = digest[index - digestStart]
+        }
+        let position = length - 1 - index  // from the least significant byte
+        let byte = limbs[position >> 3] >> UInt64((position & 7) * 8)
+        difference |= UInt8(truncatingIfNeeded: byte) ^ expected
       }
-      difference |= m.bigEndianByte(index, byteCount: length) ^ expected
     }
     return difference == 0
   }
