@@ -29,29 +29,25 @@ extension WeierstrassCurve {
     Point(x: point.x, y: field.negate(point.y), z: point.z)
   }
 
-  /// 2·P for a = −3 ("dbl-2001-b", Bernstein–Lange, with Z3 = 2·Y·Z): 4 multiplications,
-  /// 4 squarings.
-  /// The point at infinity (Z = 0) doubles to Z = 0; no point of a curve of prime
-  /// order has Y = 0.
+  /// 2·P for a = −3 ("dbl-2001-b", Bernstein–Lange), written with 2Y: with γ = Y²,
+  /// β = X·γ and α = 3·(X − Z²)·(X + Z²), X3 = α² − 8β, Y3 = α·(4β − X3) − 8γ² and
+  /// Z3 = 2·Y·Z; (2Y)² = 4γ gives 4β in one product and (4γ)²/2 = 8γ², so the multiples
+  /// of β and γ² take two additions and a halving instead of six additions. 4
+  /// multiplications, 4 squarings. The point at infinity (Z = 0) doubles to Z = 0; no
+  /// point of a curve of prime order has Y = 0.
   @inline(never)
   func double(_ point: Point) -> Point {
     let delta = field.square(point.z)
-    let gamma = field.square(point.y)
-    let beta = field.multiply(point.x, gamma)
+    let twiceY = field.add(point.y, point.y)
+    let gamma4 = field.square(twiceY)
+    let beta4 = field.multiply(point.x, gamma4)
     let product = field.multiply(
       field.subtract(point.x, delta), field.add(point.x, delta))
     let alpha = field.add(field.add(product, product), product)
-    let beta2 = field.add(beta, beta)
-    let beta4 = field.add(beta2, beta2)
-    let beta8 = field.add(beta4, beta4)
-    let x = field.subtract(field.square(alpha), beta8)
-    let yz = field.multiply(point.y, point.z)
-    let z = field.add(yz, yz)
-    let gammaSquared = field.square(gamma)
-    let gamma2 = field.add(gammaSquared, gammaSquared)
-    let gamma4 = field.add(gamma2, gamma2)
-    let gamma8 = field.add(gamma4, gamma4)
-    let y = field.subtract(field.multiply(alpha, field.subtract(beta4, x)), gamma8)
+    let x = field.subtract(field.square(alpha), field.add(beta4, beta4))
+    let z = field.multiply(twiceY, point.z)
+    let gammaSquared8 = field.halve(field.square(gamma4))
+    let y = field.subtract(field.multiply(alpha, field.subtract(beta4, x)), gammaSquared8)
     return Point(x: x, y: y, z: z)
   }
 

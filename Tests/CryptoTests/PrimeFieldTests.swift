@@ -42,6 +42,16 @@ final class PrimeFieldTests: XCTestCase {
     XCTAssertEqual(
       hex(field, field.fromMontgomery(field.multiply(field.inverse(aMontgomery), aMontgomery))),
       hex(field, PrimeField.limbs(1)))
+    // Halving, then doubling, gives the number back: 1 is odd (a + m, no carry out),
+    // m − 1 even, and an odd a or b above 2^bits − m carries out of the top limb.
+    for value in [
+      a, b, PrimeField.limbs(1),
+      field.subtractWrapping(field.modulus, PrimeField.limbs(1)).difference,
+    ] {
+      let half = field.halve(value)
+      XCTAssertTrue(field.isReduced(half))
+      XCTAssertEqual(hex(field, field.add(half, half)), hex(field, value))
+    }
     if let sum = values.sum { XCTAssertEqual(hex(field, field.add(a, b)), sum) }
     if let difference = values.difference {
       XCTAssertEqual(hex(field, field.subtract(a, b)), difference)
