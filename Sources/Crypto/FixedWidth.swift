@@ -40,6 +40,20 @@ enum FixedWidth<let count: Int> {
     return borrow ? addWrapping(difference, m).sum : difference
   }
 
+  /// a / 2 mod m for a < m, m odd: a, or a + m if a is odd, shifted right one bit (the
+  /// carry of a + m comes in at the top).
+  @inline(__always)
+  static func halve(_ a: Limbs, modulo m: Limbs) -> Limbs {
+    let (sum, carry) = a[0] & 1 == 0 ? (a, false) : addWrapping(a, m)
+    let limbs = sum.span
+    var result = Limbs(repeating: 0)
+    for index in 0..<count {
+      let above = index + 1 < count ? limbs[index + 1] : (carry ? 1 : 0)
+      result[index] = limbs[index] >> 1 | above << 63
+    }
+    return result
+  }
+
   /// a·b·R⁻¹ mod m for a, b < m, R = 2^(64·count), `reductionFactor` = −m⁻¹ mod 2^64
   /// (Montgomery multiplication, coarsely integrated operand scanning). Each round adds
   /// a·b[i] to the running total, then the multiple of m that clears its low limb, and

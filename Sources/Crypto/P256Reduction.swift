@@ -47,7 +47,10 @@ private func p256Round(_ total: inout P256Total, _ a: Limbs, _ factor: UInt64) {
 
 /// a·b·2^−256 mod p for a, b < p: four rounds of `p256Round`, then p subtracted once if
 /// the total (below 2p) is not below p.
-@inline(never) @_optimize(speed)
+// Inlined into PrimeField.multiply, its one caller: a call in between wrote the product
+// to a temporary that the caller then copied, and reading its 8-byte stores as 16-byte
+// words stalled the store buffer (a tenth of a verification's time in the firmware).
+@inline(__always)
 func multiplyModuloP256(_ a: Limbs, _ b: Limbs) -> Limbs {
   var total = P256Total()
   p256Round(&total, a, b[0])

@@ -136,14 +136,10 @@ struct PrimeField {
   }
 
   /// a / 2 mod modulus: a shifted right, after adding the (odd) modulus if a is odd.
+  @inline(never) @_optimize(speed)
   func halve(_ a: Limbs) -> Limbs {
-    let (sum, carry) = a[0] & 1 == 0 ? (a, false) : addWrapping(a, modulus)
-    var result = sum
-    for index in 0..<limbCount {
-      let above = index + 1 < limbCount ? sum[index + 1] : (carry ? 1 : 0)
-      result[index] = sum[index] >> 1 | above << 63
-    }
-    return result
+    limbCount == 4
+      ? FixedWidth<4>.halve(a, modulo: modulus) : FixedWidth<6>.halve(a, modulo: modulus)
   }
 
   /// −a.
