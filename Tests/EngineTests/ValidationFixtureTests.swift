@@ -171,6 +171,48 @@ final class ValidationFixtureTests: XCTestCase {
     XCTAssertEqual(harness.counters[.dnssecBogus], 0)
   }
 
+  /// A zone's DNSKEY that validations read in the last tenth of its lifetime is
+  /// asked again then (a refresh at the next tick), so the validations after
+  /// its first expiry find it fresh and fetch nothing.
+  func testTheZoneKeysAreAskedAgainBeforeTheyExpire() throws {
+    let harness = makeHarness()
+    func dnskeyQueries(from start: Int) -> Int {
+      harness.queries[start...].filter { decode($0.bytes)?.questionType == .dnskey }.count
+    }
+    func askAndServe(_ id: UInt16, _ name: String, _ type: RRType) throws {
+      let asked = harness.queries.count
+      harness.ask(makeQuery(id: id, name: name, type: type, edns: Self.withDO))
+      let reply = try onlyReply(serve(harness, from: asked))
+      XCTAssertNotEqual(reply.rcode, ResponseCode.serverFailure.rawValue, name)
+      XCTAssertTrue(reply.has(HeaderFlags.authenticData), name)
+    }
+    try askAndServe(1, "www.example", .a)
+    XCTAssertEqual(dnskeyQueries(from: 0), 1, "example. DNSKEY (TTL 3,600 s) fetched")
+    // At 3,000 s the key is not due (its last tenth starts at 3,240 s).
+    harness.advance(by: 3_000_000)
+    var start = harness.queries.count
+    try askAndServe(2, "www.example", .txt)
+    harness.advance(by: 1)
+    XCTAssertEqual(dnskeyQueries(from: start), 0)
+    XCTAssertEqual(harness.counters[.refreshes], 0)
+    // At 3,300 s a validation reads it: the next tick asks for it again.
+    harness.advance(by: 300_000)
+    start = harness.queries.count
+    try askAndServe(3, "nx.example", .a)
+    XCTAssertEqual(dnskeyQueries(from: start), 0, "asked at the tick, not during the validation")
+    harness.advance(by: 1)
+    XCTAssertEqual(dnskeyQueries(from: start), 1)
+    XCTAssertEqual(harness.counters[.refreshes], 1)
+    harness.advance(by: 1)
+    XCTAssertEqual(dnskeyQueries(from: start), 1, "one refresh in flight, not one a tick")
+    serve(harness, from: start)
+    // Past the first copy's expiry (3,600 s), the refreshed keys serve.
+    harness.advance(by: 400_000)
+    try askAndServe(4, "x.wild.example", .a)
+    XCTAssertEqual(harness.counters[.dnssecFetches], 1, "no chain fetch after the first")
+    XCTAssertEqual(harness.counters[.dnssecPendingFull], 0)
+  }
+
   /// Validation before the `hold-on` window needs the chain in the cache:
   /// the first answer of a zone waits, like any other.
   func warmUp(

@@ -93,6 +93,10 @@ public final class PacketCache {
   /// When the engine last looked for `prefetch` names due for a refresh
   /// (0: never; Prefetch.swift).
   var lastPrefetchSweep: UInt64 = 0
+  /// A DS or DNSKEY answer the validator read in the last tenth of its
+  /// lifetime, for the engine to ask again before it expires
+  /// (`Engine.refreshDueChainRecord`); −1: none.
+  var dueChainEntry = -1
 
   public static let doBit: UInt8 = 1
   public static let cdBit: UInt8 = 2
@@ -147,6 +151,11 @@ public final class PacketCache {
 
   func name(of entry: Entry) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(rebasing: arena[entry.offset..<(entry.offset + entry.nameLength)])
+  }
+
+  /// The stored (lower-case) name and the type of entry `number`'s question.
+  func question(_ number: Int) -> (name: UnsafeRawBufferPointer, type: RRType) {
+    (name(of: entries[number]), entries[number].type)
   }
 
   /// The stored message of entry `number`.

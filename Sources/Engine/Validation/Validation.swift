@@ -137,29 +137,6 @@ final class ValidationPool {
   }
 }
 
-/// The packet cache as the validator reads it: DS and DNSKEY answers
-/// asked with DO=1 CD=0 (the chain fetches' key), while fresh. Each read
-/// counts as a hit.
-struct CachedChainRecords: ValidatedRecordSource {
-  let cache: PacketCache
-  let now: UInt64
-
-  func withValidatedAnswer<Result>(
-    name: UnsafeRawBufferPointer, type: RRType, _ body: (Message, ValidationState) -> Result
-  ) -> Result? {
-    guard
-      let number = cache.find(
-        name: name, type: type, rrClass: .internet, keyFlags: PacketCache.doBit),
-      now < cache.expiresAt(number),
-      let message = try? Message(validating: cache.storedMessage(number))
-    else { return nil }
-    // A use like a client's hit: the eviction keeps the zone's keys while
-    // validations read them.
-    cache.noteHit(number)
-    return body(message, ValidationState(rawValue: cache.validation(number)) ?? .unchecked)
-  }
-}
-
 extension ValidationPool {
   /// Whether `transaction`'s answer is validated: `dnssec` on, a question
   /// for an answer asked with CD=0 (RFC 4035 §3.2.2: CD=1 gets it
@@ -453,6 +430,7 @@ extension Engine {
   /// From `tick`: pending validations past their deadline end bogus.
   /// Bounded: each failure frees its entry.
   func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    refreshDueChainRecord(now: now, environment: &environment)
     var failed = true
     while failed {
       failed = false
