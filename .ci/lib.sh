@@ -263,7 +263,8 @@ qemu_sysroot() {
 # SIGNED_KNOT_ANCHOR (the first zone's SHA-256 DS record on one line, for a
 # `trust-anchor` line or unbound's `trust-anchor:`); stop_signed_knot ends it.
 # With SIGNED_KNOT_STATS=1, Knot counts its queries (mod-stats) and knotc
-# reads them through $SIGNED_KNOT_DIR/knot.sock.
+# reads them through $SIGNED_KNOT_DIR/knot.sock; SIGNED_KNOT_DNSKEY_TTL=N
+# publishes the DNSKEY with TTL N seconds (a key that expires in a test).
 start_signed_knot() {
   local port=$1 algorithm=$2 denial=$3 name
   shift 3
@@ -305,6 +306,7 @@ policy:
   - id: signed
     manual: on
     algorithm: $name
+$([ -n "${SIGNED_KNOT_DNSKEY_TTL:-}" ] && echo "    dnskey-ttl: $SIGNED_KNOT_DNSKEY_TTL")
 CONF
     if [ "$denial" = nsec3 ]; then
       printf '    nsec3: on\n    nsec3-iterations: 0\n    nsec3-salt-length: 0\n'

@@ -55,6 +55,9 @@
 #
 # Environment:
 #   DURATION=5 NAMES=60000 FILL=2000 ALGORITHM=13
+#   DNSKEY_TTL=          the zone's DNSKEY TTL in seconds (Knot's default:
+#                        the SOA's, 3600); DNSKEY_TTL=10 DURATION=30
+#                        WORKLOADS=miss has the keys expire during a run
 #   ROUNDS=1             measure everything that many times, in turn (each
 #                        round every workload, each workload every proxy);
 #                        the summary gives the median of each (the
@@ -127,7 +130,7 @@ awk -v n="$NAMES" 'BEGIN { for (i = 0; i < n; i++) printf "n%d A 10.%d.%d.%d\n",
 UPSTREAM_PORT=$(free_port 27600)
 PROXY_PORT=$(free_port $((UPSTREAM_PORT + 1)))
 signing_started=$SECONDS
-SIGNED_KNOT_STATS=1 start_signed_knot "$UPSTREAM_PORT" "$ALGORITHM" nsec signed.test "$WORK/signed.test.records" ||
+SIGNED_KNOT_STATS=1 SIGNED_KNOT_DNSKEY_TTL=${DNSKEY_TTL:-} start_signed_knot "$UPSTREAM_PORT" "$ALGORITHM" nsec signed.test "$WORK/signed.test.records" ||
   fail "knotd did not sign signed.test"
 # The last name signed too (Knot answers once the whole zone is loaded).
 dig +dnssec +tries=1 +time=2 @127.0.0.1 -p "$UPSTREAM_PORT" "n$((NAMES - 1)).signed.test" A |
@@ -255,6 +258,8 @@ measure() {
   if [ "$proxy" = dnsward-on ]; then
     "$DNSWARD_BIN" stats "127.0.0.1:$PROXY_PORT" 2>/dev/null | awk -v what="$proxy $workload" '
       { v[$1] = $2 } END {
+        printf "  %s: %d chain fetches, %d refreshes, %d dnssecPendingFull\n", what,
+          v["dnssecFetches"], v["refreshes"], v["dnssecPendingFull"] > "/dev/stderr"
         if (v["dnssecPendingFull"] + v["dnssecBogus"] > 0)
           printf "  warning: %s: %d SERVFAIL with the pending pool full (dnssecPendingFull), %d bogus; %d chain fetches\n",
             what, v["dnssecPendingFull"], v["dnssecBogus"], v["dnssecFetches"] > "/dev/stderr" }'
