@@ -62,6 +62,21 @@ final class DNSSECReferenceTests: XCTestCase {
     super.tearDown()
   }
 
+  /// dnsward with `dnssec on` behind the fixture's relay, its only trust
+  /// anchor the fixture's.
+  func validatingDnsward(_ fixture: Fixture, log: String = "info") throws -> DnswardProcess {
+    try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(fixture.relay.port)
+        timeout 1000ms
+        dnssec on
+        dnssec-root off
+        trust-anchor \(fixture.zones.trustAnchor)
+        log \(log)
+        """)
+  }
+
   func started() throws -> Fixture {
     if let reason = Self.skipReason { throw XCTSkip(reason) }
     guard let fixture = Self.fixture else {
@@ -179,17 +194,7 @@ final class DNSSECReferenceTests: XCTestCase {
   /// case also accepts). Its cache is cold: the first time each is asked.
   func testDnswardAgreesWithUnbound() throws {
     try DNSSECAvailability.requireValidator()
-    let fixture = try started()
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(fixture.relay.port)
-        timeout 1000ms
-        dnssec on
-        dnssec-root off
-        trust-anchor \(fixture.zones.trustAnchor)
-        log debug
-        """)
+    let dnsward = try validatingDnsward(try started(), log: "debug")
     defer { dnsward.stop() }
     let disagreements = ValidationCases.disagreements(resolverPort: dnsward.port)
     for line in disagreements { print("dnsward disagrees with unbound: \(line)") }
@@ -219,15 +224,7 @@ extension DNSSECReferenceTests {
   func testProtocolProbesAgreeWithUnbound() throws {
     try DNSSECAvailability.requireValidator()
     let fixture = try started()
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(fixture.relay.port)
-        timeout 1000ms
-        dnssec on
-        dnssec-root off
-        trust-anchor \(fixture.zones.trustAnchor)
-        """)
+    let dnsward = try validatingDnsward(fixture)
     defer { dnsward.stop() }
     for probe in ProtocolProbes.all {
       let theirs = StubClient.udp(probe.query, port: fixture.unbound.port).flatMap(ProbeReply.init)
