@@ -96,11 +96,6 @@ struct PrimeField {
   /// True if `a` is a fully reduced number: 0 ≤ a < modulus.
   func isReduced(_ a: Limbs) -> Bool { isLess(a, modulus) }
 
-  /// The bit at `position` (0 = least significant).
-  func bit(_ a: Limbs, _ position: Int) -> Bool {
-    a[position >> 6] >> UInt64(position & 63) & 1 == 1
-  }
-
   /// a − b mod 2^(64·limbCount), and whether it borrowed.
   @inline(never)
   func subtractWrapping(_ a: Limbs, _ b: Limbs) -> (difference: Limbs, borrow: Bool) {
@@ -163,8 +158,9 @@ struct PrimeField {
   func fromMontgomery(_ a: Limbs) -> Limbs { multiply(a, Self.limbs(1)) }
 
   /// base^exponent in Montgomery form (base in Montgomery form), four bits at a time
-  /// from the top with a table of base^1 … base^15: a quarter of the products of one bit
-  /// at a time, which matters for the inverse of an ECDSA signature's s.
+  /// from the top with a table of base^1 … base^15: besides the squarings, about 78
+  /// products for a 256-bit exponent where one bit at a time takes about 128 (the
+  /// inverse of an ECDSA signature's s).
   func power(_ base: Limbs, _ exponent: Limbs) -> Limbs {
     var powers = InlineArray<15, Limbs>(repeating: base)
     for index in 1..<15 { powers[index] = multiply(powers[index - 1], base) }
