@@ -37,7 +37,10 @@ extension Engine {
     let number = cache.dueChainEntry
     guard number >= 0 else { return }
     cache.dueChainEntry = -1
+    // Marked in this loop turn; should the entry have been replaced since,
+    // only a DS or DNSKEY is worth asking for again.
     let (name, type) = cache.question(number)
+    guard type == .ds || type == .dnskey else { return }
     refresh(
       name: name, type: type, rrClass: .internet, dnssecOK: true, checkingDisabled: false,
       now: now, environment: &environment)
