@@ -43,14 +43,8 @@ struct PrimeField {
     // R mod m = R − m, as the modulus has its top bit set (R/2 < m < R): the two's
     // complement of m in limbCount limbs.
     var one = Limbs(repeating: 0)
-    var borrow = false
-    for index in 0..<limbCount {
-      let (difference, borrowed) = (0 as UInt64).subtractingReportingOverflow(modulus[index])
-      let (differenceAgain, borrowedAgain) = difference.subtractingReportingOverflow(
-        borrow ? 1 : 0)
-      one[index] = differenceAgain
-      borrow = borrowed || borrowedAgain
-    }
+    var borrow: UInt64 = 0
+    for index in 0..<limbCount { one[index] = subtractBorrowing(0, modulus[index], &borrow) }
     montgomeryOne = one
   }
 
