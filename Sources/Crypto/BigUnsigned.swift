@@ -84,13 +84,8 @@ struct BigUnsigned {
   static func subtract(_ y: UnsafeBufferPointer<UInt64>, from x: UnsafeMutableBufferPointer<UInt64>)
     -> Bool
   {
-    var borrow: UInt64 = 0  // 0 or 1
-    for index in x.indices {
-      // In 128 bits the borrow is the high half, 0 or all ones (no branch on it).
-      let difference = UInt128(x[index]) &- UInt128(y[index]) &- UInt128(borrow)
-      x[index] = UInt64(truncatingIfNeeded: difference)
-      borrow = 0 &- UInt64(truncatingIfNeeded: difference >> 64)
-    }
+    var borrow: UInt64 = 0
+    for index in x.indices { x[index] = subtractBorrowing(x[index], y[index], &borrow) }
     return borrow != 0
   }
 }

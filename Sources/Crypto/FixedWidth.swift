@@ -104,11 +104,12 @@ func addCarrying(_ a: UInt64, _ b: UInt64, _ carry: inout UInt64) -> UInt64 {
   return sumAgain
 }
 
-/// a − b − borrow, setting borrow to the borrow out (0 or 1).
+/// a − b − borrow, setting borrow to the borrow out (0 or 1). In 128 bits the borrow is
+/// the high half, 0 or all ones: no branch on it (x86 compiled the two-overflow form of
+/// RSA's long subtraction to a data-dependent jump per limb).
 @inline(__always)
 func subtractBorrowing(_ a: UInt64, _ b: UInt64, _ borrow: inout UInt64) -> UInt64 {
-  let (difference, borrowed) = a.subtractingReportingOverflow(b)
-  let (differenceAgain, borrowedAgain) = difference.subtractingReportingOverflow(borrow)
-  borrow = (borrowed ? 1 : 0) &+ (borrowedAgain ? 1 : 0)
-  return differenceAgain
+  let difference = UInt128(a) &- UInt128(b) &- UInt128(borrow)
+  borrow = 0 &- UInt64(truncatingIfNeeded: difference >> 64)
+  return UInt64(truncatingIfNeeded: difference)
 }
