@@ -15,20 +15,14 @@ struct ProtocolProbe {
 
   /// A query for `name` `type` with header `flags` (opcode included) and,
   /// unless `ednsVersion` is nil, an OPT of that version with `ednsFlags`
-  /// (DO is 0x8000) and `options` as RDATA.
+  /// (DO is 0x8000) and `options` as RDATA (`dnsQuery`).
   static func query(
     _ name: String, type: UInt16, flags: UInt16 = 0x0100, ednsVersion: UInt8? = 0,
     ednsFlags: UInt16 = 0, options: [UInt8] = []
   ) -> [UInt8] {
-    var message: [UInt8] = [0x5A, 0x5A, UInt8(flags >> 8), UInt8(flags & 0xFF), 0, 1, 0, 0, 0, 0]
-    message += [0, ednsVersion == nil ? 0 : 1]
-    message += wireName(name) + [UInt8(type >> 8), UInt8(type & 0xFF), 0, 1]
-    if let ednsVersion {
-      message += [0, 0, 41, 0x04, 0xD0, 0, ednsVersion, UInt8(ednsFlags >> 8)]
-      message += [UInt8(ednsFlags & 0xFF), UInt8(options.count >> 8), UInt8(options.count & 0xFF)]
-      message += options
-    }
-    return message
+    dnsQuery(
+      name, type: type, id: 0x5A5A, flags: flags, edns: ednsVersion == nil ? nil : 1232,
+      ednsVersion: ednsVersion ?? 0, ednsFlags: ednsFlags, ednsOptions: options)
   }
 }
 
