@@ -99,24 +99,17 @@ func verifier(_ fields: [Substring]) -> (
 
 /// Hashes one 16 KiB block; returns true (the first digest byte is kept).
 func hasher(_ name: Substring, block: [UInt8], sink: UnsafeMutablePointer<UInt8>) -> () -> Bool {
+  let firstByte: (UnsafeRawBufferPointer) -> UInt8
   switch name {
-  case "sha1":
-    return {
-      block.withUnsafeBytes { sink.pointee ^= SHA1.hash($0)[0] }; return true
-    }
-  case "sha256":
-    return {
-      block.withUnsafeBytes { sink.pointee ^= SHA256.hash($0)[0] }; return true
-    }
-  case "sha384":
-    return {
-      block.withUnsafeBytes { sink.pointee ^= SHA384.hash($0)[0] }; return true
-    }
-  case "sha512":
-    return {
-      block.withUnsafeBytes { sink.pointee ^= SHA512.hash($0)[0] }; return true
-    }
+  case "sha1": firstByte = { SHA1.hash($0)[0] }
+  case "sha256": firstByte = { SHA256.hash($0)[0] }
+  case "sha384": firstByte = { SHA384.hash($0)[0] }
+  case "sha512": firstByte = { SHA512.hash($0)[0] }
   default: fatalError("unknown hash \(name)")
+  }
+  return {
+    block.withUnsafeBytes { sink.pointee ^= firstByte($0) }
+    return true
   }
 }
 
