@@ -23,6 +23,14 @@ only 127.0.0.1 is ever addressed).
       fresh:NOERROR:192.0.2.2:s{n}.cold.example.test:A:udp ({n}: the round
       number, for names never asked before; ADDRESS "-": any).
 
+  probe.py paced PORT NAMES_FILE SECONDS [SOURCE]
+      asks an A question every 20 ms for SECONDS from one UDP socket bound
+      to SOURCE (127.0.0.2 by default: another client address than a
+      flood's), the names of NAMES_FILE ("NAME ..." a line) in turn, a
+      fresh ID each, without waiting for the answers; an answer not back
+      within 1 s is lost. Prints "sent N answered N lost N p50_ms F
+      p99_ms F max_ms F" (nearest-rank percentiles of the answered).
+
   probe.py hold-tcp PORT COUNT SECONDS
       keeps COUNT idle TCP connections open to the port for SECONDS,
       reopening those the server closed (in turns of 0.2 s); prints
@@ -117,6 +125,44 @@ def ask_tcp(port, name, qtype, timeout):
     return rcode, (time.perf_counter() - start) * 1000, addresses
 
 
+def paced(port, names, seconds, source, interval=0.02, timeout=1.0):
+    """The `paced` command: returns (sent, latencies in ms, lost)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((source, 0))
+    sock.setblocking(False)
+    waiting = {}  # ident -> (sent at, the query's question section)
+    latencies, sent, lost = [], 0, 0
+    ident = int.from_bytes(os.urandom(2), "big")
+    start = time.monotonic()
+    next_send, end = start, start + seconds
+    while True:
+        now = time.monotonic()
+        if next_send <= now < end:
+            ident = (ident + 1) & 0xFFFF
+            packet = query(names[sent % len(names)], 1, ident)
+            sock.sendto(packet, ("127.0.0.1", port))
+            waiting[ident] = (now, packet[12:].lower())
+            sent += 1
+            next_send += interval
+        for late in [i for i, (at, _) in waiting.items() if now - at > timeout]:
+            del waiting[late]
+            lost += 1
+        if now >= end and not waiting:
+            return sent, latencies, lost
+        wake = next_send if now < end else now + 0.01
+        if select.select([sock], [], [], max(0.0, min(wake, now + 0.05) - now))[0]:
+            while True:
+                try:
+                    reply = sock.recv(4096)
+                except BlockingIOError:
+                    break
+                arrived = time.monotonic()
+                entry = waiting.get(struct.unpack(">H", reply[:2])[0]) if len(reply) >= 12 else None
+                if entry and reply[12 : 12 + len(entry[1])].lower() == entry[1]:
+                    del waiting[struct.unpack(">H", reply[:2])[0]]
+                    latencies.append((arrived - entry[0]) * 1000.0)
+
+
 def main():
     command = sys.argv[1]
     port = int(sys.argv[2])
@@ -162,6 +208,20 @@ def main():
                     flush=True,
                 )
             time.sleep(max(0.0, started + interval - time.time()))
+    elif command == "paced":
+        with open(sys.argv[3]) as lines:
+            names = [line.split()[0] for line in lines if line.strip()]
+        source = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.2"
+        sent, latencies, lost = paced(port, names, float(sys.argv[4]), source)
+        latencies.sort()
+
+        def rank(fraction):
+            return latencies[max(0, -int(-fraction * len(latencies) // 1) - 1)] if latencies else 0.0
+
+        print(
+            f"sent {sent} answered {len(latencies)} lost {lost} p50_ms {rank(0.5):.2f} "
+            f"p99_ms {rank(0.99):.2f} max_ms {(latencies[-1] if latencies else 0.0):.2f}"
+        )
     elif command == "hold-tcp":
         count, seconds = int(sys.argv[3]), float(sys.argv[4])
         held, opened, closed, most = [], 0, 0, 0
