@@ -74,6 +74,16 @@ public final class Engine {
     return earliest
   }
 
+  /// Signatures verified so far: the work a loop turn bounds
+  /// (Server.handleInFairOrder). Always 0 without DNSSEC.
+  public var signatureVerifications: UInt64 {
+    #if DNSWARD_NO_DNSSEC
+      0
+    #else
+      statistics[.dnssecVerifications]
+    #endif
+  }
+
   /// Questions in flight upstream (at most `inflight`).
   public var activeTransactions: Int { table.activeCount }
   /// Clients waiting on them (at most `inflight`).

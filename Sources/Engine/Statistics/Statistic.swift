@@ -147,6 +147,8 @@ public enum Statistic: StatisticDeclaration, CaseIterable {
     case dnssecFetches = "dnssecFetches dnssec"
     /// SERVFAIL, no buffer to wait in.
     case dnssecPendingFull = "dnssecPendingFull dnssec"
+    /// Signatures verified (the CPU validation costs).
+    case dnssecVerifications = "dnssecVerifications dnssec"
   #endif
   /// Datagrams larger than the buffer, dropped.
   case oversized = "oversized transport"

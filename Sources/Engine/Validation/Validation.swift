@@ -227,9 +227,11 @@ extension Engine {
         environment.report(.dnssecTimesUnchecked, upstream: upstream)
       }
     }
-    return validations.verdict(
+    let verdict = validations.verdict(
       for: reply, name: table.name(slot), type: transactions[slot].type,
       anchors: settings.trustAnchors, cache: cache, now: now, time: time)
+    statistics[.dnssecVerifications] += UInt64(validations.validator.verifications)
+    return verdict
   }
 
   /// `hold-on` is for answers a forger could have sent: a secure one
