@@ -39,7 +39,7 @@ enum TestZones {
         "expired A 192.0.2.12", "*.wild A 192.0.2.42",
         // A CNAME chain through two signed zones, and one into an unsigned zone.
         "alias CNAME www.rsa.dnssec.test.", "plainalias CNAME www.plain.dnssec.test.",
-      ] + delegated.map { "\($0) NS ns.dnssec.test." }),
+      ] + delegated.map { "\($0) NS ns.dnssec.test." } + floodNames.map { "\($0) A 192.0.2.99" }),
     SignedZone(
       name: "rsa.\(top)", algorithm: 8, denial: .nsec,
       records: ["www A 192.0.2.8", "addr A 192.0.2.9"]),
@@ -70,6 +70,11 @@ enum TestZones {
   ]
   /// Whose key's DS the top zone publishes for `wrongds`.
   static let wrongDSDonor = "nsec3.\(top)"
+  /// Names signed one by one (no wildcard: each answer's RRSIG is its own,
+  /// so each costs the validator one verification): the validation
+  /// flood of ValidationFloodTests.
+  static let floodNames = (0..<floodCount).map { "f\($0).flood" }
+  static let floodCount = 160
 }
 
 /// The zones, keys and the two knotd processes, in one temporary directory.

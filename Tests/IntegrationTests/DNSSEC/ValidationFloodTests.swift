@@ -1,0 +1,85 @@
+import Foundation
+// A validation flood must not hold back another client's cached answers
+// (Server.handleInFairOrder): the signed-zone fixture of
+// DNSSECReferenceTests, dnsward asking knotd directly.
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension DNSSECReferenceTests {
+  /// One client asks every `TestZones.floodNames` name at once: each
+  /// answer needs its own signature verified, and knotd's answers wait in
+  /// dnsward's sockets far faster than it verifies them. Once the first
+  /// of them is answered, another client asks a name already cached. Its
+  /// answer must come within a few loop turns, not after the backlog: at
+  /// most a quarter of the flood answered before it (all of it was, before
+  /// the clients were read ahead of the verifications).
+  func testACachedAnswerIsNotHeldBehindAValidationBacklog() throws {
+    try DNSSECAvailability.requireValidator()
+    let fixture = try started()
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(fixture.zones.honest.port)
+        timeout 20s
+        dnssec on
+        dnssec-root off
+        trust-anchor \(fixture.zones.trustAnchor)
+        """)
+    defer { dnsward.stop() }
+    let cached = dnsQuery("www.\(TestZones.top)", id: 0xCAC4, edns: 1232, dnssecOK: true)
+    let first = try XCTUnwrap(StubClient.udp(cached, port: dnsward.port).flatMap(PlainMessage.init))
+    XCTAssertEqual(first.rcode, 0)
+    XCTAssertTrue(first.flags & ProbeReply.authenticData != 0, "www is validated")
+
+    let flood = try XCTUnwrap(StubClient.boundUDPSocket())
+    let other = try XCTUnwrap(StubClient.boundUDPSocket())
+    defer {
+      close(flood.fd)
+      close(other.fd)
+    }
+    let names = TestZones.floodNames
+    for (index, name) in names.enumerated() {
+      StubClient.sendDatagram(
+        dnsQuery("\(name).\(TestZones.top)", id: UInt16(index)), from: flood.fd,
+        to: StubClient.loopback(dnsward.port))
+    }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var floodAnswers: [UInt16: Int] = [:]  // id -> rcode
+    var cachedAnswerAfter: Int? = nil
+    var asked = false
+    let deadline = Date().addingTimeInterval(60)
+    while floodAnswers.count < names.count || cachedAnswerAfter == nil, Date() < deadline {
+      var waiting = [
+        pollfd(fd: flood.fd, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: other.fd, events: Int16(POLLIN), revents: 0),
+      ]
+      guard poll(&waiting, 2, 1000) > 0 else { continue }
+      // The flood's answers already here are counted before the other
+      // client's is looked at: it arrived after them.
+      while recv(flood.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) >= 12 {
+        floodAnswers[UInt16(buffer[0]) << 8 | UInt16(buffer[1])] = Int(buffer[3] & 0x0F)
+      }
+      if !asked && !floodAnswers.isEmpty {
+        asked = true
+        StubClient.sendDatagram(cached, from: other.fd, to: StubClient.loopback(dnsward.port))
+      }
+      let count = recv(other.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+      if count >= 12, cachedAnswerAfter == nil {
+        let reply = try XCTUnwrap(PlainMessage(Array(buffer[0..<count])))
+        XCTAssertEqual(reply.rcode, 0)
+        XCTAssertTrue(
+          reply.flags & ProbeReply.authenticData != 0, "the cached answer is the validated one")
+        cachedAnswerAfter = floodAnswers.count
+      }
+    }
+    XCTAssertEqual(floodAnswers.count, names.count, "every flood question answered")
+    XCTAssertEqual(Set(floodAnswers.values), [0], "every flood answer NOERROR")
+    let after = try XCTUnwrap(cachedAnswerAfter, "the cached question was answered")
+    print("the cached answer came after \(after) of \(names.count) flood answers")
+    XCTAssertLessThanOrEqual(after, names.count / 4, dnsward.log)
+  }
+}
