@@ -56,7 +56,7 @@ public final class Engine {
     local = LocalAuthority(
       settings: settings,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
+    validations = ValidationPool(mode: settings.dnssec, inflight: settings.inflight)
     defences = Defences(settings: settings, hashKey: hashKey)
   }
 

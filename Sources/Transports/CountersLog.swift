@@ -20,7 +20,7 @@ extension Server {
     let statistics = engine.statistics
     for group in StatisticGroup.allCases {
       if group == .nftset && settings.nftsets.isEmpty { continue }
-      if group == .dnssec && !settings.dnssec { continue }
+      if group == .dnssec && !settings.validatesDNSSEC { continue }
       startCounterLine()
       log.append(group.word.bytes)
       for index in 0..<Statistic.count {

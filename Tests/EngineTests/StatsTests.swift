@@ -162,7 +162,7 @@ final class StatsTests: XCTestCase {
       "notForwarded", "aaaaFiltered", "localAnswers", "localNXDomain", "localNamesDropped",
       "nftsetAddresses", "nftsetElementsSent", "nftsetElementsDropped", "nftsetBatchesFailed",
       "nftsetElementsFailed", "nftsetElementsUnsupported", "dnssecSecure", "dnssecInsecure",
-      "dnssecBogus", "dnssecFetches", "dnssecPendingFull",
+      "dnssecBogus", "dnssecFetches", "dnssecPendingFull", "dnssecUnvalidated",
     ]
     let upstream0 = [
       "upstream0.answers", "upstream0.timeouts", "upstream0.failures", "upstream0.srtt-ms",

@@ -147,6 +147,8 @@ public enum Statistic: StatisticDeclaration, CaseIterable {
     case dnssecFetches = "dnssecFetches dnssec"
     /// SERVFAIL, no buffer to wait in.
     case dnssecPendingFull = "dnssecPendingFull dnssec"
+    /// `dnssec auto`: answers relayed unvalidated, their upstream's probe failed.
+    case dnssecUnvalidated = "dnssecUnvalidated dnssec"
   #endif
   /// Datagrams larger than the buffer, dropped.
   case oversized = "oversized transport"
