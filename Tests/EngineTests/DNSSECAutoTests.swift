@@ -127,6 +127,7 @@ final class DNSSECAutoTests: XCTestCase {
     let harness = makeHarness()
     probe(harness, stripping: [0])
     XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .stripsSignatures)
+    XCTAssertEqual("\(harness.engine.selection.statistics(0).dnssec.word)", "strips-rrsigs")
     XCTAssertEqual(
       standingChanges(harness),
       [Reported(event: .dnssecStandingChanged(.stripsSignatures), upstream: 0)])

@@ -21,6 +21,19 @@ public enum DNSSECStanding: UInt8, Equatable, Sendable {
   /// Whether its answers are relayed without validation.
   public var isFailing: Bool { rawValue >= DNSSECStanding.stripsSignatures.rawValue }
 
+  /// One word for it in the counters log.
+  public var word: StaticString {
+    switch self {
+    case .unknown: "unknown"
+    case .validating: "validating"
+    case .stripsSignatures: "strips-rrsigs"
+    case .noDNSSECOK: "no-do"
+    case .bogusKeys: "bogus-keys"
+    case .errorRcode: "error-rcode"
+    case .noAnswer: "no-answer"
+    }
+  }
+
   /// What it says of the upstream, for a log line.
   public var reason: StaticString {
     switch self {
