@@ -61,7 +61,8 @@ public final class Engine {
   }
 
   /// When `tick` next has work: the earliest deadline or end of a hold-on
-  /// window, or the next redirect probe round; nil when idle.
+  /// window, or the next redirect or (`dnssec auto`) DNSSEC probe round;
+  /// nil when idle.
   public var nextDeadline: UInt64? {
     var earliest = table.earliestDeadline
     if let holdEnd = defences.holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }

@@ -135,6 +135,7 @@ final class ValidationPool {
     return nil
   }
 
+  /// The earliest pending validation's deadline or DNSSEC probe round.
   var earliestDeadline: UInt64? {
     var earliest: UInt64? = nextProbeRound
     for index in 0..<capacity where entries[index].slot >= 0 {
