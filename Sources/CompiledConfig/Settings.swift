@@ -98,6 +98,27 @@ public struct UpstreamServer: Equatable, Sendable {
   }
 }
 
+/// `dnssec off|on|auto` (`Settings.dnssec`).
+public enum DNSSECMode: UInt8, Equatable, Sendable {
+  /// Answers are forwarded as they come.
+  case off
+  /// Every answer to a question asked with CD=0 is validated; bogus is SERVFAIL.
+  case on
+  /// As `on`, except that the answers of an upstream whose probe showed it
+  /// cannot pass DNSSEC (RRSIGs stripped, no EDNS, bad keys) are relayed
+  /// without validation rather than turned into SERVFAIL.
+  case auto
+
+  /// The word a config writes.
+  public var word: StaticString {
+    switch self {
+    case .off: "off"
+    case .on: "on"
+    case .auto: "auto"
+    }
+  }
+}
+
 public enum LogLevel: UInt8, Comparable, Sendable {
   case error = 0
   case warning = 1
@@ -327,9 +348,12 @@ public struct Settings {
 
   // MARK: DNSSEC.
 
-  /// `dnssec on|off`: answers are validated from `trustAnchors` (RFC 4035
-  /// §5); off, they are forwarded as they come.
-  public var dnssec: Bool = false
+  /// `dnssec off|on|auto`: off, answers are forwarded as they come; on,
+  /// they are validated from `trustAnchors` (RFC 4035 §5); auto, as on but
+  /// for the upstreams whose DNSSEC probe fails (Engine, UpstreamProbes.swift).
+  public var dnssec: DNSSECMode = .off
+  /// Whether answers are validated at all: `dnssec on` or `auto`.
+  public var validatesDNSSEC: Bool { dnssec != .off }
   /// `trust-anchor`, `trust-anchor-file` and, unless `dnssec-root off`, the
   /// root's keys (`TrustAnchors.rootEntries`) first: where validation
   /// starts. Kept (unused) when `dnssec` is off.

@@ -32,15 +32,17 @@ extension ConfigGenerator {
   }
 
   static func emitDNSSECSettings(_ settings: Settings, into out: inout SourceText) {
-    if settings.dnssec {
+    let mode = settings.dnssec.word
+    if settings.validatesDNSSEC {
       // A firmware built without the validator must not run a config that
       // asks for it: the build stops here, naming the option.
       out.line("  #if DNSWARD_NO_DNSSEC")
       out.line(
-        "    #error(\"dnssec on: this firmware is built without DNSSEC (-DDNSWARD_DNSSEC=ON)\")")
+        "    #error(\"dnssec \(mode): this firmware is built without DNSSEC (-DDNSWARD_DNSSEC=ON)\")"
+      )
       out.line("  #endif")
     }
-    out.line("  settings.dnssec = \(settings.dnssec)")
+    out.line("  settings.dnssec = .\(mode)")
     out.line("  #if !DNSWARD_NO_DNSSEC")
     out.line("    settings.trustAnchors = TrustAnchors(TableBytes(trustAnchorBytes))")
     out.line("  #endif")
@@ -58,7 +60,7 @@ extension ConfigGenerator {
     return text.string
   }
 
-  /// `dnssec: on; trust anchors: 3 (root: 2)`, noting anchors that do
+  /// `dnssec: auto; trust anchors: 3 (root: 2)`, noting anchors that do
   /// nothing while `dnssec` is off.
   static func appendDNSSECSummary(_ settings: Settings, to out: inout MessageText) {
     let anchors = settings.trustAnchors
@@ -69,8 +71,8 @@ extension ConfigGenerator {
       }
     }
     let count = anchors.count
-    out.append("dnssec: \(onOff(settings.dnssec)); trust anchors: \(count) (root: \(rootCount))")
-    if !settings.dnssec && count > rootCount { out.append(" (no effect: dnssec is off)") }
+    out.append("dnssec: \(settings.dnssec.word); trust anchors: \(count) (root: \(rootCount))")
+    if !settings.validatesDNSSEC && count > rootCount { out.append(" (no effect: dnssec is off)") }
     out.append("\n")
   }
 }

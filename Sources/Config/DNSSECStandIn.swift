@@ -16,7 +16,7 @@
     mutating func readDNSSECDirective(
       _ directive: Directive, value: ArraySlice<UInt8>, arguments: [ArraySlice<UInt8>], line: Int
     ) throws(LineError) {
-      guard directive == .dnssec, try !ConfigValues.onOff(value, for: directive) else {
+      guard directive == .dnssec, ConfigValues.isWord(value, "off") else {
         throw LineError(
           "\(directive.name): this firmware was built without DNSSEC (-DDNSWARD_DNSSEC=ON)")
       }
@@ -29,7 +29,7 @@
     var dnssecDeclaration: DirectiveDeclaration {
       switch self {
       // Only their names and defaults: the parser refuses them.
-      case .dnssec: return .init("dnssec on|off\ndefault off\nnot in this firmware")
+      case .dnssec: return .init("dnssec off|on|auto\ndefault off\nnot in this firmware")
       case .dnssecRoot: return .init("dnssec-root on|off\ndefault on\nnot in this firmware")
       case .trustAnchor: return .init("trust-anchor RR\nnot in this firmware", repeatable: true)
       case .trustAnchorFile:

@@ -56,12 +56,13 @@ public final class Engine {
     local = LocalAuthority(
       settings: settings,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    validations = ValidationPool(enabled: settings.dnssec, inflight: settings.inflight)
+    validations = ValidationPool(mode: settings.dnssec, inflight: settings.inflight)
     defences = Defences(settings: settings, hashKey: hashKey)
   }
 
   /// When `tick` next has work: the earliest deadline or end of a hold-on
-  /// window, or the next redirect probe round; nil when idle.
+  /// window, or the next redirect or (`dnssec auto`) DNSSEC probe round;
+  /// nil when idle.
   public var nextDeadline: UInt64? {
     var earliest = table.earliestDeadline
     if let holdEnd = defences.holds.earliestEnd { earliest = min(earliest ?? holdEnd, holdEnd) }

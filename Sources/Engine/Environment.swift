@@ -53,6 +53,10 @@ public enum EngineEvent: Equatable {
   /// `dnssec`: the wall clock is before the build date, so RRSIG validity
   /// times are not checked until it is right (reported once).
   case dnssecTimesUnchecked
+  /// `dnssec auto`: the upstream's DNSSEC probe came to a different
+  /// verdict (UpstreamProbes.swift): failing, its answers are relayed
+  /// without validation; validating again, they are validated.
+  case dnssecStandingChanged(DNSSECStanding)
 }
 
 /// A hijack defence fired (Sources/README.md, Threat model). Reported with the

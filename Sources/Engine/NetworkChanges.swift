@@ -12,8 +12,8 @@ extension Engine {
   /// transport (a fresh UDP socket, bound to whatever source the new routes
   /// give; for TCP and HTTPDNS a fresh connection: the transport closes the
   /// old ones, without telling the engine, before it calls this), forgets
-  /// the upstreams' failure runs, and probes for NXDOMAIN redirection again
-  /// (a new uplink may be a different ISP). An answer held for `hold-on`
+  /// the upstreams' failure runs, and probes for NXDOMAIN redirection and
+  /// (`dnssec auto`) DNSSEC again (a new uplink may be a different ISP). An answer held for `hold-on`
   /// stands.
   public func networkChanged<E: EngineEnvironment>(now: UInt64, environment: inout E) {
     statistics[.networkChanges] += 1
@@ -21,6 +21,7 @@ extension Engine {
     if settings.detectNXDomainRedirect && defences.probes.outstanding == 0 {
       defences.probes.nextRound = now
     }
+    restartDNSSECProbes(now: now)
     // Asking again re-arms a slot at the newest end of the deadline list; the
     // walk stops at the newest as it was, so none is visited twice.
     for slot in table.inDeadlineOrder() {

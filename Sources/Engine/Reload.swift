@@ -12,20 +12,21 @@ extension Engine {
     inForce = SettingsInForce(settings)
     defences.reconfigure(settings)
     // `dnssec` turned on by a reload: its pool, once, as at start-up.
-    if settings.dnssec && validations.capacity == 0 {
-      validations = ValidationPool(enabled: true, inflight: table.capacity)
+    if settings.validatesDNSSEC && validations.capacity == 0 {
+      validations = ValidationPool(mode: settings.dnssec, inflight: table.capacity)
     }
+    reconfigureDNSSECProbes()
   }
 
   /// First half of an upstream change, while the old upstreams' transports
   /// are still there: each question in flight gives up its attempt (the
   /// transport releases what it holds for it; a late reply finds a new
   /// generation and is dropped). A held `hold-on` answer is given now; a
-  /// check of an old upstream (`verify`, a redirect probe) ends. The
+  /// check of an old upstream (`verify`, a redirect or DNSSEC probe) ends. The
   /// questions for clients keep their slots and waiters and are asked again
   /// by `resendQueriesInFlight`. Then `replacement` is the list in force:
   /// an upstream in both lists keeps its health and figures, the others
-  /// start afresh.
+  /// start afresh; with `dnssec auto` all are probed at the next tick.
   public func withdrawQueriesInFlight<E: EngineEnvironment>(
     replacingUpstreamsWith replacement: [UpstreamServer], now: UInt64, environment: inout E
   ) {
@@ -50,6 +51,7 @@ extension Engine {
     defences.probes.controlAnswered = 0
     if settings.detectNXDomainRedirect { defences.probes.nextRound = now }
     selection.replace(with: replacement)
+    restartDNSSECProbes(now: now)
   }
 
   /// Asks every question withdrawn by `withdrawQueriesInFlight` again, of

@@ -152,25 +152,27 @@ extension Engine {
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
-    if validations.validates(transactions[slot], dnssec: settings.dnssec) {
+    if validations.validates(transactions[slot], dnssec: settings.validatesDNSSEC) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
       return
     }
     deliver(reply, slot: slot, now: now, environment: &environment)
   }
 
-  /// A good answer is cached and relayed; a trusted answer for a `verify`
-  /// name is then checked against a plain upstream (unless it is DNSSEC
-  /// secure: a forger cannot sign, so there is nothing to compare).
+  /// A good answer is cached (unless not `caching`) and relayed; a trusted
+  /// answer for a `verify` name is then checked against a plain upstream
+  /// (unless it is DNSSEC secure: a forger cannot sign, so there is nothing
+  /// to compare).
   func deliver<E: EngineEnvironment>(
-    _ reply: Message, slot: Int, now: UInt64, environment: inout E
+    _ reply: Message, slot: Int, caching: Bool = true, now: UInt64, environment: inout E
   ) {
     let upstream = Int(transactions[slot].upstream)
-    if cache.store(
-      reply, name: table.name(slot), type: transactions[slot].type,
-      rrClass: transactions[slot].rrClass, keyFlags: transactions[slot].keyFlags,
-      validation: validations.state(of: slot), secureTTL: validations.secureTTL(of: slot),
-      settings: inForce, buffers: buffers, now: now)
+    if caching
+      && cache.store(
+        reply, name: table.name(slot), type: transactions[slot].type,
+        rrClass: transactions[slot].rrClass, keyFlags: transactions[slot].keyFlags,
+        validation: validations.state(of: slot), secureTTL: validations.secureTTL(of: slot),
+        settings: inForce, buffers: buffers, now: now)
     {
       statistics[.cacheInserts] += 1
     }

@@ -11,7 +11,7 @@
 
   /// No pool and no per-slot state: nothing waits for a chain.
   struct ValidationPool {
-    init(enabled: Bool, inflight: Int) {}
+    init(mode: DNSSECMode, inflight: Int) {}
     func validates(_ transaction: Transaction, dnssec: Bool) -> Bool { false }
     var capacity: Int { 0 }
     var earliestDeadline: UInt64? { nil }
@@ -43,6 +43,11 @@
     func resumeValidations<E: EngineEnvironment>(
       awaiting fetch: Int, answer: Message? = nil, now: UInt64, environment: inout E
     ) {}
+    func judgeDNSSECProbe<E: EngineEnvironment>(
+      _ reply: Message, slot: Int, isFailure: Bool, now: UInt64, environment: inout E
+    ) {}
+    func restartDNSSECProbes(now: UInt64) {}
+    func reconfigureDNSSECProbes() {}
     func answerValidatedEntry<E: EngineEnvironment>(
       _ number: Int, query: Message, name: UnsafeRawBufferPointer, client: ClientRef,
       stale: Bool, now: UInt64, environment: inout E

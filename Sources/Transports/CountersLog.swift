@@ -20,7 +20,7 @@ extension Server {
     let statistics = engine.statistics
     for group in StatisticGroup.allCases {
       if group == .nftset && settings.nftsets.isEmpty { continue }
-      if group == .dnssec && !settings.dnssec { continue }
+      if group == .dnssec && !settings.validatesDNSSEC { continue }
       startCounterLine()
       log.append(group.word.bytes)
       for index in 0..<Statistic.count {
@@ -32,8 +32,9 @@ extension Server {
       }
       log.emit(.info)
     }
-    // Each upstream's answers, timeouts, failures, smoothed RTT and
-    // disagreements with the trusted upstream.
+    // Each upstream's answers, timeouts, failures, smoothed RTT,
+    // disagreements with the trusted upstream and, with `dnssec auto`, what
+    // its DNSSEC probe found.
     for upstream in 0..<engine.upstreams.count {
       let figures = engine.selection.statistics(upstream)
       startCounterLine()
@@ -44,7 +45,8 @@ extension Server {
         .append(" failures ").append(decimal: figures.failures)
         .append(" srtt-ms ").append(decimal: figures.smoothedRTTMilliseconds)
         .append(" disagreements ").append(decimal: figures.disagreements)
-        .emit(.info)
+      if settings.dnssec == .auto { log.append(" dnssec ").append(figures.dnssec.word) }
+      log.emit(.info)
     }
   }
 

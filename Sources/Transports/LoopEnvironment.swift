@@ -134,8 +134,9 @@ final class LoopEnvironment: EngineEnvironment {
     let log = context.log
     let severity: LogSeverity = event == .upstreamTimeout ? .debug : .warning
     guard log.enabled(severity) else { return }
-    log.start(severity).append("upstream ")
-      .append(address: context.upstreamAddresses[upstream])
+    log.start(severity)
+    if case .dnssecStandingChanged = event { log.append("dnssec auto: ") }
+    log.append("upstream ").append(address: context.upstreamAddresses[upstream])
     switch event {
     case .upstreamTimeout: log.append(" timed out")
     case .upstreamDown:
@@ -153,6 +154,11 @@ final class LoopEnvironment: EngineEnvironment {
     case .dnssecTimesUnchecked:
       log.append(
         " answered before the wall clock passed the build date: DNSSEC signature times unchecked")
+    case .dnssecStandingChanged(let standing):
+      log.append(" ").append(standing.reason)
+      log.append(
+        standing.isFailing
+          ? ": its answers are used without validation" : " again: its answers are validated")
     }
     log.emit(severity)
   }

@@ -33,14 +33,29 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
 
   func testDefaultsAreOffWithTheRootAnchors() throws {
     for settings in [Settings(), try XCTUnwrap(parse("log info"))] {
-      XCTAssertFalse(settings.dnssec)
+      XCTAssertEqual(settings.dnssec, .off)
       let entries = Self.entries(settings.trustAnchors)
       XCTAssertEqual(entries.map(\.0), [".", "."])
       XCTAssertEqual(entries.map(\.1), [.ds, .ds])
       XCTAssertEqual(entries.map { Int($0.2[0]) << 8 | Int($0.2[1]) }, [20326, 38696])
     }
-    XCTAssertTrue(try XCTUnwrap(parse("dnssec on")).dnssec)
-    XCTAssertFalse(try XCTUnwrap(parse("dnssec off")).dnssec)
+    XCTAssertEqual(try XCTUnwrap(parse("dnssec on")).dnssec, .on)
+    XCTAssertEqual(try XCTUnwrap(parse("dnssec off")).dnssec, .off)
+    XCTAssertEqual(try XCTUnwrap(parse("dnssec auto")).dnssec, .auto)
+  }
+
+  /// `dnssec` takes off, on or auto; anything else is refused at its line.
+  func testDNSSECTakesOffOnOrAuto() throws {
+    let error = try XCTUnwrap(parseError("listen 127.0.0.1\ndnssec maybe\n"))
+    XCTAssertEqual(error.description, "test.conf:2: 'dnssec' expects off, on or auto, got 'maybe'")
+    // `auto` validates, so it needs what `on` needs, said with its word.
+    let noCache = try XCTUnwrap(parseError("listen 127.0.0.1\ncache 0\ndnssec auto\n"))
+    XCTAssertEqual(
+      noCache.description,
+      "test.conf:3: dnssec auto: needs the cache (cache 0 turns it off): the chain of trust is "
+        + "kept there")
+    XCTAssertTrue(try XCTUnwrap(parse("dnssec auto")).validatesDNSSEC)
+    XCTAssertFalse(try XCTUnwrap(parse("dnssec off")).validatesDNSSEC)
   }
 
   /// The compiled-in bytes are the IANA records, as the parser reads them.
@@ -92,7 +107,7 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
       "trust-anchor OWNER [TTL] [IN] DS|DNSKEY RDATA, "
       + "one zone-file record, e.g. dskey.example.com. DS 60485 5 1 HEX"
     assertBadLines([
-      ("dnssec maybe", "'dnssec' expects on or off, got 'maybe'", 1),
+      ("dnssec maybe", "'dnssec' expects off, on or auto, got 'maybe'", 1),
       ("dnssec-root yes", "'dnssec-root' expects on or off, got 'yes'", 1),
       ("dnssec on\ndnssec off", "duplicate 'dnssec' directive (first on line 4)", 2),
       ("trust-anchor", "missing argument to 'trust-anchor' (usage: \(usage))", 1),
@@ -205,7 +220,7 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
         + "trust-anchor-file gives one")
     XCTAssertNotNil(parse("dnssec off\ndnssec-root off"))
     let unused = try XCTUnwrap(parse("dnssec-root off\ntrust-anchor \(Self.exampleDS)"))
-    XCTAssertFalse(unused.dnssec)
+    XCTAssertEqual(unused.dnssec, .off)
     XCTAssertEqual(unused.trustAnchors.count, 1)
   }
 
@@ -289,6 +304,7 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
       of: "trust-anchor \(Self.exampleDS)",
       contains: "\ndnssec: off; trust anchors: 3 (root: 2) (no effect: dnssec is off)\n")
     assertSummary(of: "dnssec-root off", contains: "\ndnssec: off; trust anchors: 0 (root: 0)\n")
+    assertSummary(of: "dnssec auto", contains: "\ndnssec: auto; trust anchors: 2 (root: 2)\n")
   }
 
   func testGeneratedSourceHoldsTheTable() throws {
@@ -299,7 +315,7 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
       Array(settings.trustAnchors.bytes))
     XCTAssertTrue(source.contains("\n  // . DS 20326 8 2\n"), source)
     XCTAssertTrue(source.contains("\n  // dskey.example.com. DS 60485 5 1\n"), source)
-    XCTAssertTrue(source.contains("\n  settings.dnssec = true\n"), source)
+    XCTAssertTrue(source.contains("\n  settings.dnssec = .on\n"), source)
     // A firmware without DNSSEC leaves the table out, and refuses to build
     // a config that turns validation on.
     XCTAssertTrue(
@@ -322,7 +338,7 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
     let empty = ConfigGenerator.swiftSource(
       try XCTUnwrap(parse("dnssec-root off")), sourceName: "e.conf")
     XCTAssertTrue(empty.contains("\nlet trustAnchorBytes: [UInt8] = []\n#endif\n"), empty)
-    XCTAssertTrue(empty.contains("\n  settings.dnssec = false\n"))
+    XCTAssertTrue(empty.contains("\n  settings.dnssec = .off\n"))
     XCTAssertFalse(empty.contains("#error"))
   }
 
@@ -343,11 +359,28 @@ final class DNSSECDirectiveTests: XCTestCase, ParsesDirectives {
       """
     let output = try runGeneratedSource(
       ConfigGenerator.swiftSource(settings, sourceName: "c.conf"), main: main)
-    var expected = ["true"]
+    var expected = ["on"]
     for (owner, type, rdata) in Self.entries(settings.trustAnchors) {
       expected.append("\(flatName(owner).count) \(type.rawValue) \(rdata)")
     }
     XCTAssertEqual(output, expected)
+  }
+
+  /// `dnssec auto` compiled in: the mode and the `#error` that keeps it
+  /// out of a firmware without the validator.
+  func testGeneratedSourceForAutoCompiles() throws {
+    let source = ConfigGenerator.swiftSource(
+      try XCTUnwrap(parse("dnssec auto")), sourceName: "a.conf")
+    XCTAssertTrue(source.contains("\n  settings.dnssec = .auto\n"), source)
+    XCTAssertTrue(
+      source.contains(
+        "#error(\"dnssec auto: this firmware is built without DNSSEC (-DDNSWARD_DNSSEC=ON)\")"),
+      source)
+    let main = """
+      let settings = compiledSettings()
+      print(settings.dnssec, settings.validatesDNSSEC, settings.trustAnchors.count)
+      """
+    XCTAssertEqual(try runGeneratedSource(source, main: main), ["auto true 2"])
   }
 
   /// A damaged table ends the walk where it is damaged, without trapping.

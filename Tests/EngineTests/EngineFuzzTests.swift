@@ -191,7 +191,7 @@ final class EngineFuzzTests: XCTestCase {
   /// client still gets one reply and nothing leaks.
   func testRandomTrafficWithDNSSECKeepsInvariants() {
     runRandomTraffic { settings in
-      settings.dnssec = true
+      settings.dnssec = .on
     }
   }
 
@@ -199,7 +199,7 @@ final class EngineFuzzTests: XCTestCase {
   /// parked slots beside held and checked ones.
   func testRandomTrafficWithDNSSECAndTheDefencesKeepsInvariants() {
     runRandomTraffic { settings in
-      settings.dnssec = true
+      settings.dnssec = .on
       settings.upstreams[2].trusted = true
       settings.verifyNames = wireName("example.com")
       settings.holdOnMilliseconds = 30
@@ -325,7 +325,7 @@ final class EngineFuzzTests: XCTestCase {
     let counters = harness.counters
     XCTAssertGreaterThan(asked.count, 7_000)
     XCTAssertGreaterThan(counters[.forwarded], 1_000)
-    if harness.engine.settings.dnssec {
+    if harness.engine.settings.validatesDNSSEC {
       // Unsigned answers under the root's anchor: fetched for, mostly bogus.
       XCTAssertGreaterThan(counters[.dnssecFetches], 100)
       XCTAssertGreaterThan(counters[.dnssecBogus], 100)

@@ -163,6 +163,7 @@ final class StatsTests: XCTestCase {
       "nftsetAddresses", "nftsetElementsSent", "nftsetElementsDropped", "nftsetBatchesFailed",
       "nftsetElementsFailed", "nftsetElementsUnsupported", "dnssecSecure", "dnssecInsecure",
       "dnssecBogus", "dnssecFetches", "dnssecPendingFull", "dnssecVerifications",
+      "dnssecUnvalidated",
     ]
     let upstream0 = [
       "upstream0.answers", "upstream0.timeouts", "upstream0.failures", "upstream0.srtt-ms",

@@ -31,12 +31,20 @@ extension ConfigReader {
     _ directive: Directive, value: ArraySlice<UInt8>, arguments: [ArraySlice<UInt8>], line: Int
   ) throws(LineError) {
     switch directive {
-    case .dnssec: settings.dnssec = try ConfigValues.onOff(value, for: directive)
+    case .dnssec: settings.dnssec = try Self.dnssecMode(value)
     case .dnssecRoot: trustAnchorReading.keepsRoot = try ConfigValues.onOff(value, for: directive)
     case .trustAnchor: try addTrustAnchor(arguments)
     case .trustAnchorFile: try addTrustAnchorFile(value, line: line)
     default: break
     }
+  }
+
+  /// `off`, `on` or `auto`.
+  static func dnssecMode(_ token: ArraySlice<UInt8>) throws(LineError) -> DNSSECMode {
+    for mode in [DNSSECMode.off, .on, .auto] where ConfigValues.isWord(token, mode.word) {
+      return mode
+    }
+    throw LineError("'dnssec' expects off, on or auto, got \(quoted: token)")
   }
 
   mutating func addTrustAnchor(_ tokens: [ArraySlice<UInt8>]) throws(LineError) {
@@ -70,21 +78,24 @@ extension ConfigReader {
     trustAnchorReading.entries += entries
   }
 
-  /// At the end of the file: the table, and `dnssec on` must have an anchor
-  /// and the cache, reported on its line.
+  /// At the end of the file: the table, and `dnssec on` (or `auto`) must
+  /// have an anchor and the cache, reported on its line.
   mutating func finishTrustAnchors() throws(LineError) {
-    if settings.dnssec && !trustAnchorReading.keepsRoot && trustAnchorReading.entries.isEmpty {
+    let mode = settings.dnssec.word
+    if settings.validatesDNSSEC && !trustAnchorReading.keepsRoot
+      && trustAnchorReading.entries.isEmpty
+    {
       throw LineError(
         """
-        dnssec on: no trust anchor: dnssec-root is off and no trust-anchor or \
+        dnssec \(mode): no trust anchor: dnssec-root is off and no trust-anchor or \
         trust-anchor-file gives one
         """, file: fileName, line: firstLine[Directive.dnssec.rawValue])
     }
     // The chain's DS and DNSKEY answers are kept in the packet cache, where
     // the validator reads them: without it no signed answer could be proven.
-    if settings.dnssec && settings.cacheEntries == 0 {
+    if settings.validatesDNSSEC && settings.cacheEntries == 0 {
       throw LineError(
-        "dnssec on: needs the cache (cache 0 turns it off): the chain of trust is kept there",
+        "dnssec \(mode): needs the cache (cache 0 turns it off): the chain of trust is kept there",
         file: fileName, line: firstLine[Directive.dnssec.rawValue])
     }
     let table =

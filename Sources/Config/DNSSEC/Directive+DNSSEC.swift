@@ -8,9 +8,10 @@ extension Directive {
     case .dnssec:
       return .init(
         """
-        dnssec on|off
+        dnssec off|on|auto
         default off
-        validate answers from the trust anchors (RFC 4035); bogus ones become SERVFAIL
+        validate answers from the trust anchors (RFC 4035); bogus ones become SERVFAIL; \
+        auto: not those of an upstream that fails a DNSSEC probe (strips RRSIGs)
         """)
     case .dnssecRoot:
       return .init(

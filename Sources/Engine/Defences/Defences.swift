@@ -62,7 +62,7 @@ public struct Defences: ~Copyable {
   mutating func release(slot: Int, purpose: Transaction.Purpose, purposeIndex: Int16) {
     holds.release(slot: slot)
     switch purpose {
-    case .answer: break
+    case .answer, .dnssecProbe: break
     case .verification: verifications.release(Int(purposeIndex))
     case .redirectProbe: if probes.outstanding > 0 { probes.outstanding -= 1 }
     }

@@ -151,6 +151,11 @@ extension Engine {
   ) {
     let transaction = transactions[slot]
     let upstream = Int(transaction.upstream)
+    if transaction.purpose == .dnssecProbe {
+      judgeDNSSECProbe(reply, slot: slot, isFailure: isFailure, now: now, environment: &environment)
+      release(slot: slot)
+      return
+    }
     if isFailure {
       // A resolver may refuse names under TLDs it does not serve; an error
       // for a made-up probe name says nothing of its health for real ones.
@@ -173,7 +178,7 @@ extension Engine {
       case .redirectProbe:
         defences.probes.record(
           reply, probe: Int(transaction.purposeIndex), upstream: Int16(upstream))
-      case .answer: break
+      case .answer, .dnssecProbe: break
       }
     }
     release(slot: slot)

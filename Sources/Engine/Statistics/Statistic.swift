@@ -149,6 +149,8 @@ public enum Statistic: StatisticDeclaration, CaseIterable {
     case dnssecPendingFull = "dnssecPendingFull dnssec"
     /// Signatures verified (the CPU validation costs).
     case dnssecVerifications = "dnssecVerifications dnssec"
+    /// `dnssec auto`: answers relayed unvalidated, their upstream's probe failed.
+    case dnssecUnvalidated = "dnssecUnvalidated dnssec"
   #endif
   /// Datagrams larger than the buffer, dropped.
   case oversized = "oversized transport"

@@ -288,6 +288,9 @@ struct Transaction {
     /// `detect-nxdomain-redirect`: a name that cannot exist, or the control
     /// name (`purposeIndex`: which probe of the round).
     case redirectProbe
+    /// `dnssec auto`: the first trust anchor's DNSKEY RRset, asked of one
+    /// upstream with DO=1 CD=0 (Validation/UpstreamProbes.swift).
+    case dnssecProbe
   }
   fileprivate(set) var purpose: Purpose = .answer
   var purposeIndex: Int16 = 0

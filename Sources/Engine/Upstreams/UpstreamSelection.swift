@@ -30,6 +30,8 @@ public struct UpstreamSelection: ~Copyable {
     /// The IP TTL its answers usually arrive with (0: not known yet): the
     /// hop distance is a shape an injector far away cannot easily match.
     var usualTTL: UInt8 = 0
+    /// `dnssec auto`: what its probes found (Validation/UpstreamProbes.swift).
+    var dnssecProbe = DNSSECProbe()
   }
 
   /// After this many consecutive failures an upstream is skipped for
@@ -96,23 +98,30 @@ public struct UpstreamSelection: ~Copyable {
 
   /// The first untried upstream (`tried`: one bit each, the first 64) that
   /// serves `route`, can answer `type` (and is trusted, when `trustedOnly`)
-  /// and is not down; if all such are down, the first of them anyway (a down
-  /// upstream beats no answer) unless `upOnly`.
+  /// and is not down, one whose DNSSEC probe did not fail (`dnssec auto`)
+  /// before one whose did; if all such are down, the first of them anyway
+  /// (a down upstream beats no answer) unless `upOnly`.
   func choose(
     type: RRType, tried: UInt64, trustedOnly: Bool, route: UInt8, now: UInt64,
     upOnly: Bool = false
   ) -> Int? {
     var fallback: Int? = nil
+    var failingDNSSEC: Int? = nil
     for index in 0..<servers.count {
       if index < 64 && tried & (1 << UInt64(index)) != 0 { continue }
       if index >= 64 && tried == ~0 { continue }
       if !canAnswer(type, upstream: index) { continue }
       if trustedOnly && !servers[index].trusted { continue }
       if !servers[index].serves(routeGroup: route) { continue }
-      if !isDown(index, now: now) { return index }
-      if fallback == nil { fallback = index }
+      if isDown(index, now: now) {
+        if fallback == nil { fallback = index }
+      } else if !health[index].dnssecProbe.standing.isFailing {
+        return index
+      } else if failingDNSSEC == nil {
+        failingDNSSEC = index
+      }
     }
-    return upOnly ? nil : fallback
+    return failingDNSSEC ?? (upOnly ? nil : fallback)
   }
 
   /// Whether `upstream` can answer questions of `type`: the `alibaba` and
@@ -225,6 +234,27 @@ public struct UpstreamSelection: ~Copyable {
     health[upstream].usualTTL = ipTTL
   }
 
+  /// `dnssec auto`: what the probes of `upstream` found and when the next
+  /// is due (Validation/UpstreamProbes.swift).
+  func dnssecProbe(_ upstream: Int) -> DNSSECProbe { health[upstream].dnssecProbe }
+
+  /// Not `mutating`, as `noteFailure`: the engine reports after it.
+  func setDNSSECProbe(_ upstream: Int, _ probe: DNSSECProbe) {
+    health[upstream].dnssecProbe = probe
+  }
+
+  /// Whether `upstream`'s last DNSSEC probe failed (false for an index
+  /// outside the list: a question parked across a reload).
+  func failsDNSSEC(_ upstream: Int) -> Bool {
+    upstream >= 0 && upstream < servers.count && health[upstream].dnssecProbe.standing.isFailing
+  }
+
+  /// `dnssec` is no longer `auto`: what the probes found is forgotten, so
+  /// every upstream is validated and chosen alike.
+  func forgetDNSSECProbes() {
+    for upstream in 0..<servers.count { health[upstream].dnssecProbe = DNSSECProbe() }
+  }
+
   /// The WAN changed: every upstream gets a fresh start.
   mutating func forgetFailures() {
     for upstream in 0..<servers.count {
@@ -239,7 +269,7 @@ public struct UpstreamSelection: ~Copyable {
     return UpstreamStatistics(
       answers: entry.answers, timeouts: entry.timeouts, failures: entry.failures,
       smoothedRTTMilliseconds: (entry.smoothedRTTMicroseconds + 500) / 1000,
-      disagreements: entry.disagreements)
+      disagreements: entry.disagreements, dnssec: entry.dnssecProbe.standing)
   }
 }
 
@@ -259,16 +289,19 @@ public struct UpstreamStatistics: Equatable {
   /// `verify`: its answers for verified names that were outside the trusted
   /// upstream's answer — evidence that this upstream (or the path to it) lies.
   public var disagreements: UInt64
+  /// `dnssec auto`: what its last DNSSEC probe found.
+  public var dnssec: DNSSECStanding
 
   public init(
     answers: UInt64, timeouts: UInt64, failures: UInt64, smoothedRTTMilliseconds: UInt64,
-    disagreements: UInt64 = 0
+    disagreements: UInt64 = 0, dnssec: DNSSECStanding = .unknown
   ) {
     self.answers = answers
     self.timeouts = timeouts
     self.failures = failures
     self.smoothedRTTMilliseconds = smoothedRTTMilliseconds
     self.disagreements = disagreements
+    self.dnssec = dnssec
   }
 }
 

@@ -83,8 +83,15 @@ final class ValidationPool {
   let strippedRanges: UnsafeMutablePointer<Int32>
   static let maxStripped = 64
 
-  /// Allocated once: `min(inflight, maxCapacity)` buffers when `enabled`.
-  init(enabled: Bool, inflight: Int) {
+  /// `dnssec auto`: when the next upstream's DNSSEC probe is due (0: at
+  /// the next tick; nil: not `auto`), the earliest of theirs
+  /// (UpstreamProbes.swift).
+  var nextProbeRound: UInt64?
+
+  /// Allocated once: `min(inflight, maxCapacity)` buffers unless `mode` is off.
+  init(mode: DNSSECMode, inflight: Int) {
+    let enabled = mode != .off
+    nextProbeRound = mode == .auto ? 0 : nil
     capacity = enabled ? min(inflight, Self.maxCapacity) : 0
     validator = Validator(remembering: enabled ? Validator.rememberedSignatures : 1)
     entries = .allocate(capacity: max(capacity, 1))
@@ -128,8 +135,9 @@ final class ValidationPool {
     return nil
   }
 
+  /// The earliest pending validation's deadline or DNSSEC probe round.
   var earliestDeadline: UInt64? {
-    var earliest: UInt64? = nil
+    var earliest: UInt64? = nextProbeRound
     for index in 0..<capacity where entries[index].slot >= 0 {
       earliest = min(earliest ?? entries[index].deadline, entries[index].deadline)
     }
@@ -240,17 +248,24 @@ extension Engine {
   func isSecureBeforeHold<E: EngineEnvironment>(
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) -> Bool {
-    guard validations.validates(transactions[slot], dnssec: settings.dnssec),
+    guard validations.validates(transactions[slot], dnssec: settings.validatesDNSSEC),
+      !relaysUnvalidated(slot),
       case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
     else { return false }
     validations.note(.secure, ttl: ttl, slot: slot)
     return true
   }
 
-  /// An accepted answer of a validating slot (its attempt already ended).
+  /// An accepted answer of a validating slot (its attempt already ended);
+  /// with `dnssec auto`, one of an upstream whose probe failed is relayed
+  /// unvalidated.
   func validateAccepted<E: EngineEnvironment>(
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) {
+    if relaysUnvalidated(slot) {
+      deliverUnvalidated(reply, slot: slot, now: now, environment: &environment)
+      return
+    }
     if validations.isSecure(slot) {
       settle(
         .secure(ttl: validations.secureTTL(of: slot)), reply, slot: slot, now: now,
@@ -430,8 +445,9 @@ extension Engine {
   }
 
   /// From `tick`: pending validations past their deadline end bogus.
-  /// Bounded: each failure frees its entry.
+  /// Bounded: each failure frees its entry. Then the DNSSEC probes due.
   func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {
+    defer { probeUpstreamsIfDue(now: now, environment: &environment) }
     refreshDueChainRecord(now: now, environment: &environment)
     var failed = true
     while failed {
