@@ -194,6 +194,44 @@ final class DNSSECAutoTests: XCTestCase {
     XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .unknown)
   }
 
+  /// What was found bogus while the upstream was still validated (before
+  /// its first probe answer) is not kept once the probe says it fails:
+  /// the same question is then asked again and relayed unvalidated, not
+  /// answered SERVFAIL from the cache for a minute.
+  func testAnswersFoundBogusBeforeTheProbeFailedAreNotKept() throws {
+    let harness = makeHarness()
+    harness.advance(by: 1)  // the probe is sent, not answered
+    XCTAssertEqual(
+      try askSigned(harness, id: 1, stripping: [0]).rcode, ResponseCode.serverFailure.rawValue)
+    serve(harness, from: 0, stripping: [0])
+    XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .stripsSignatures)
+    let reply = try askSigned(harness, id: 2, stripping: [0])
+    XCTAssertEqual(reply.rcode, ResponseCode.noError.rawValue)
+    XCTAssertFalse(reply.has(HeaderFlags.authenticData))
+    XCTAssertEqual(harness.counters[.dnssecUnvalidated], 1)
+  }
+
+  /// An upstream that passed and then gives a bogus answer is probed again
+  /// five seconds later, not at the next ten-minute round: a CPE or path
+  /// that began to strip is noticed in seconds. The answer itself stays
+  /// SERVFAIL, and more bogus answers do not bring the probe closer.
+  func testABogusAnswerBringsItsUpstreamsProbeForward() throws {
+    let harness = makeHarness()
+    probe(harness)
+    XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .validating)
+    let asked = harness.queries.count
+    XCTAssertEqual(
+      try askSigned(harness, id: 1, stripping: [0]).rcode, ResponseCode.serverFailure.rawValue)
+    harness.advance(by: 4_000)
+    XCTAssertEqual(probes(harness, from: asked), [])
+    harness.advance(by: 1_000)
+    XCTAssertEqual(probes(harness, from: asked), [0])
+    serve(harness, from: asked, stripping: [0])
+    XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .stripsSignatures)
+    XCTAssertEqual(
+      try askSigned(harness, id: 2, stripping: [0]).rcode, ResponseCode.noError.rawValue)
+  }
+
   // MARK: (d) selection prefers validating upstreams
 
   func testQuestionsGoToTheValidatingUpstream() throws {

@@ -137,6 +137,7 @@ public final class PacketCache {
   /// the memory stays allocated.
   public func removeAll() {
     index.update(repeating: -1, count: indexMask + 1)
+    dueChainEntry = -1
     oldest = 0
     count = 0
     writeOffset = 0

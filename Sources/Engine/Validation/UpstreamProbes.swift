@@ -28,7 +28,8 @@ import DNSWire
 /// validator never reads a chain link it did not prove), counted in
 /// `dnssecUnvalidated`. An answer from a validating or unknown upstream is
 /// validated as with `dnssec on`: one that passed its probe and strips
-/// later is SERVFAIL until a probe says otherwise. Upstream selection
+/// later is SERVFAIL until a probe says otherwise; a bogus answer brings
+/// that upstream's probe forward to five seconds later. Upstream selection
 /// prefers upstreams that are not failing while any is up, so chain
 /// fetches go to them. Each change to or from failing is reported once.
 /// Nothing is allocated: the state lives in the per-upstream health table.
@@ -139,6 +140,25 @@ extension Engine {
     if standing != previous && (standing.isFailing || previous.isFailing) {
       environment.report(.dnssecStandingChanged(standing), upstream: upstream)
     }
+    // What it answered while validated strictly may be cached bogus, and
+    // would stay SERVFAIL for `bogusSeconds` although it is now relayed
+    // unvalidated: the cache starts again (rare: a change of ISP or CPE).
+    if standing.isFailing && !previous.isFailing { cache.removeAll() }
+  }
+
+  /// A bogus answer from `upstream` while it is not known to fail: its
+  /// probe is brought forward to `dnssecProbeRetryMilliseconds` from now
+  /// (never sooner: a bogus zone asked in a loop costs one probe per
+  /// period), so an upstream that began to strip is noticed in seconds,
+  /// not at the next round. The answer itself stays SERVFAIL.
+  func bringDNSSECProbeForward(of upstream: Int, now: UInt64) {
+    guard settings.dnssec == .auto, upstream >= 0, upstream < upstreams.count else { return }
+    var probe = selection.dnssecProbe(upstream)
+    let due = now + Self.dnssecProbeRetryMilliseconds
+    guard !probe.awaiting, !probe.standing.isFailing, probe.due > due else { return }
+    probe.due = due
+    selection.setDNSSECProbe(upstream, probe)
+    validations.nextProbeRound = min(validations.nextProbeRound ?? due, due)
   }
 
   static func answerHasSignatures(_ reply: Message) -> Bool {

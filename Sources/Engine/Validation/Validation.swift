@@ -305,6 +305,7 @@ extension Engine {
   ) {
     statistics[.dnssecBogus] += 1
     reportBogus(reply, slot: slot, error: error, now: now, environment: &environment)
+    bringDNSSECProbeForward(of: Int(transactions[slot].upstream), now: now)
     validations.note(.bogus, slot: slot)
     if let reply,
       cache.store(
