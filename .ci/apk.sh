@@ -230,7 +230,7 @@ expected_list=$(printf '%s\n' /etc/config/dnsward /etc/init.d/dnsward /usr/sbin/
 sum=$(sha256sum "$R/etc/config/dnsward")
 [[ $(cat "$R/lib/apk/packages/dnsward.conffiles_static") == "/etc/config/dnsward ${sum%% *}" ]] ||
   fail "dnsward.conffiles_static: $(cat "$R/lib/apk/packages/dnsward.conffiles_static")"
-grep -q "^.option dnssec '1'\$" "$R/etc/config/dnsward" || fail "the installed config does not say option dnssec '1'"
+grep -q "^.option dnssec 'auto'\$" "$R/etc/config/dnsward" || fail "the installed config does not say option dnssec 'auto'"
 (cd "$R" && find usr/sbin/dnsward etc/init.d/dnsward etc/config/dnsward usr/share/dnsward lib/apk/packages \
   -printf '%M %u:%g %6s /%p\n')
 expect_calls install

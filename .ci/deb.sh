@@ -2,7 +2,7 @@
 # .ci/deb.sh — builds the dnsward .deb for arm64, armhf and amd64
 # (`cmake --build TREE --target deb`, Board/packaging/deb.cmake), each with
 # the DNSSEC validator (-DDNSWARD_DNSSEC=ON: the Debian profile, whose
-# packaged config says `dnssec on`), and checks each package:
+# packaged config says `dnssec auto`), and checks each package:
 #
 #   - control fields (Package, Version, Architecture, Depends on libc6 with a
 #     version, Section, Priority, Installed-Size, ...), conffiles, md5sums;
@@ -13,13 +13,13 @@
 #     to at least 16 KiB (Raspberry Pi 5's pages); `dnsward --check` of the packaged
 #     config, and of the config with every commented example line enabled
 #     (under qemu-aarch64 / qemu-arm for the ARM ones), which must report
-#     `dnssec: on`;
+#     `dnssec: auto`;
 #   - amd64 only: installed with `dpkg --root` into a throwaway root (the
 #     maintainer scripts run with stubs for the commands that would touch
 #     this machine, and their calls are checked), then removed and purged;
 #     the unit through `systemd-analyze verify`; the binary serving on the
 #     packaged config (loopback port, Knot upstream, cache file in a
-#     temporary folder; `dnssec on` with the root's keys left out and one
+#     temporary folder; `dnssec auto` with the root's keys left out and one
 #     anchor for a zone never asked, as Knot's zone is unsigned, so the
 #     names asked are insecure) and reloading its cache after a restart; the same
 #     started as the unit starts it (unprivileged, CAP_NET_BIND_SERVICE alone,
@@ -91,7 +91,7 @@ step "amd64 .deb (host, DNSSEC, tree ${DNSWARD_DEB_HOST_TREE:-$BUILD/amd64})"
 if [[ -n ${DNSWARD_DEB_HOST_TREE:-} ]]; then
   HOST_TREE=$DNSWARD_DEB_HOST_TREE
   grep -qx 'DNSWARD_DNSSEC:BOOL=ON' "$HOST_TREE/CMakeCache.txt" ||
-    fail "DNSWARD_DEB_HOST_TREE=$HOST_TREE is not configured with -DDNSWARD_DNSSEC=ON (the package's config says dnssec on)"
+    fail "DNSWARD_DEB_HOST_TREE=$HOST_TREE is not configured with -DDNSWARD_DNSSEC=ON (the package's config says dnssec auto)"
   build_deb "$HOST_TREE" host
 else
   HOST_TREE=$BUILD/amd64
@@ -219,12 +219,12 @@ check_package() {
   grep -q 'cache-file: /var/lib/dnsward/cache' <<<"$checked" || fail "$arch: the packaged config's cache-file"
   # The Debian profile validates: the binary has the validator and the
   # packaged config turns it on, with the root's keys.
-  grep -q '^dnssec: on; trust anchors: 2 (root: 2)' <<<"$checked" ||
-    { echo "$checked"; fail "$arch: --check of the packaged config does not report 'dnssec: on' with the root's 2 anchors"; }
+  grep -q '^dnssec: auto; trust anchors: 2 (root: 2)' <<<"$checked" ||
+    { echo "$checked"; fail "$arch: --check of the packaged config does not report 'dnssec: auto' with the root's 2 anchors"; }
   examples_enabled "$config" >"$WORK/examples-$arch.conf"
   checked=$("${runner[@]}" "$binary" --check "$WORK/examples-$arch.conf" 2>&1) ||
     { echo "$checked"; fail "$arch: --check with the commented examples enabled"; }
-  ok "dnsward --check accepts the packaged config (dnssec on), and with its examples enabled${runner[*]:+ (${runner[0]})}"
+  ok "dnsward --check accepts the packaged config (dnssec auto), and with its examples enabled${runner[*]:+ (${runner[0]})}"
 }
 
 for arch in arm64 armhf amd64; do check_package "$arch"; done
@@ -399,10 +399,10 @@ sed -e "s|^listen 127.0.0.1:53\$|listen 127.0.0.1:$PORT|" \
   -e "s|^cache-file /var/lib/dnsward/cache\$|cache-file $WORK/state/cache|" \
   -e '/^user dnsward$/d' "$unpacked/etc/dnsward/dnsward.conf" >"$WORK/run.conf"
 for line in "listen 127.0.0.1:$PORT" "upstream udp 127.0.0.1:$UPSTREAM_PORT" "cache-file $WORK/state/cache" \
-  "dnssec on"; do
+  "dnssec auto"; do
   grep -qxF "$line" "$WORK/run.conf" || fail "the packaged config changed: could not set '$line'"
 done
-# `dnssec on` stays, but Knot's zone is unsigned and it cannot give the
+# `dnssec auto` stays, but Knot's zone is unsigned and it cannot give the
 # root's keys: no root anchor, and one (RFC 4034 §5.4's DS) for a zone never
 # asked, so example.test is under no anchor (insecure) and answered as is.
 printf '%s\n' "dnssec-root off" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # .ci/ipk.sh — the OpenWrt package: builds the static aarch64 musl firmware
 # with the DNSSEC validator (-DDNSWARD_DNSSEC=ON: the packaged UCI file says
-# `option dnssec '1'`; default compiled-in config, the package runs it with
+# `option dnssec 'auto'`; default compiled-in config, the package runs it with
 # --config), makes the .ipk with
 # `cmake --build BUILD --target ipk`, and checks what opkg and the router
 # would see:
@@ -14,7 +14,7 @@
 #      the binary the tree's stripped static one (no ELF interpreter);
 #   4. the packaged converter under `busybox awk` (OpenWrt's) on the
 #      packaged /etc/config/dnsward, in both modes, checked by the packaged
-#      binary under qemu-aarch64 (`dnsward --check`), `dnssec on` included;
+#      binary under qemu-aarch64 (`dnsward --check`), `dnssec auto` included;
 #      a package made from a binary without the validator says '0';
 #   5. what the OpenWrt rig (.ci/openwrt.sh) cannot show about the init
 #      script (a new LAN address, disable in an image) under `busybox ash`
@@ -134,9 +134,9 @@ for mode in beside primary; do
   qemu-aarch64 "$BINARY" --check "$WORK/$mode.conf" >"$WORK/$mode.check" 2>&1 ||
     { cat "$WORK/$mode.check"; fail "dnsward --check refused the converted config (mode $mode)"; }
   grep -q "$WORK/$mode.conf: OK" "$WORK/$mode.check" || fail "mode $mode: $(cat "$WORK/$mode.check")"
-  # option dnssec '1' became `dnssec on`, which this binary accepts.
-  grep -qx 'dnssec on' "$WORK/$mode.conf" || fail "mode $mode: no 'dnssec on' line in the converted config"
-  grep -q '^dnssec: on' "$WORK/$mode.check" || fail "mode $mode: --check does not report dnssec: on"
+  # option dnssec 'auto' became `dnssec auto`, which this binary accepts.
+  grep -qx 'dnssec auto' "$WORK/$mode.conf" || fail "mode $mode: no 'dnssec auto' line in the converted config"
+  grep -q '^dnssec: auto' "$WORK/$mode.check" || fail "mode $mode: --check does not report dnssec: auto"
   echo "mode $mode: $(grep '^listen' "$WORK/$mode.check" | tr '\n' ' ')$(grep '^dnssec' "$WORK/$mode.check")"
 done
 

@@ -9,7 +9,7 @@
 #
 # --dnssec says whether the binary has the DNSSEC validator
 # (-DDNSWARD_DNSSEC=ON; default on). The packaged dnsward.conf says
-# `dnssec on` only then; with `off` its line is `dnssec off`, which is all
+# `dnssec auto` only then; with `off` its line is `dnssec off`, which is all
 # such a binary accepts.
 #
 # Writes OUT/dnsward_VERSION_ARCH.deb (and removes older dnsward_*_ARCH.deb
@@ -157,8 +157,8 @@ install -d "$stage/DEBIAN" "$stage/usr/sbin" "$stage/etc/dnsward" "$stage/lib/sy
 chmod 0755 "$stage/usr/sbin/dnsward"
 install -m 0644 "$HERE/dnsward.conf" "$stage/etc/dnsward/dnsward.conf"
 if [[ $dnssec == off ]]; then
-  # The binary refuses `dnssec on`: the config must not ask for it.
-  sed -i -e 's/^dnssec on$/dnssec off/' \
+  # The binary refuses `dnssec auto`: the config must not ask for it.
+  sed -i -e 's/^dnssec auto$/dnssec off/' \
     -e "s/^# This package's dnsward is built with the validator (-DDNSWARD_DNSSEC=ON)\.$/# This package's dnsward is built without the validator: only \`dnssec off\`./" \
     "$stage/etc/dnsward/dnsward.conf"
   grep -qx 'dnssec off' "$stage/etc/dnsward/dnsward.conf" && ! grep -q 'built with the validator' \

@@ -8,7 +8,7 @@
 #   cmake --build /tmp/deb-arm64 --target deb
 #
 # (65536: the binary loads on 4, 16 and 64 KiB pages; DNSWARD_DNSSEC: the
-# validator that the packaged config's `dnssec on` needs.)
+# validator that the packaged config's `dnssec auto` needs.)
 #
 # DNSWARD_TARGET gives the architecture: aarch64 → arm64, armv7 → armhf,
 # host → the build machine's (dpkg --print-architecture). The package runs
@@ -16,7 +16,7 @@
 # build with the runtime config (the defaults); the compiled-in config is not
 # used by the service. Needs dpkg-deb (package dpkg) and gzip.
 #
-# The package's /etc/dnsward/dnsward.conf says `dnssec on` only when its
+# The package's /etc/dnsward/dnsward.conf says `dnssec auto` only when its
 # binary has the validator: a tree without -DDNSWARD_DNSSEC=ON still makes a
 # package, whose config says `dnssec off` instead (build-deb.sh --dnssec off),
 # so that it starts; the Debian profile is the tree with the option.
@@ -50,7 +50,7 @@ else()
   find_program(DNSWARD_DPKG_DEB dpkg-deb REQUIRED DOC "dpkg-deb, to build the .deb")
   if(NOT DNSWARD_DNSSEC)
     message(STATUS "dnsward .deb: this tree has no DNSSEC validator, so the package's config "
-      "will say `dnssec off`; configure with -DDNSWARD_DNSSEC=ON for the Debian profile's `dnssec on`")
+      "will say `dnssec off`; configure with -DDNSWARD_DNSSEC=ON for the Debian profile's `dnssec auto`")
   endif()
   if(_deb_arch STREQUAL "arm64" AND DNSWARD_MAX_PAGE_SIZE LESS 16384)
     message(STATUS "dnsward .deb: DNSWARD_MAX_PAGE_SIZE=${DNSWARD_MAX_PAGE_SIZE} will not load on "

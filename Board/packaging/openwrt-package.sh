@@ -46,9 +46,9 @@ openwrt_epoch() {
 
 # openwrt_stage_files DATA BINARY SOURCE_ROOT DNSSEC: the installed tree
 # under DATA (as from /). DNSSEC 1: the binary has the validator and
-# /etc/config/dnsward keeps `option dnssec '1'`; 0: it does not, and the
-# packaged file says '0' (such a binary refuses `dnssec on`: the package's
-# config never asks for what its binary lacks). Directories 0755.
+# /etc/config/dnsward keeps `option dnssec 'auto'`; 0: it does not, and the
+# packaged file says '0' (such a binary refuses `dnssec auto` and `on`: the
+# package's config never asks for what its binary lacks). Directories 0755.
 openwrt_stage_files() {
   local data=$1 binary=$2 files=$3/Board/openwrt/package dnssec=$4
   [[ $dnssec == 0 || $dnssec == 1 ]] || fail "DNSSEC is '$dnssec', not 0 or 1"
@@ -57,7 +57,7 @@ openwrt_stage_files() {
   # It may hold an httpdns secret: root only (dnsward reads its config as root).
   openwrt_install_file "$data" 0600 "$files/dnsward.uci" /etc/config/dnsward
   if [[ $dnssec == 0 ]]; then
-    sed -i "s/^\(\toption dnssec '\)1'\$/\10'/" "$data/etc/config/dnsward"
+    sed -i "s/^\(\toption dnssec '\)auto'\$/\10'/" "$data/etc/config/dnsward"
     grep -q "^.option dnssec '0'\$" "$data/etc/config/dnsward" ||
       fail "could not set option dnssec '0' in the packaged /etc/config/dnsward"
   fi

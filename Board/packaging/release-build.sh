@@ -37,7 +37,7 @@
 #   SHA256SUMS      of every file above, by path
 #
 # Every package validates DNSSEC (the trees are configured with
-# -DDNSWARD_DNSSEC=ON, as their configs say `dnssec on`). A binary is built
+# -DDNSWARD_DNSSEC=ON, as their configs say `dnssec auto`). A binary is built
 # once per target and packaged under each of its architecture names: OpenWrt
 # names a CPU's variants apart (aarch64_cortex-a53, aarch64_cortex-a72, ...)
 # and opkg and apk install only the names a router lists, but the static

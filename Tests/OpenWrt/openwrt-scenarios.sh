@@ -18,6 +18,8 @@ lan_dig() { dig_at "$RIG_LAN" 192.168.1.1 "$1"; }
 router_dig() { dig_at "$RIG_ROUTER" "$1" "$2"; }
 # answers NETNS SERVER NAME ADDRESS: the answer is exactly ADDRESS.
 answers() { [[ $(dig_at "$1" "$2" "$3") == "$4" ]]; }
+# unanswered NETNS SERVER NAME: no address (SERVFAIL, or no answer).
+unanswered() { [[ -z $(dig_at "$1" "$2" "$3") ]]; }
 
 # dnsward_pid: the instance's pid as procd reports it (empty: none running).
 # (This jsonfilter reads stdin only with -i: `| jsonfilter -e` matches nothing.)
@@ -135,18 +137,25 @@ logread_has() { rig_sh 'logread' | grep -qF -- "$1"; }
 pid_changed_from() { local pid; pid=$(dnsward_pid) && [[ -n $pid && $pid != "$1" ]]; }
 
 # uci commit + reload_config reaches dnsward as a reload: same pid, the new
-# config in force. The packaged config validates DNSSEC, which the rig's
-# WAN server (Knot, unsigned zone, no root) cannot pass: names of
-# example. are SERVFAIL until `dnssec 0` is in force.
+# config in force. The packaged config says `dnssec auto`, and the rig's WAN
+# server (Knot: an unsigned zone, no root keys to give) is an upstream that
+# cannot pass DNSSEC: its probe fails, it is named in one warning, and its
+# answers are relayed unvalidated, so the LAN keeps its names. Under
+# `dnssec 1` the same names are SERVFAIL (the root's keys cannot be had);
+# `dnssec 0` answers again.
 scenario_reload() {
   local pid
   pid=$(dnsward_pid)
+  rig_wait "reload.example under dnssec auto" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 reload.example 1.2.3.5
+  rig_wait "the dnssec auto warning in the log" 10 logread_has "dnssec auto: upstream 10.0.2.1 "
+  uci_commit_reload "uci set dnsward.main.dnssec=1"
+  rig_wait "reload.example SERVFAIL under dnssec 1" 10 unanswered "$RIG_ROUTER" 127.0.0.1:5353 reload2.example
   [[ -z $(router_dig 127.0.0.1:5353 reload.example) ]] || rig_fail "reload.example answered under dnssec 1"
   uci_commit_reload "uci set dnsward.main.dnssec=0 && uci add_list dnsward.main.override='ward.example 5.6.7.8'"
   rig_wait "the reloaded config (override ward.example)" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 ward.example 5.6.7.8
   rig_wait "reload.example with dnssec 0" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 reload.example 1.2.3.5
   [[ $(dnsward_pid) == "$pid" ]] || rig_fail "reload: pid $pid became $(dnsward_pid) (restarted, not reloaded)"
-  pass "uci commit; reload_config: reloaded in place (pid $pid), new override and dnssec 0 in force"
+  pass "uci commit; reload_config: reloaded in place (pid $pid): dnssec auto answers behind a WAN that fails DNSSEC (warned), dnssec 1 does not, then an override and dnssec 0"
 }
 
 # A directive a running dnsward cannot change (cache) restarts it.

@@ -17,7 +17,8 @@
 # the last input line, under a comment that says so. The on|off directives
 # the shipped file sets as UCI booleans (dnssec, dnssec_root) take UCI's
 # spellings too: 1, yes, true, enabled give `on`; 0, no, false, disabled
-# give `off`; any other value is passed on for dnsward to judge.
+# give `off`; any other value (dnssec's `auto`) is passed on for dnsward
+# to judge.
 #
 # The UCI syntax read here is uci's own: a line holds commands (`config`,
 # `option`, `list`, `package`, or their first letters) separated by `;`;
