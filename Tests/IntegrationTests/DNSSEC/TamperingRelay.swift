@@ -47,7 +47,13 @@ final class TamperingRelay: @unchecked Sendable {
   private(set) var port: UInt16 = 0
   private let upstream: UInt16
   private let expiredUpstream: UInt16
-  private let rules: [TamperRule]
+  private var _rules: [TamperRule]
+  /// What it alters now: a test may change them while it runs (an
+  /// upstream that begins to strip).
+  var rules: [TamperRule] {
+    get { lock.withLock { _rules } }
+    set { lock.withLock { _rules = newValue } }
+  }
   private let socketFD: Int32
   private let listenerFD: Int32
   private let lock = NSLock()
@@ -65,7 +71,7 @@ final class TamperingRelay: @unchecked Sendable {
     _ = pipeSignalIgnored
     self.upstream = upstream
     self.expiredUpstream = expiredUpstream
-    self.rules = rules
+    _rules = rules
     (socketFD, listenerFD, port) = try FakeUpstream.openSamePort()
     for rule in rules {
       guard case .swapRecords(let donor) = rule.tampering else { continue }
