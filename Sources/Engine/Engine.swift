@@ -56,7 +56,9 @@ public final class Engine {
     local = LocalAuthority(
       settings: settings,
       hashKey: HashKey(k0: hashKey.k1 ^ 0x243F_6A88_85A3_08D3, k1: ~hashKey.k0))
-    validations = ValidationPool(mode: settings.dnssec, inflight: settings.inflight)
+    validations = ValidationPool(
+      mode: settings.dnssec, inflight: settings.inflight,
+      hashKey: HashKey(k0: hashKey.k0 ^ 0x5851_F42D_4C95_7F2D, k1: ~hashKey.k1))
     defences = Defences(settings: settings, hashKey: hashKey)
   }
 

@@ -13,7 +13,9 @@ extension Engine {
     defences.reconfigure(settings)
     // `dnssec` turned on by a reload: its pool, once, as at start-up.
     if settings.validatesDNSSEC && validations.capacity == 0 {
-      validations = ValidationPool(mode: settings.dnssec, inflight: table.capacity)
+      validations = ValidationPool(
+        mode: settings.dnssec, inflight: table.capacity,
+        hashKey: HashKey(k0: table.hashKey.k0 ^ 0x5851_F42D_4C95_7F2D, k1: ~table.hashKey.k1))
     }
     reconfigureDNSSECProbes()
   }

@@ -11,7 +11,7 @@
 
   /// No pool and no per-slot state: nothing waits for a chain.
   struct ValidationPool {
-    init(mode: DNSSECMode, inflight: Int) {}
+    init(mode: DNSSECMode, inflight: Int, hashKey: HashKey) {}
     func validates(_ transaction: Transaction, dnssec: Bool) -> Bool { false }
     var capacity: Int { 0 }
     var earliestDeadline: UInt64? { nil }
@@ -31,6 +31,8 @@
     static let secureState: UInt8 = 1
     static let insecureState: UInt8 = 2
     static let validationIsBuiltIn = false
+
+    public func answersAHeavyValidationClient(transaction slot: Int) -> Bool { false }
 
     func expirePendingValidations<E: EngineEnvironment>(now: UInt64, environment: inout E) {}
     func failPendingAtShutdown<E: EngineEnvironment>(now: UInt64, environment: inout E) {}

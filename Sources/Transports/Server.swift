@@ -47,6 +47,9 @@ public final class Server {
   static let verificationsPerTurn: UInt64 = 4
   /// Whether the last turn left upstream UDP replies unread.
   var upstreamRepliesWaiting = false
+  /// Upstream UDP sockets holding a light client's reply that a turn's
+  /// bound left unread: read first by the next (`handleInFairOrder`).
+  var lightReplies = WaitingReplies()
   var networkChangeDue: UInt64 = 0
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
@@ -254,7 +257,9 @@ public final class Server {
   /// `Epoll.capacity` ready descriptors a call, in turn, so behind a few
   /// hundred waiting replies a listener would be reported only every few
   /// turns. A turn thus does at most `verificationsPerTurn` verifications
-  /// (plus those of the last answer read) besides answering the clients.
+  /// (plus those of the last answer read) besides answering the clients,
+  /// and the replies for a client that has had most of the recent
+  /// verifications come after the others' (ValidationShares).
   func handleInFairOrder(ready: Int, now: UInt64, environment: inout LoopEnvironment) {
     if upstreamRepliesWaiting {
       for listener in 0..<udpClients.listeners.count {
@@ -271,16 +276,46 @@ public final class Server {
       }
     }
     upstreamRepliesWaiting = false
-    guard upstreamReplies > 0 else { return }
+    guard upstreamReplies > 0 || lightReplies.count > 0 else { return }
     let verificationsBefore = engine.signatureVerifications
-    for index in 0..<ready {
-      let event = context.epoll.event(at: index)
-      guard Token.kind(event.token) == .upstreamUDP else { continue }
+    // Light clients' replies left unread by an earlier turn first; one
+    // whose client has turned heavy since is dropped from the list (its
+    // socket stays readable: epoll reports it again).
+    var kept = 0
+    for index in 0..<lightReplies.count {
+      let slot = lightReplies.slots[index]
+      if engine.answersAHeavyValidationClient(transaction: Int(slot)) { continue }
       if engine.signatureVerifications &- verificationsBefore >= Self.verificationsPerTurn {
-        upstreamRepliesWaiting = true
-        return
+        lightReplies.slots[kept] = slot
+        kept += 1
+        continue
       }
-      handle(event: event.events, token: event.token, now: now, environment: &environment)
+      udpUpstreams.receive(slot: Int(slot), now: now, environment: &environment)
+    }
+    lightReplies.count = kept
+    upstreamRepliesWaiting = kept > 0
+    // Then this turn's: light clients' replies, then a heavy client's
+    // (ValidationShares). `handled` has a bit per event (at most
+    // Epoll.capacity, 64). A light reply the bound leaves unread is kept
+    // for the next turn: epoll would report it again only after every
+    // other ready socket, behind the heavy client's replies.
+    var handled: UInt64 = 0
+    for pass in 0..<2 {
+      for index in 0..<ready where handled & (1 << UInt64(index)) == 0 {
+        let event = context.epoll.event(at: index)
+        guard Token.kind(event.token) == .upstreamUDP else { continue }
+        let slot = Token.slot(event.token)
+        let heavy = engine.answersAHeavyValidationClient(transaction: slot)
+        if pass == 0 && heavy { continue }
+        handled |= 1 << UInt64(index)
+        if engine.signatureVerifications &- verificationsBefore >= Self.verificationsPerTurn {
+          upstreamRepliesWaiting = true
+          if heavy { return }
+          lightReplies.keep(slot)
+          continue
+        }
+        handle(event: event.events, token: event.token, now: now, environment: &environment)
+      }
     }
   }
 
@@ -365,4 +400,22 @@ extension Server {
   /// outcome; returns the entries loaded (`CachePersistence.load`).
   @discardableResult
   public func loadCacheFile() -> Int { cacheFile.load() }
+}
+
+/// Transaction slots whose upstream UDP reply waits to be read, at most
+/// `Epoll.capacity` (one turn's events); allocated once.
+struct WaitingReplies: ~Copyable {
+  let slots = UnsafeMutablePointer<Int32>.allocate(capacity: Epoll.capacity)
+  var count = 0
+
+  deinit { slots.deallocate() }
+
+  /// Adds `slot` unless it is there already (or there is no room: its
+  /// socket stays readable, and epoll reports it again).
+  mutating func keep(_ slot: Int) {
+    for index in 0..<count where slots[index] == Int32(slot) { return }
+    guard count < Epoll.capacity else { return }
+    slots[count] = Int32(slot)
+    count += 1
+  }
 }

@@ -88,8 +88,12 @@ final class ValidationPool {
   /// (UpstreamProbes.swift).
   var nextProbeRound: UInt64?
 
+  /// Whose answers the verifications were for (ValidationShares.swift).
+  var shares: ValidationShares
+
   /// Allocated once: `min(inflight, maxCapacity)` buffers unless `mode` is off.
-  init(mode: DNSSECMode, inflight: Int) {
+  init(mode: DNSSECMode, inflight: Int, hashKey: HashKey) {
+    shares = ValidationShares(hashKey: hashKey)
     let enabled = mode != .off
     nextProbeRound = mode == .auto ? 0 : nil
     capacity = enabled ? min(inflight, Self.maxCapacity) : 0
@@ -238,7 +242,7 @@ extension Engine {
     let verdict = validations.verdict(
       for: reply, name: table.name(slot), type: transactions[slot].type,
       anchors: settings.trustAnchors, cache: cache, now: now, time: time)
-    statistics[.dnssecVerifications] += UInt64(validations.validator.verifications)
+    countVerifications(validations.validator.verifications, for: slot, now: now)
     return verdict
   }
 
