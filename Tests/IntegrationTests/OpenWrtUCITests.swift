@@ -174,13 +174,15 @@ final class OpenWrtUCITests: ScratchDirectoryTestCase {
   func testTheShippedUCIConfigPassesTheCheckInBothModes() throws {
     let shipped = Self.converter.deletingLastPathComponent().appendingPathComponent("dnsward.uci")
     var text = try String(contentsOf: shipped, encoding: .utf8)
-    XCTAssertTrue(text.contains("\toption dnssec '1'\n"), "the shipped file turns DNSSEC on")
+    XCTAssertTrue(text.contains("\toption dnssec 'auto'\n"), "the shipped file says dnssec auto")
     if !DNSSECAvailability.binaryValidates {
-      text = text.replacingOccurrences(of: "\toption dnssec '1'\n", with: "\toption dnssec '0'\n")
+      text = text.replacingOccurrences(of: "\toption dnssec 'auto'\n", with: "\toption dnssec '0'\n")
     }
     for mode in ["beside", "primary"] {
       let (conversion, _) = try convert(text, ["mode": mode, "lan_address": "192.168.1.1"])
       XCTAssertEqual(conversion.status, 0, "\(mode): \(conversion.errors)")
+      let dnssec = DNSSECAvailability.binaryValidates ? "dnssec auto" : "dnssec off"
+      XCTAssertTrue(conversion.lines.contains(dnssec), "\(mode): no '\(dnssec)' line")
       let (run, _) = try check(conversion.output)
       XCTAssertEqual(run.status, 0, "\(mode): dnsward --check:\n\(run.output)\(run.errors)")
     }

@@ -147,7 +147,7 @@ scenario_reload() {
   local pid
   pid=$(dnsward_pid)
   rig_wait "reload.example under dnssec auto" 10 answers "$RIG_ROUTER" 127.0.0.1:5353 reload.example 1.2.3.5
-  rig_wait "the dnssec auto warning in the log" 10 logread_has "dnssec auto: upstream 10.0.2.1 "
+  rig_wait "the dnssec auto warning in the log" 10 logread_has "dnssec auto: upstream 10.0.2.1:53 "
   uci_commit_reload "uci set dnsward.main.dnssec=1"
   rig_wait "reload.example SERVFAIL under dnssec 1" 10 unanswered "$RIG_ROUTER" 127.0.0.1:5353 reload2.example
   [[ -z $(router_dig 127.0.0.1:5353 reload.example) ]] || rig_fail "reload.example answered under dnssec 1"
