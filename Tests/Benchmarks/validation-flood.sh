@@ -7,7 +7,7 @@
 # of one Knot DNS that signs the zone itself. Not a test, and not in
 # .ci/run: it prints figures for Tests/Benchmarks/README.md.
 #
-#   bash Tests/Benchmarks/validation-flood.sh             # about 2 minutes
+#   bash Tests/Benchmarks/validation-flood.sh             # about 3 minutes
 #   DNSWARD_BIN=/tmp/dnssec-bench-fw/dnsward.stripped ROUNDS=3 bash Tests/Benchmarks/validation-flood.sh
 #
 # The zone, the proxies and the binary are dnssec.sh's
@@ -20,11 +20,17 @@
 # answers do not push them out of a 10,000-entry cache between two
 # visits), then
 #   idle    the paced client alone for PROBE_SECONDS: its latency floor;
-#   flood   dnsperf from FLOOD_SOURCE (127.0.0.1) asks the never-asked
-#           names n1000... in order, unthrottled (MAX_CLIENTS sockets,
+#   flood   dnsperf from FLOOD_SOURCE (127.0.0.1) asks never-asked names
+#           n(CACHED)... in order, unthrottled (MAX_CLIENTS sockets,
 #           MAX_OUTSTANDING in flight) for DURATION seconds; one second in,
 #           the paced client (`probe.py paced`, from PROBE_SOURCE,
-#           127.0.0.2) asks the cached names for PROBE_SECONDS.
+#           127.0.0.2) asks the cached names for PROBE_SECONDS;
+#   misses  the same flood again (its first names were pushed out of the
+#           cache by the later ones: misses again), while the
+#           paced client asks names of its own that nobody asked, from the
+#           end of the zone: each of its answers needs a verification too,
+#           and waits behind the flood's unless the proxy puts the
+#           flooding client's work after the others'.
 # The paced client prints its answered and lost questions (no answer in
 # 1 s) and the p50, p99 and largest latency; the flood line has dnsperf's
 # answers a second, losses and rcodes, and the proxy's CPU busy percent.
@@ -79,19 +85,39 @@ PROBE="python3 $ROOT/Tests/Benchmarks/bench/probe.py"
 
 start_signed_zone "$NAMES" "$ALGORITHM"
 awk -v n="$CACHED" 'BEGIN { for (i = 0; i < n; i++) printf "n%d.signed.test A\n", i }' >"$WORK/cached.txt"
-awk -v first="$CACHED" -v n="$NAMES" 'BEGIN { for (i = first; i < n; i++) printf "n%d.signed.test A\n", i }' \
+# The paced client's misses: the last MISSES names (one each 20 ms for
+# PROBE_SECONDS, in each round), which the flood does not reach.
+MISSES=$((PROBE_SECONDS * 50 * ROUNDS))
+awk -v first="$CACHED" -v n=$((NAMES - MISSES)) 'BEGIN { for (i = first; i < n; i++) printf "n%d.signed.test A\n", i }' \
   >"$WORK/flood.txt"
+awk -v first=$((NAMES - MISSES)) -v n="$NAMES" 'BEGIN { for (i = first; i < n; i++) printf "n%d.signed.test A\n", i }' \
+  >"$WORK/misses.txt"
 
-# paced OUT: the paced client on the proxy's CPU for PROBE_SECONDS.
+# paced OUT NAMES: the paced client on the proxy's CPU for PROBE_SECONDS.
 paced() {
-  taskset -c "$PROXY_CPU" $PROBE paced "$PROXY_PORT" "$WORK/cached.txt" "$PROBE_SECONDS" "$PROBE_SOURCE" >"$1"
+  taskset -c "$PROXY_CPU" $PROBE paced "$PROXY_PORT" "$2" "$PROBE_SECONDS" "$PROBE_SOURCE" >"$1"
+}
+# flood_with_paced OUT NAMES: the flood for DURATION seconds, the paced
+# client asking NAMES from one second in; sets the M_ figures (dnsperf's,
+# the proxy's CPU).
+flood_with_paced() {
+  local out=$1 before after flood
+  before=$(cpu_ticks "$SERVER_PID")
+  run_dnsperf "$out.dnsperf" -p "$PROXY_PORT" -a "$FLOOD_SOURCE" -d "$WORK/flood.txt" -l "$DURATION" \
+    -c "$MAX_CLIENTS" -q "$MAX_OUTSTANDING" -t 3 &
+  flood=$!
+  sleep 1
+  paced "$out.paced" "$2"
+  wait "$flood"
+  after=$(cpu_ticks "$SERVER_PID")
+  dnsperf_figures "$out.dnsperf" $((after - before)) 0
 }
 # field OUT NAME: the figure after NAME in the paced client's line.
 field() { awk -v key="$2" '{ for (i = 1; i < NF; i++) if ($i == key) print $(i + 1) }' "$1"; }
 
 TSV=$RESULTS_DIR/results.tsv
 printf 'round\tproxy\tphase\tsent\tanswered\tlost\tp50_ms\tp99_ms\tmax_ms\tflood_qps\tflood_lost\tflood_rcodes\tbusy_pct\n' >"$TSV"
-ROW='%-5s %-11s %-5s %5s %8s %4s %7s %7s %7s %9s %9s %5s  %s\n'
+ROW='%-5s %-11s %-6s %5s %8s %4s %7s %7s %7s %9s %9s %5s  %s\n'
 # shellcheck disable=SC2059
 printf "$ROW" round proxy phase sent answered lost p50-ms p99-ms max-ms flood-q/s flood-lost busy% flood-rcodes
 for round in $(seq 1 "$ROUNDS"); do
@@ -100,35 +126,31 @@ for round in $(seq 1 "$ROUNDS"); do
     for _ in 1 2; do
       run_dnsperf "$WORK/warm.dnsperf" -p "$PROXY_PORT" -d "$WORK/cached.txt" -n 1 -c 2 -q 50 -t 3
     done
-    paced "$LOGS/$proxy-idle-$round.paced"
-    out=$LOGS/$proxy-flood-$round
-    before=$(cpu_ticks "$SERVER_PID")
-    run_dnsperf "$out.dnsperf" -p "$PROXY_PORT" -a "$FLOOD_SOURCE" -d "$WORK/flood.txt" -l "$DURATION" \
-      -c "$MAX_CLIENTS" -q "$MAX_OUTSTANDING" -t 3 &
-    flood=$!
-    sleep 1
-    paced "$out.paced"
-    wait "$flood"
-    after=$(cpu_ticks "$SERVER_PID")
+    paced "$LOGS/$proxy-idle-$round.paced" "$WORK/cached.txt"
+    flood_with_paced "$LOGS/$proxy-flood-$round" "$WORK/cached.txt"
+    flood_figures=("$M_QPS" "$M_LOST" "$M_BUSY" "$M_RCODES")
+    # Each round's own misses: the names after the previous rounds'.
+    sed -n "$(((round - 1) * PROBE_SECONDS * 50 + 1)),\$p" "$WORK/misses.txt" >"$WORK/misses-$round.txt"
+    flood_with_paced "$LOGS/$proxy-misses-$round" "$WORK/misses-$round.txt"
+    misses_figures=("$M_QPS" "$M_LOST" "$M_BUSY" "$M_RCODES")
     if [[ $proxy == dnsward-* ]]; then
-      "$DNSWARD_BIN" stats "127.0.0.1:$PROXY_PORT" >"$out.stats" 2>&1 || true
+      "$DNSWARD_BIN" stats "127.0.0.1:$PROXY_PORT" >"$LOGS/$proxy-$round.stats" 2>&1 || true
     fi
     stop_server
-    dnsperf_figures "$out.dnsperf" $((after - before)) 0
-    for phase in idle flood; do
+    for phase in idle flood misses; do
       paced_out=$LOGS/$proxy-$phase-$round.paced
       figures=("$(field "$paced_out" sent)" "$(field "$paced_out" answered)" "$(field "$paced_out" lost)"
         "$(field "$paced_out" p50_ms)" "$(field "$paced_out" p99_ms)" "$(field "$paced_out" max_ms)")
-      if [ "$phase" = flood ]; then
-        flood_figures=("$M_QPS" "$M_LOST" "$M_BUSY" "$M_RCODES")
-      else
-        flood_figures=(- - - -)
-      fi
+      case $phase in
+        idle) phase_figures=(- - - -) ;;
+        flood) phase_figures=("${flood_figures[@]}") ;;
+        misses) phase_figures=("${misses_figures[@]}") ;;
+      esac
       # shellcheck disable=SC2059
-      printf "$ROW" "$round" "$proxy" "$phase" "${figures[@]}" "${flood_figures[@]}"
-      printf '%s\t' "$round" "$proxy" "$phase" "${figures[@]}" "${flood_figures[0]}" "${flood_figures[1]}" \
-        "${flood_figures[3]}" >>"$TSV"
-      printf '%s\n' "${flood_figures[2]}" >>"$TSV"
+      printf "$ROW" "$round" "$proxy" "$phase" "${figures[@]}" "${phase_figures[@]}"
+      printf '%s\t' "$round" "$proxy" "$phase" "${figures[@]}" "${phase_figures[0]}" "${phase_figures[1]}" \
+        "${phase_figures[3]}" >>"$TSV"
+      printf '%s\n' "${phase_figures[2]}" >>"$TSV"
     done
   done
 done
