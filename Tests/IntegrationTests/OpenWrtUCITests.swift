@@ -176,7 +176,8 @@ final class OpenWrtUCITests: ScratchDirectoryTestCase {
     var text = try String(contentsOf: shipped, encoding: .utf8)
     XCTAssertTrue(text.contains("\toption dnssec 'auto'\n"), "the shipped file says dnssec auto")
     if !DNSSECAvailability.binaryValidates {
-      text = text.replacingOccurrences(of: "\toption dnssec 'auto'\n", with: "\toption dnssec '0'\n")
+      text = text.replacingOccurrences(
+        of: "\toption dnssec 'auto'\n", with: "\toption dnssec '0'\n")
     }
     for mode in ["beside", "primary"] {
       let (conversion, _) = try convert(text, ["mode": mode, "lan_address": "192.168.1.1"])
