@@ -211,6 +211,24 @@ final class DNSSECAutoTests: XCTestCase {
     XCTAssertEqual(harness.counters[.dnssecUnvalidated], 1)
   }
 
+  /// Without a bogus answer cached, an upstream turning failing empties
+  /// nothing: what was validated (or loaded from the cache file) stays.
+  func testAnUpstreamTurningFailingKeepsTheCacheWithoutBogusAnswers() throws {
+    let harness = makeHarness()
+    harness.advance(by: 1)  // the probe is sent, not answered
+    let secure = try askSigned(harness, id: 1)
+    XCTAssertEqual(secure.rcode, ResponseCode.noError.rawValue)
+    XCTAssertTrue(secure.has(HeaderFlags.authenticData))
+    serve(harness, from: 0, stripping: [0])
+    XCTAssertEqual(harness.engine.selection.statistics(0).dnssec, .stripsSignatures)
+    let asked = harness.queries.count
+    var edns = EDNS()
+    edns.dnssecOK = true
+    let cached = try onlyReply(harness.ask(makeQuery(id: 2, name: "www.example", edns: edns)))
+    XCTAssertEqual(cached.rcode, ResponseCode.noError.rawValue)
+    XCTAssertEqual(harness.queries.count, asked, "answered from the cache")
+  }
+
   /// An upstream that passed and then gives a bogus answer is probed again
   /// five seconds later, not at the next ten-minute round: a CPE or path
   /// that began to strip is noticed in seconds. The answer itself stays

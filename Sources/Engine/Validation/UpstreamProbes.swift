@@ -142,8 +142,12 @@ extension Engine {
     }
     // What it answered while validated strictly may be cached bogus, and
     // would stay SERVFAIL for `bogusSeconds` although it is now relayed
-    // unvalidated: the cache starts again (rare: a change of ISP or CPE).
-    if standing.isFailing && !previous.isFailing { cache.removeAll() }
+    // unvalidated: the cache starts again (rare: a change of ISP or CPE),
+    // unless no bogus answer was cached since it last did.
+    if standing.isFailing && !previous.isFailing && validations.bogusCached {
+      validations.bogusCached = false
+      cache.removeAll()
+    }
   }
 
   /// A bogus answer from `upstream` while it is not known to fail: its
