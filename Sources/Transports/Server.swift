@@ -39,8 +39,6 @@ public final class Server {
   let routeMonitor: RouteMonitor?
   /// `nftset`: the netlink writer (NftSets.swift); nil without it.
   let nftsets: NftSetSink?
-  /// When a burst of route changes is acted on (0: none pending): a PPPoE
-  /// reconnect brings a link, addresses and routes one after the other.
   /// Signatures one loop turn verifies at most before it reads the
   /// clients again (`handleInFairOrder`): a few hundred microseconds on a
   /// PC, a few milliseconds on a router's core.
@@ -50,6 +48,8 @@ public final class Server {
   /// Upstream UDP sockets holding a light client's reply that a turn's
   /// bound left unread: read first by the next (`handleInFairOrder`).
   var lightReplies = WaitingReplies()
+  /// When a burst of route changes is acted on (0: none pending): a PPPoE
+  /// reconnect brings a link, addresses and routes one after the other.
   var networkChangeDue: UInt64 = 0
   static let networkChangeSettleMilliseconds: UInt64 = 200
   /// `override-check`: probes of the override addresses (OverrideProbes.swift).
