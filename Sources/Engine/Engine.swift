@@ -77,6 +77,12 @@ public final class Engine {
     return earliest
   }
 
+  /// `dnssec on` or `auto`. Read from the stored mode here, not through
+  /// `Settings.validatesDNSSEC`: a computed property of the settings,
+  /// called through the `settings` accessor, copies the whole `Settings`
+  /// (a retain and release of each of its arrays) on every query.
+  var validatesDNSSEC: Bool { settings.dnssec != .off }
+
   /// Signatures verified so far: the work a loop turn bounds
   /// (Server.handleInFairOrder). Always 0 without DNSSEC.
   public var signatureVerifications: UInt64 {

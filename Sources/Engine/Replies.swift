@@ -43,7 +43,7 @@ extension Engine {
       flags.rawValue &=
         ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled | HeaderFlags.authoritative)
       flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
-      if Self.validationIsBuiltIn && settings.validatesDNSSEC {
+      if Self.validationIsBuiltIn && validatesDNSSEC {
         flags.set(HeaderFlags.authenticData, waiter.wantsAD && secure)
       }
       let limit = waiter.client.replyLimit(
@@ -66,7 +66,7 @@ extension Engine {
       }
       if length != Int.max
         && validations.strips(
-          dnssecOK: waiter.dnssecOK, type: transaction.type, dnssec: settings.validatesDNSSEC)
+          dnssecOK: waiter.dnssecOK, type: transaction.type, dnssec: validatesDNSSEC)
       {
         length = validations.stripDNSSECRecords(
           in: UnsafeMutableRawBufferPointer(rebasing: buffers.replyOutput[0..<length]))

@@ -152,7 +152,7 @@ extension Engine {
     // Only an answer with EDNS teaches the usual IP TTL: an injected one
     // without it must not.
     if ipTTL != 0 && reply.opt != nil { selection.recordUsualTTL(upstream, ipTTL) }
-    if validations.validates(transactions[slot], dnssec: settings.validatesDNSSEC) {
+    if validations.validates(transactions[slot], dnssec: validatesDNSSEC) {
       validateAccepted(reply, slot: slot, now: now, environment: &environment)
       return
     }

@@ -31,7 +31,7 @@ extension Engine {
       statistics[.cacheMisses] += 1
       return false
     }
-    if Self.validationIsBuiltIn && settings.validatesDNSSEC && !checkingDisabled,
+    if Self.validationIsBuiltIn && validatesDNSSEC && !checkingDisabled,
       let answered = answerValidatedEntry(
         number, query: query, name: name, client: client, stale: stale, now: now,
         environment: &environment)
@@ -97,7 +97,7 @@ extension Engine {
     else { return false }
     // With CD=0 only what validation passed (secure or insecure), whose
     // state the waiters' replies carry.
-    if validations.validates(transactions[slot], dnssec: settings.validatesDNSSEC) {
+    if validations.validates(transactions[slot], dnssec: validatesDNSSEC) {
       let state = cache.validation(number)
       guard state == Self.secureState || state == Self.insecureState else {
         return false
@@ -134,7 +134,7 @@ extension Engine {
       ~(HeaderFlags.recursionDesired | HeaderFlags.checkingDisabled
       | HeaderFlags.authoritative)
     flags.rawValue |= waiter.clientFlags | HeaderFlags.recursionAvailable
-    if Self.validationIsBuiltIn && settings.validatesDNSSEC {
+    if Self.validationIsBuiltIn && validatesDNSSEC {
       flags.set(
         HeaderFlags.authenticData,
         waiter.wantsAD && cache.validation(number) == Self.secureState)
@@ -146,7 +146,7 @@ extension Engine {
     var length = stored.count + optLength
     // Stripped for a DO=0 client, it may fit where the stored form does not.
     let strip = validations.strips(
-      dnssecOK: waiter.dnssecOK, type: message.questionType, dnssec: settings.validatesDNSSEC)
+      dnssecOK: waiter.dnssecOK, type: message.questionType, dnssec: validatesDNSSEC)
     let clientLimit = limit
     if strip { limit = Self.maxMessage }
     if length <= min(limit, output.count) {

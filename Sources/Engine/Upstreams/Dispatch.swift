@@ -38,7 +38,7 @@ extension Engine {
         id: transactions[slot].sentID, name: table.name(slot), type: transactions[slot].type,
         rrClass: transactions[slot].rrClass, dnssecOK: transactions[slot].dnssecOK,
         checkingDisabled: transactions[slot].checkingDisabled, ours: settings.ednsPayloadSize,
-        validating: Self.validationIsBuiltIn && settings.validatesDNSSEC
+        validating: Self.validationIsBuiltIn && validatesDNSSEC
           && transactions[slot].purpose != .dnssecProbe, randomizeCase: randomizeCase,
         environment: &environment)
       transactions[slot].sentCase = written.sentCase

@@ -68,7 +68,7 @@ extension Engine {
   func isSecureBeforeHold<E: EngineEnvironment>(
     _ reply: Message, slot: Int, now: UInt64, environment: inout E
   ) -> Bool {
-    guard validations.validates(transactions[slot], dnssec: settings.validatesDNSSEC),
+    guard validations.validates(transactions[slot], dnssec: validatesDNSSEC),
       !relaysUnvalidated(slot),
       case .secure(let ttl) = verdict(for: reply, slot: slot, now: now, environment: &environment)
     else { return false }
