@@ -40,9 +40,12 @@ public final class Server {
   /// `nftset`: the netlink writer (NftSets.swift); nil without it.
   let nftsets: NftSetSink?
   /// Signatures one loop turn verifies at most before it reads the
-  /// clients again (`handleInFairOrder`): a few hundred microseconds on a
-  /// PC, a few milliseconds on a router's core.
-  static let verificationsPerTurn: UInt64 = 4
+  /// clients again (`handleInFairOrder`): about half a millisecond on a PC,
+  /// several on a router's core. Fewer make each turn's fixed cost (an
+  /// `epoll_wait` of 64 events, a `sendmmsg` of fewer replies) weigh on
+  /// every validated miss: with 4, a miss cost 3 % more CPU than with 8
+  /// (Tests/Benchmarks/README.md).
+  static let verificationsPerTurn: UInt64 = 8
   /// Whether the last turn left upstream UDP replies unread.
   var upstreamRepliesWaiting = false
   /// Upstream UDP sockets holding a light client's reply that a turn's
