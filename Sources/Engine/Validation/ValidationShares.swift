@@ -43,11 +43,15 @@ struct ValidationShares: ~Copyable {
 
   /// `verifications` more for `address`'s answers at `now`.
   mutating func add(_ verifications: Int, for address: IPAddress, now: UInt64) {
-    if now &- lastHalving >= Self.halvingMilliseconds {
+    // Halved once for each whole second since the last halving: a client
+    // that flooded a minute ago is light again at once.
+    let periods = (now &- lastHalving) / Self.halvingMilliseconds
+    if periods > 0 {
       lastHalving = now
+      let shift = UInt32(truncatingIfNeeded: min(periods, 31))
       total = 0
       for index in 0..<Self.bucketCount {
-        counts[index] /= 2
+        counts[index] >>= shift
         total &+= counts[index]
       }
     }
