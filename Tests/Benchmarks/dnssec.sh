@@ -92,13 +92,7 @@ ROUNDS=${ROUNDS:-1}
 HOT=1000
 
 need dnsperf knotd knotc keymgr dig taskset awk
-for proxy in $PROXIES; do
-  case $proxy in
-    dnsward-on | dnsward-off) ;;
-    unbound | dnsmasq) need "$proxy" ;;
-    *) fail "unknown proxy $proxy (dnsward-on dnsward-off unbound dnsmasq)" ;;
-  esac
-done
+need_proxies $PROXIES
 for workload in $WORKLOADS; do
   case $workload in
     hot | hot-do | miss | nxdomain) ;;

@@ -66,13 +66,7 @@ RESULTS_DIR=${RESULTS_DIR:-/tmp/dnsward-flood-$(date +%Y%m%d-%H%M%S)}
 CACHED=${CACHED:-10}
 
 need dnsperf knotd knotc keymgr dig taskset awk python3
-for proxy in $PROXIES; do
-  case $proxy in
-    dnsward-on | dnsward-off) ;;
-    unbound | dnsmasq) need "$proxy" ;;
-    *) fail "unknown proxy $proxy (dnsward-on dnsward-off unbound dnsmasq)" ;;
-  esac
-done
+need_proxies $PROXIES
 [ "$PROBE_SECONDS" -le $((DURATION - 2)) ] || fail "PROBE_SECONDS must end a second before the flood does"
 [[ " $PROXIES " != *" dnsward-"* ]] || build_dnssec_firmware
 

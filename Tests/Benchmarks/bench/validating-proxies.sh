@@ -11,6 +11,18 @@
 #   unbound      module-config "validator iterator", forward-zone to Knot
 #   dnsmasq      --dnssec with the DS as --trust-anchor
 
+# need_proxies NAME...: fails on a name not above, or a server not installed.
+need_proxies() {
+  local proxy
+  for proxy; do
+    case $proxy in
+      dnsward-on | dnsward-off) ;;
+      unbound | dnsmasq) need "$proxy" ;;
+      *) fail "unknown proxy $proxy (dnsward-on dnsward-off unbound dnsmasq)" ;;
+    esac
+  done
+}
+
 # build_dnssec_firmware: unless DNSWARD_BIN names a binary, builds the
 # DNSSEC host firmware into $FIRMWARE_DIR (default /tmp/dnssec-bench-fw)
 # and sets DNSWARD_BIN to it.

@@ -10,6 +10,29 @@ import XCTest
 #endif
 
 extension DNSSECReferenceTests {
+  /// www of the top zone, DO=1: the name the flood tests cache first.
+  static let cachedQuestion = dnsQuery(
+    "www.\(TestZones.top)", id: 0xCAC4, edns: 1232, dnssecOK: true)
+
+  /// dnsward with `dnssec on` asking knotd directly, `cachedQuestion`
+  /// answered (validated) so that the zone's keys are cached: each flood
+  /// answer then costs one verification and no chain fetch.
+  func dnswardWithTheZoneKeysCached(_ fixture: Fixture) throws -> DnswardProcess {
+    let dnsward = try DnswardProcess(
+      config: """
+        listen 127.0.0.1:0
+        upstream udp 127.0.0.1:\(fixture.zones.honest.port)
+        timeout 20s
+        dnssec on
+        dnssec-root off
+        trust-anchor \(fixture.zones.trustAnchor)
+        """)
+    let first = StubClient.udp(Self.cachedQuestion, port: dnsward.port).flatMap(PlainMessage.init)
+    XCTAssertEqual(first?.rcode, 0)
+    XCTAssertNotEqual((first?.flags ?? 0) & ProbeReply.authenticData, 0, "www is validated")
+    return dnsward
+  }
+
   /// One client asks every `TestZones.floodNames` name at once: each
   /// answer needs its own signature verified, and knotd's answers wait in
   /// dnsward's sockets far faster than it verifies them. Once the first
@@ -20,20 +43,9 @@ extension DNSSECReferenceTests {
   func testACachedAnswerIsNotHeldBehindAValidationBacklog() throws {
     try DNSSECAvailability.requireValidator()
     let fixture = try started()
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(fixture.zones.honest.port)
-        timeout 20s
-        dnssec on
-        dnssec-root off
-        trust-anchor \(fixture.zones.trustAnchor)
-        """)
+    let dnsward = try dnswardWithTheZoneKeysCached(fixture)
     defer { dnsward.stop() }
-    let cached = dnsQuery("www.\(TestZones.top)", id: 0xCAC4, edns: 1232, dnssecOK: true)
-    let first = try XCTUnwrap(StubClient.udp(cached, port: dnsward.port).flatMap(PlainMessage.init))
-    XCTAssertEqual(first.rcode, 0)
-    XCTAssertTrue(first.flags & ProbeReply.authenticData != 0, "www is validated")
+    let cached = Self.cachedQuestion
 
     let flood = try XCTUnwrap(StubClient.boundUDPSocket())
     let other = try XCTUnwrap(StubClient.boundUDPSocket())
@@ -94,20 +106,8 @@ extension DNSSECReferenceTests {
   func testAnotherClientsValidationsGoBeforeAFloodingClients() throws {
     try DNSSECAvailability.requireValidator()
     let fixture = try started()
-    let dnsward = try DnswardProcess(
-      config: """
-        listen 127.0.0.1:0
-        upstream udp 127.0.0.1:\(fixture.zones.honest.port)
-        timeout 20s
-        dnssec on
-        dnssec-root off
-        trust-anchor \(fixture.zones.trustAnchor)
-        """)
+    let dnsward = try dnswardWithTheZoneKeysCached(fixture)
     defer { dnsward.stop() }
-    // The zone's keys cached first: each flood answer then needs one
-    // verification and no chain fetch.
-    let warm = dnsQuery("www.\(TestZones.top)", id: 0xCAC4, edns: 1232, dnssecOK: true)
-    XCTAssertEqual(StubClient.udp(warm, port: dnsward.port).flatMap(PlainMessage.init)?.rcode, 0)
     let flood = try XCTUnwrap(StubClient.boundUDPSocket())
     let other = try XCTUnwrap(Self.udpSocket(boundTo: "127.0.0.2"), "no socket on 127.0.0.2")
     defer {
