@@ -34,24 +34,8 @@ final class DNSSECAutoTests: XCTestCase {
   /// upstreams in `stripping`.
   @discardableResult
   func serve(_ harness: Harness, from start: Int, stripping: Set<Int> = []) -> [SentReply] {
-    var replies: [SentReply] = []
-    var next = start
-    while next < harness.queries.count {
-      let query = harness.queries[next]
-      next += 1
-      guard let decoded = decode(query.bytes) else { continue }
-      let key =
-        decoded.questionText.lowercased() + ". "
-        + ValidationFixtureTests.typeName(decoded.questionType)
-      guard let answer = ValidatorFixtures.answers[key].map({ wire($0) }) else { continue }
-      var bytes = ValidationFixtureTests.fixtureAnswer(
-        answer, to: query, question: decoded.questionBytes)
-      if stripping.contains(query.upstream) {
-        bytes = ValidationFixtureTests.strippingSignatures(bytes)
-      }
-      replies += harness.answer(bytes, to: query)
-    }
-    return replies
+    ValidationFixtureTests.serve(
+      harness, answers: [:], from: start, stripping: stripping, tamper: { _, _ in })
   }
 
   /// The DNSKEY questions for `example.` asked from `start` on, by upstream.

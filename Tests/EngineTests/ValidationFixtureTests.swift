@@ -51,10 +51,11 @@ final class ValidationFixtureTests: XCTestCase {
   /// Answers every upstream query from `start` on: from `answers` (by key,
   /// "name. TYPE") first, else from the fixtures, each with the query's ID
   /// and question bytes; repeated while answers cause more queries.
-  /// `tamper` may change an answer first.
+  /// `tamper` may change an answer first; the answers to the upstreams in
+  /// `stripping` lose every RRSIG.
   static func serve(
     _ harness: Harness, answers: [String: [UInt8]], from start: Int,
-    tamper: (String, inout [UInt8]) -> Void
+    stripping: Set<Int> = [], tamper: (String, inout [UInt8]) -> Void
   ) -> [SentReply] {
     var replies: [SentReply] = []
     var next = start
@@ -68,6 +69,7 @@ final class ValidationFixtureTests: XCTestCase {
       }
       var bytes = fixtureAnswer(answer, to: query, question: decoded.questionBytes)
       tamper(key, &bytes)
+      if stripping.contains(query.upstream) { bytes = strippingSignatures(bytes) }
       replies += harness.answer(bytes, to: query)
     }
     return replies
